@@ -1,0 +1,317 @@
+"""Hex on an n x n rhombus, with the conventions of the Online Hex Tournament (OHT).
+
+Cells are row-major, action ``a = row*n + col``. Player 1 connects row 0 to row n-1
+(the north-east and south-west sides of the diamond), player 2 connects column 0 to
+column n-1 (north-west and south-east). The neighbours of (r, c) are (r-1, c),
+(r-1, c+1), (r, c-1), (r, c+1), (r+1, c-1), (r+1, c).
+
+A state is the tuple ``(player_to_move, stones_of_1, stones_of_2, winner)`` with the
+stones as bitboards (bit ``a`` is cell ``a``) and winner 0 while the game runs.
+Win detection is incremental: a move only floods the group of the stone just played.
+A playout fills the remaining cells and tests the connection once, which is exact
+because a full Hex board holds exactly one winning chain (that of the player who
+connected first: stones never leave).
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from typing import Any, Callable, Sequence
+
+import networkx as nx
+import numpy as np
+
+import mctsfw
+from mctsfw.game import Game, IllegalMoveError, opponent
+
+MIN_SIZE, MAX_SIZE = 3, 19
+
+HexState = tuple  # (player_to_move, stones_of_1, stones_of_2, winner)
+
+
+def hex_graph(n: int) -> nx.Graph:
+    """The board as a graph: a node per cell index, an edge between neighbours."""
+    graph = nx.Graph()
+    graph.add_nodes_from(range(n * n))
+    for r in range(n):
+        for c in range(n):
+            for dr, dc in ((-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0)):
+                rr, cc = r + dr, c + dc
+                if 0 <= rr < n and 0 <= cc < n:
+                    graph.add_edge(r * n + c, rr * n + cc)
+    return graph
+
+
+def iter_bits(bits: int):
+    while bits:
+        low = bits & -bits
+        yield low.bit_length() - 1
+        bits ^= low
+
+
+class Hex(Game):
+    name = "hex"
+    description = "Hex on an n x n board (OHT orientation: player 1 joins rows, player 2 columns)"
+
+    def __init__(self, size: int = 5):
+        problems = self.param_problems({"size": size})
+        if problems:
+            raise ValueError("; ".join(problems))
+        n = self.size = int(size)
+        self.num_actions = n * n
+        self.move_help = (
+            f"a column letter and a row number like 'b3' (columns a-{chr(ord('a') + n - 1)}, "
+            f"rows 1-{n}), or 'row col' counted from 0 like '2 1'"
+        )
+        self.graph = hex_graph(n)
+        self.bit = [1 << a for a in range(n * n)]
+        self.neighbours = [sum(self.bit[b] for b in self.graph.neighbors(a)) for a in range(n * n)]
+        self.full = (1 << (n * n)) - 1
+        row0 = (1 << n) - 1
+        col0 = sum(1 << (r * n) for r in range(n))
+        # (start side, end side) for each player
+        self.sides = {1: (row0, row0 << (n * (n - 1))), 2: (col0, col0 << (n - 1))}
+        self._not_first_col = self.full & ~col0
+        self._not_last_col = self.full & ~(col0 << (n - 1))
+
+    @classmethod
+    def param_problems(cls, params: dict[str, Any]) -> list[str]:
+        unknown = sorted(set(params) - {"size"})
+        problems = [f"{key}: unknown parameter of hex (known: size)" for key in unknown]
+        size = params.get("size", 5)
+        if isinstance(size, bool) or not isinstance(size, int) or not MIN_SIZE <= size <= MAX_SIZE:
+            problems.append(f"size: must be a whole number from {MIN_SIZE} to {MAX_SIZE}, not {size!r}")
+        return problems
+
+    def params(self) -> dict[str, Any]:
+        return {"size": self.size}
+
+    # ---- the rules --------------------------------------------------------------------
+    def initial_state(self, starting_player: int = 1) -> HexState:
+        if starting_player not in (1, 2):
+            raise ValueError(f"starting_player is 1 or 2, not {starting_player!r}")
+        return (starting_player, 0, 0, 0)
+
+    def current_player(self, state: HexState) -> int:
+        return state[0]
+
+    def legal_actions(self, state: HexState) -> list[int]:
+        if state[3]:
+            return []
+        return list(iter_bits(self.full & ~(state[1] | state[2])))
+
+    def next_state(self, state: HexState, action: int) -> HexState:
+        player, ones, twos, winner = state
+        if winner:
+            raise IllegalMoveError(f"the game is over: player {winner} has won")
+        if not (isinstance(action, (int, np.integer)) and 0 <= action < self.num_actions):
+            raise IllegalMoveError(f"action {action!r} is not a cell of the {self.size}x{self.size} board")
+        bit = self.bit[action]
+        if (ones | twos) & bit:
+            r, c = divmod(int(action), self.size)
+            raise IllegalMoveError(f"cell {self.cell_name(action)} (row {r}, col {c}) is already taken")
+        if player == 1:
+            ones |= bit
+            own = ones
+        else:
+            twos |= bit
+            own = twos
+        start, end = self.sides[player]
+        group = self._group(own, bit)
+        if group & start and group & end:
+            winner = player
+        return (3 - player, ones, twos, winner)
+
+    def is_final(self, state: HexState) -> bool:
+        return state[3] != 0
+
+    def winner(self, state: HexState) -> int | None:
+        return state[3] or None
+
+    def _group(self, own: int, seed: int) -> int:
+        """The stones of ``own`` connected to the stones in ``seed``."""
+        neighbours = self.neighbours
+        group = frontier = seed
+        while frontier:
+            reach = 0
+            while frontier:
+                low = frontier & -frontier
+                reach |= neighbours[low.bit_length() - 1]
+                frontier ^= low
+            frontier = reach & own & ~group
+            group |= frontier
+        return group
+
+    def _connects(self, own: int, player: int) -> bool:
+        """Whether ``own`` joins the player's two sides (whole-board flood by bit shifts)."""
+        n = self.size
+        start, end = self.sides[player]
+        group = own & start
+        if not group:
+            return False
+        not_first, not_last, full = self._not_first_col, self._not_last_col, self.full
+        while True:
+            right = group & not_last
+            left = group & not_first
+            grown = (
+                group
+                | (group << n) & full
+                | group >> n
+                | right << 1
+                | left >> 1
+                | right >> (n - 1)
+                | (left << (n - 1)) & full
+            ) & own
+            if grown == group:
+                return bool(group & end)
+            if grown & end:
+                return True
+            group = grown
+
+    def playout(
+        self, state: HexState, rng: random.Random, choose: Callable[[HexState], int] | None = None
+    ) -> int:
+        """Fill the empty cells (randomly, or by ``choose``) and test the connection once."""
+        player, ones, twos, winner = state
+        if winner:
+            return winner
+        if choose is None:
+            empty = list(iter_bits(self.full & ~(ones | twos)))
+            rng.shuffle(empty)
+            bit = self.bit
+            mover_bits = 0
+            for a in empty[::2]:
+                mover_bits |= bit[a]
+            # the other player gets every remaining cell
+            if player == 1:
+                ones |= mover_bits
+            else:
+                ones |= self.full & ~(ones | twos | mover_bits)
+        else:
+            occupied = ones | twos
+            while occupied != self.full:
+                bit = self.bit[choose((player, ones, twos, 0))]
+                if player == 1:
+                    ones |= bit
+                else:
+                    twos |= bit
+                occupied |= bit
+                player = 3 - player
+        return 1 if self._connects(ones, 1) else 2
+
+    # ---- networks -------------------------------------------------------------------
+    def encode(self, state: HexState) -> np.ndarray:
+        """Two planes of n*n bits (player 1's stones, player 2's) then two bits for who moves."""
+        nbytes = (self.num_actions + 7) // 8
+        planes = np.unpackbits(
+            np.frombuffer(state[1].to_bytes(nbytes, "little") + state[2].to_bytes(nbytes, "little"), dtype=np.uint8)
+            .reshape(2, nbytes),
+            axis=1,
+            count=self.num_actions,
+            bitorder="little",
+        )
+        out = np.empty(2 * self.num_actions + 2, dtype=np.float32)
+        out[: 2 * self.num_actions] = planes.reshape(-1)
+        out[-2:] = (1.0, 0.0) if state[0] == 1 else (0.0, 1.0)
+        return out
+
+    # ---- the OHT flat state ---------------------------------------------------------
+    def to_flat(self, state: HexState) -> tuple[int, ...]:
+        """``(player_to_move, cell_0, ..., cell_{n*n-1})`` with cells 0 empty, 1 or 2."""
+        player, ones, twos, _ = state
+        cells = [1 if ones >> a & 1 else 2 if twos >> a & 1 else 0 for a in range(self.num_actions)]
+        return (player, *cells)
+
+    def from_flat(self, flat: Sequence[int]) -> HexState:
+        """The state of an OHT flat tuple; a malformed one raises ValueError saying why."""
+        flat = list(flat)
+        if len(flat) != self.num_actions + 1:
+            raise ValueError(
+                f"a flat {self.size}x{self.size} Hex state has {self.num_actions + 1} values "
+                f"(player to move, then {self.num_actions} cells), not {len(flat)}"
+            )
+        player, cells = flat[0], flat[1:]
+        if player not in (1, 2):
+            raise ValueError(f"the player to move (first value) is 1 or 2, not {player!r}")
+        bad = [i for i, v in enumerate(cells) if v not in (0, 1, 2)]
+        if bad:
+            raise ValueError(f"cell values are 0, 1 or 2; cell {bad[0]} holds {cells[bad[0]]!r}")
+        ones = sum(self.bit[a] for a, v in enumerate(cells) if v == 1)
+        twos = sum(self.bit[a] for a, v in enumerate(cells) if v == 2)
+        winner = 1 if self._connects(ones, 1) else 2 if self._connects(twos, 2) else 0
+        return (player, ones, twos, winner)
+
+    # ---- people -----------------------------------------------------------------------
+    def cell_name(self, action: int) -> str:
+        r, c = divmod(int(action), self.size)
+        return f"{chr(ord('a') + c)}{r + 1}"
+
+    def action_to_text(self, action: int, state: HexState | None = None) -> str:
+        return self.cell_name(action)
+
+    def parse_action(self, text: str, state: HexState) -> int:
+        text = text.strip().lower()
+        letter = re.fullmatch(r"([a-z])\s*(\d+)", text)
+        numbers = re.fullmatch(r"(\d+)[\s,]+(\d+)", text)
+        if letter:
+            r, c = int(letter.group(2)) - 1, ord(letter.group(1)) - ord("a")
+        elif numbers:
+            r, c = int(numbers.group(1)), int(numbers.group(2))
+        else:
+            raise IllegalMoveError(f"cannot read {text!r}: type {self.move_help}")
+        if not (0 <= r < self.size and 0 <= c < self.size):
+            raise IllegalMoveError(f"{text!r} is off the {self.size}x{self.size} board: type {self.move_help}")
+        action = r * self.size + c
+        self.check_legal(state, action)
+        return action
+
+    def check_legal(self, state: HexState, action: int) -> None:
+        if state[3]:
+            raise IllegalMoveError(f"the game is over: player {state[3]} has won")
+        if (state[1] | state[2]) & self.bit[action]:
+            raise IllegalMoveError(f"cell {self.cell_name(action)} is already taken")
+
+    def render(self, state: HexState) -> str:
+        """The board as a diamond: cell (0, 0) on top, rows run down to the right.
+
+        X (player 1) joins the north-east and south-west sides (rows 1 and n);
+        O (player 2) joins the north-west and south-east sides (columns a and last).
+        """
+        n = self.size
+        player, ones, twos, winner = state
+        width = 4 * (n - 1) + 1
+        margin = 6
+        lines = []
+        top = " " * (margin + 2 * (n - 1)) + "N"
+        lines.append(top)
+        for d in range(2 * n - 1):
+            cells = [(r, d - r) for r in range(min(d, n - 1), max(0, d - n + 1) - 1, -1)]
+            row = [" "] * (width + 2 * margin)
+            for r, c in cells:
+                a = r * n + c
+                x = margin + 2 * (c - r + n - 1)
+                row[x] = "X" if ones >> a & 1 else "O" if twos >> a & 1 else "."
+            text = "".join(row).rstrip()
+            # column letters on the north-east side (row 0), row numbers on the north-west side (column 0)
+            if d < n:
+                label = f"{d + 1:>2}"
+                first_x = margin + 2 * (0 - d + n - 1)
+                text = text[: first_x - 4] + label + text[first_x - 2 :]
+                text = text + "   " + chr(ord("a") + d)
+            lines.append(text)
+        lines.append(" " * (margin + 2 * (n - 1)) + "S")
+        lines.append(
+            "X = player 1: joins rows 1 and %d (north-east and south-west sides)\n"
+            "O = player 2: joins columns a and %s (north-west and south-east sides)" % (n, chr(ord("a") + n - 1))
+        )
+        if winner:
+            lines.append(f"player {winner} ({'X' if winner == 1 else 'O'}) has won")
+        else:
+            lines.append(f"player {player} ({'X' if player == 1 else 'O'}) to move")
+        return "\n".join(lines)
+
+
+@mctsfw.hookimpl
+def mctsfw_register_games():
+    return [Hex]

@@ -1,0 +1,151 @@
+"""NIM: players take turns removing stones from one pile.
+
+Normal play: who takes the last stone wins; with ``misere = true`` who takes the
+last stone loses. ``max_take`` caps the stones taken in one move (0: no cap).
+
+An action is ``pile * cap + (take - 1)`` where ``cap`` is ``max_take`` or, without a
+cap, the largest starting pile, so the action space is fixed. A state is the tuple
+``(player_to_move, piles)``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import numpy as np
+
+import mctsfw
+from mctsfw.game import Game, IllegalMoveError
+
+NimState = tuple  # (player_to_move, (pile_0, pile_1, ...))
+
+
+class Nim(Game):
+    name = "nim"
+    description = "NIM with one or more piles, an optional cap per move, normal or misère play"
+
+    def __init__(self, piles: list[int] | tuple[int, ...] = (3, 4, 5), max_take: int = 0, misere: bool = False):
+        problems = self.param_problems({"piles": piles, "max_take": max_take, "misere": misere})
+        if problems:
+            raise ValueError("; ".join(problems))
+        self.piles = tuple(int(p) for p in piles)
+        self.max_take = int(max_take)
+        self.misere = bool(misere)
+        self.cap = self.max_take or max(self.piles)
+        self.num_actions = len(self.piles) * self.cap
+        self.move_help = (
+            f"the pile (1-{len(self.piles)}) and how many stones to take"
+            + (f" (at most {self.max_take})" if self.max_take else "")
+            + ", like '2 3'"
+        )
+
+    @classmethod
+    def param_problems(cls, params: dict[str, Any]) -> list[str]:
+        known = {"piles", "max_take", "misere"}
+        problems = [f"{k}: unknown parameter of nim (known: {', '.join(sorted(known))})" for k in sorted(set(params) - known)]
+        piles = params.get("piles", (3, 4, 5))
+        if (
+            not isinstance(piles, (list, tuple))
+            or not piles
+            or any(isinstance(p, bool) or not isinstance(p, int) or p < 1 for p in piles)
+        ):
+            problems.append(f"piles: must be a non-empty list of whole numbers >= 1, not {piles!r}")
+        max_take = params.get("max_take", 0)
+        if isinstance(max_take, bool) or not isinstance(max_take, int) or max_take < 0:
+            problems.append(f"max_take: must be a whole number >= 0 (0 = no cap), not {max_take!r}")
+        if not isinstance(params.get("misere", False), bool):
+            problems.append(f"misere: must be true or false, not {params['misere']!r}")
+        return problems
+
+    def params(self) -> dict[str, Any]:
+        return {"piles": list(self.piles), "max_take": self.max_take, "misere": self.misere}
+
+    # ---- the rules ------------------------------------------------------------------------
+    def initial_state(self, starting_player: int = 1) -> NimState:
+        if starting_player not in (1, 2):
+            raise ValueError(f"starting_player is 1 or 2, not {starting_player!r}")
+        return (starting_player, self.piles)
+
+    def current_player(self, state: NimState) -> int:
+        return state[0]
+
+    def action(self, pile: int, take: int) -> int:
+        return pile * self.cap + take - 1
+
+    def legal_actions(self, state: NimState) -> list[int]:
+        cap = self.cap
+        return [i * cap + t for i, p in enumerate(state[1]) for t in range(min(p, cap))]
+
+    def next_state(self, state: NimState, action: int) -> NimState:
+        self.check_legal(state, action)
+        pile, take = divmod(int(action), self.cap)
+        piles = list(state[1])
+        piles[pile] -= take + 1
+        return (3 - state[0], tuple(piles))
+
+    def check_legal(self, state: NimState, action: int) -> None:
+        if self.is_final(state):
+            raise IllegalMoveError(f"the game is over: player {self.winner(state)} has won")
+        if not (isinstance(action, (int, np.integer)) and 0 <= action < self.num_actions):
+            raise IllegalMoveError(f"action {action!r} is not in 0..{self.num_actions - 1}")
+        pile, take = divmod(int(action), self.cap)
+        take += 1
+        if take > state[1][pile]:
+            raise IllegalMoveError(f"pile {pile + 1} has {state[1][pile]} stones; cannot take {take}")
+
+    def is_final(self, state: NimState) -> bool:
+        return not any(state[1])
+
+    def winner(self, state: NimState) -> int | None:
+        if any(state[1]):
+            return None
+        # the player to move faces an empty table: the other player took the last stone
+        last_taker = 3 - state[0]
+        return 3 - last_taker if self.misere else last_taker
+
+    def encode(self, state: NimState) -> np.ndarray:
+        """Each pile's size divided by its starting size, then two bits for who moves."""
+        out = np.zeros(len(self.piles) + 2, dtype=np.float32)
+        out[: len(self.piles)] = np.divide(state[1], self.piles)
+        out[len(self.piles) + state[0] - 1] = 1.0
+        return out
+
+    # ---- people ----------------------------------------------------------------------------
+    def action_to_text(self, action: int, state: NimState | None = None) -> str:
+        pile, take = divmod(int(action), self.cap)
+        return f"take {take + 1} from pile {pile + 1}"
+
+    def parse_action(self, text: str, state: NimState) -> int:
+        match = re.fullmatch(r"\s*(\d+)[\s,:]+(\d+)\s*", text)
+        if not match:
+            raise IllegalMoveError(f"cannot read {text!r}: type {self.move_help}")
+        pile, take = int(match.group(1)), int(match.group(2))
+        if not 1 <= pile <= len(self.piles):
+            raise IllegalMoveError(f"there is no pile {pile}: piles are numbered 1 to {len(self.piles)}")
+        if take < 1:
+            raise IllegalMoveError("take at least one stone")
+        if self.max_take and take > self.max_take:
+            raise IllegalMoveError(f"at most {self.max_take} stones may be taken in one move")
+        if take > state[1][pile - 1]:
+            raise IllegalMoveError(f"pile {pile} has only {state[1][pile - 1]} stones")
+        action = self.action(pile - 1, take)
+        self.check_legal(state, action)
+        return action
+
+    def render(self, state: NimState) -> str:
+        width = max(self.piles)
+        lines = [f"pile {i + 1}: {'o ' * p}{'. ' * (width - p)} ({p})" for i, p in enumerate(state[1])]
+        rule = "who takes the last stone loses" if self.misere else "who takes the last stone wins"
+        cap = f", at most {self.max_take} a move" if self.max_take else ""
+        lines.append(f"({rule}{cap})")
+        if self.is_final(state):
+            lines.append(f"player {self.winner(state)} has won")
+        else:
+            lines.append(f"player {state[0]} to move")
+        return "\n".join(lines)
+
+
+@mctsfw.hookimpl
+def mctsfw_register_games():
+    return [Nim]

@@ -1,0 +1,63 @@
+"""hexzero's core: plugin hooks, registries, config, the generic MCTS engine and actors.
+
+The public API::
+
+    import mctsfw
+    game = mctsfw.make_game("hex", size=5)
+    agent = mctsfw.make_actor("mcts", game, search_games=1000, c=1.4, seed=1)
+    state = game.initial_state()
+    state = game.next_state(state, agent.select_action(state))
+"""
+
+from mctsfw.hookspecs import hookimpl
+from mctsfw.game import Game, IllegalMoveError
+from mctsfw.mcts import MCTS, Node, TreePolicy
+from mctsfw.plugin_manager import (
+    DuplicatePluginError,
+    UnknownPluginError,
+    build_registries,
+    default_registries,
+    make_plugin_manager,
+)
+from mctsfw.actors import Actor, make_actor
+
+
+def make_game(name: str, **params) -> Game:
+    """A game from the registry: ``make_game("hex", size=5)``, ``make_game("nim", piles=[3, 4])``.
+
+    An unknown name raises ``UnknownPluginError`` listing the available games; bad
+    parameters raise ``ValueError`` naming each problem.
+    """
+    cls = default_registries().games.get(name)
+    problems = cls.param_problems(params)
+    if problems:
+        raise ValueError(f"{name}: " + "; ".join(problems))
+    return cls(**params)
+
+
+def make_tree_policy(name: str, **params) -> TreePolicy:
+    """A tree policy from the registry: ``make_tree_policy("uct", c=1.4)``."""
+    cls = default_registries().tree_policies.get(name)
+    problems = cls.param_problems(params)
+    if problems:
+        raise ValueError(f"{name}: " + "; ".join(problems))
+    return cls(**params)
+
+
+__all__ = [
+    "Actor",
+    "DuplicatePluginError",
+    "Game",
+    "IllegalMoveError",
+    "MCTS",
+    "Node",
+    "TreePolicy",
+    "UnknownPluginError",
+    "build_registries",
+    "default_registries",
+    "hookimpl",
+    "make_actor",
+    "make_game",
+    "make_plugin_manager",
+    "make_tree_policy",
+]

@@ -1,0 +1,12 @@
+"""The modules that make up the built-in plugins.
+
+They register through the same hooks as third-party plugins; this list is the one
+place where the core names them, by module path only (it never imports them itself).
+"""
+
+BUILTIN_PLUGINS = [
+    "games.hex",
+    "games.nim",
+    "plugins.uct",
+    "plugins.display",
+]

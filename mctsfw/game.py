@@ -1,0 +1,138 @@
+"""The game protocol: the only way the engine, training and tournaments talk to a game.
+
+A game plugin subclasses :class:`Game` (one module per game, see ``games/``). States
+are immutable, hashable values; the game object itself holds only the rules'
+parameters (board size, piles ...), so one game object serves any number of states.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any, Callable, Hashable, Sequence
+
+import numpy as np
+
+State = Hashable
+Action = int
+
+
+class IllegalMoveError(ValueError):
+    """An action that is not legal in the given state (the state is left unchanged)."""
+
+
+class Game:
+    """Base class of every game plugin.
+
+    Subclasses set ``name`` and ``num_actions`` and implement the abstract methods.
+    The methods with a body are defaults that a game may override for speed
+    (``playout``) or for people (``parse_action``, ``action_to_text``).
+    """
+
+    name: str = ""
+    num_actions: int = 0
+    #: one line for ``cli.py plugins`` and the error listing of available games
+    description: str = ""
+    #: how a person types a move, shown by ``cli.py play``
+    move_help: str = "the action number"
+
+    # ---- parameters -------------------------------------------------------------
+    @classmethod
+    def param_problems(cls, params: dict[str, Any]) -> list[str]:
+        """Every problem with these constructor parameters, as 'key: reason' lines."""
+        return []
+
+    def params(self) -> dict[str, Any]:
+        """The parameters that rebuild this game with ``make_game(name, **params)``."""
+        return {}
+
+    # ---- the rules ----------------------------------------------------------------
+    def initial_state(self, starting_player: int = 1) -> State:
+        raise NotImplementedError
+
+    def current_player(self, state: State) -> int:
+        raise NotImplementedError
+
+    def legal_actions(self, state: State) -> list[Action]:
+        raise NotImplementedError
+
+    def next_state(self, state: State, action: Action) -> State:
+        """The state after ``action``; raises IllegalMoveError for an illegal action."""
+        raise NotImplementedError
+
+    def is_final(self, state: State) -> bool:
+        raise NotImplementedError
+
+    def winner(self, state: State) -> int | None:
+        """1 or 2 for a decided game, None while it runs or for a draw."""
+        raise NotImplementedError
+
+    def encode(self, state: State) -> np.ndarray:
+        """A flat float32 vector for a network, including who is to move."""
+        raise NotImplementedError
+
+    def render(self, state: State) -> str:
+        """A text picture of the state for the terminal display."""
+        raise NotImplementedError
+
+    # ---- defaults a game may override ---------------------------------------------
+    def playout(
+        self,
+        state: State,
+        rng: random.Random,
+        choose: Callable[[State], Action] | None = None,
+    ) -> int | None:
+        """Play ``state`` to the end and return the winner (None for a draw).
+
+        ``choose`` picks each move; None means uniformly random. Games with a faster
+        way to finish a game (Hex: fill the board, test once) override this.
+        """
+        while not self.is_final(state):
+            if choose is None:
+                action = rng.choice(self.legal_actions(state))
+            else:
+                action = choose(state)
+            state = self.next_state(state, action)
+        return self.winner(state)
+
+    def parse_action(self, text: str, state: State) -> Action:
+        """Turn what a person typed into an action; raises IllegalMoveError with the reason."""
+        try:
+            action = int(text.strip())
+        except ValueError:
+            raise IllegalMoveError(f"cannot read {text!r}: type {self.move_help}") from None
+        self.check_legal(state, action)
+        return action
+
+    def action_to_text(self, action: Action, state: State | None = None) -> str:
+        return str(action)
+
+    def check_legal(self, state: State, action: Action) -> None:
+        """Raise IllegalMoveError with the reason unless ``action`` is legal in ``state``."""
+        if self.is_final(state):
+            raise IllegalMoveError("the game is over")
+        if action not in self.legal_actions(state):
+            raise IllegalMoveError(f"action {action} is not legal here")
+
+    def legal_mask(self, state: State) -> np.ndarray:
+        """A float32 vector of length num_actions: 1 for legal actions, 0 otherwise."""
+        mask = np.zeros(self.num_actions, dtype=np.float32)
+        mask[self.legal_actions(state)] = 1.0
+        return mask
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.params().items())
+        return f"{type(self).__name__}({args})"
+
+
+def opponent(player: int) -> int:
+    return 3 - player
+
+
+def check_player(player: Any) -> int:
+    if player not in (1, 2):
+        raise ValueError(f"a player is 1 or 2, not {player!r}")
+    return player
+
+
+def as_int_list(values: Sequence[Any]) -> list[int]:
+    return [int(v) for v in values]

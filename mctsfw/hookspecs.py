@@ -1,0 +1,66 @@
+"""The hooks a hexzero plugin may implement.
+
+A plugin is any module or object with functions decorated ``@mctsfw.hookimpl`` whose
+names match the specifications below. Built-in plugins register through these same
+hooks; a third-party package declares an entry point in the ``mctsfw`` group::
+
+    [project.entry-points.mctsfw]
+    my_game = "my_package.my_module"
+
+Every registration hook returns a list of classes, each with a unique ``name``
+attribute; the core builds one registry per kind from them and rejects duplicates.
+"""
+
+from __future__ import annotations
+
+import pluggy
+
+hookspec = pluggy.HookspecMarker("mctsfw")
+hookimpl = pluggy.HookimplMarker("mctsfw")
+
+
+@hookspec
+def mctsfw_register_games() -> list[type]:
+    """Called once when the registries are built.
+
+    Return game classes: subclasses of ``mctsfw.Game`` with a unique ``name``,
+    constructed as ``cls(**params)`` from ``make_game(name, **params)`` or the
+    ``[game.<name>]`` table of the config.
+    """
+
+
+@hookspec
+def mctsfw_register_nets() -> list[type]:
+    """Called once when the registries are built.
+
+    Return policy-network classes with a unique ``name``, constructed as
+    ``cls(game, **params)`` from the ``[net.<name>]`` table of the config.
+    """
+
+
+@hookspec
+def mctsfw_register_tree_policies() -> list[type]:
+    """Called once when the registries are built.
+
+    Return tree-policy classes (subclasses of ``mctsfw.TreePolicy``) with a unique
+    ``name``, constructed as ``cls(**params)`` from ``[tree_policy.<name>]``. The MCTS
+    engine asks the tree policy which child to descend into at every expanded node.
+    """
+
+
+@hookspec
+def mctsfw_register_evaluators() -> list[type]:
+    """Called once when the registries are built.
+
+    Return evaluator classes with a unique ``name`` (for example the Tournament of
+    Progressive Policies): things that take saved agents and report how they compare.
+    """
+
+
+@hookspec
+def mctsfw_register_displays() -> list[type]:
+    """Called once when the registries are built.
+
+    Return display classes with a unique ``name``: they are shown the states of actual
+    games (never rollouts) through ``show(game, state, last_action)``.
+    """

@@ -1,0 +1,204 @@
+"""The generic MCTS engine. It knows no game: it talks to one through ``mctsfw.Game``.
+
+One search game is four named phases, run iteratively (no recursion):
+
+1. ``select``:   from the root, let the tree policy pick children down to a node that
+                 still has untried actions (or is final);
+2. ``expand``:   add one child for an untried action;
+3. ``evaluate``: play the new node's state to the end with the default policy
+                 (``Game.playout``) and take the winner;
+4. ``backpropagate``: add the result to every node on the path, each from the point
+                 of view of the player who moved into that node, so the result is right
+                 for two players whoever started.
+
+The subtree under the actual move is kept for the next move (``advance``).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from typing import Callable
+
+import numpy as np
+
+from mctsfw.game import Action, Game, State, opponent
+
+
+class Node:
+    """A state in the search tree with the statistics of the move that led to it."""
+
+    __slots__ = ("state", "action", "mover", "player", "children", "untried", "visits", "value", "prior", "winner", "final")
+
+    def __init__(self, game: Game, state: State, action: Action | None, mover: int, rng: random.Random):
+        self.state = state
+        self.action = action  # the move that led here (None at a fresh root)
+        self.mover = mover  # the player who made that move: ``value`` is from their side
+        self.visits = 0
+        self.value = 0.0  # sum of results for ``mover``: 1 win, 0.5 draw, 0 loss
+        self.prior = 1.0
+        self.children: list[Node] = []
+        self.final = game.is_final(state)
+        if self.final:
+            self.player = 0
+            self.winner = game.winner(state)
+            self.untried: list[Action] = []
+        else:
+            self.player = game.current_player(state)
+            self.winner = None
+            self.untried = list(game.legal_actions(state))
+            rng.shuffle(self.untried)  # expansion pops from the end: a random untried action
+
+    @property
+    def q(self) -> float:
+        """Mean result for the player who moved into this node."""
+        return self.value / self.visits if self.visits else 0.0
+
+    def child(self, action: Action) -> "Node | None":
+        for ch in self.children:
+            if ch.action == action:
+                return ch
+        return None
+
+    def __repr__(self) -> str:
+        return f"Node(action={self.action}, visits={self.visits}, q={self.q:.3f})"
+
+
+class TreePolicy:
+    """Chooses which child to descend into at a fully expanded node. Subclass per policy."""
+
+    name = ""
+    description = ""
+
+    @classmethod
+    def param_problems(cls, params: dict) -> list[str]:
+        return []
+
+    def select_child(self, node: Node) -> Node:
+        raise NotImplementedError
+
+
+#: a default policy: state -> action (None stands for uniformly random moves)
+DefaultPolicy = Callable[[State], Action]
+
+
+class MCTS:
+    """Monte Carlo Tree Search over any ``Game`` with a pluggable tree and default policy."""
+
+    def __init__(
+        self,
+        game: Game,
+        tree_policy: TreePolicy,
+        default_policy: DefaultPolicy | None = None,
+        seed: int | None = None,
+    ):
+        self.game = game
+        self.tree_policy = tree_policy
+        self.default_policy = default_policy
+        self.rng = random.Random(seed)
+        self.root: Node | None = None
+        self.last_search_games = 0
+
+    # ---- the public API -------------------------------------------------------------
+    def search(self, state: State, search_games: int | None = None, time_limit: float | None = None) -> Node:
+        """Run search games from ``state`` until either budget is spent; return the root.
+
+        ``search_games`` counts search games of this call (a kept subtree adds its old
+        visits on top); ``time_limit`` is in seconds. At least one must be given.
+        """
+        if not search_games and not time_limit:
+            raise ValueError("give search_games > 0 or time_limit > 0")
+        root = self._root_for(state)
+        if root.final:
+            raise ValueError("the game is over: nothing to search")
+        deadline = time.perf_counter() + time_limit if time_limit else math.inf
+        limit = search_games or math.inf
+        done = 0
+        while done < limit:
+            self.search_game(root)
+            done += 1
+            if time_limit and time.perf_counter() >= deadline:
+                break
+        self.last_search_games = done
+        return root
+
+    def search_game(self, root: Node) -> None:
+        path = self.select(root)
+        leaf = path[-1]
+        if leaf.untried:
+            leaf = self.expand(leaf)
+            path.append(leaf)
+        winner = leaf.winner if leaf.final else self.evaluate(leaf)
+        self.backpropagate(path, winner)
+
+    def visit_distribution(self, root: Node | None = None) -> np.ndarray:
+        """Visit counts of the root's children as a probability vector over all actions."""
+        root = root or self.root
+        counts = np.zeros(self.game.num_actions, dtype=np.float32)
+        for ch in root.children:
+            counts[ch.action] = ch.visits
+        total = counts.sum()
+        return counts / total if total else counts
+
+    def best_action(self, root: Node | None = None) -> Action:
+        """The most visited action at the root (ties broken by mean value)."""
+        root = root or self.root
+        return max(root.children, key=lambda ch: (ch.visits, ch.q)).action
+
+    def advance(self, action: Action) -> None:
+        """Keep the subtree under ``action`` as the new root (statistics and all)."""
+        if self.root is None:
+            return
+        child = self.root.child(action)
+        self.root = child  # None when that move was never expanded: the next search starts anew
+
+    def reset(self) -> None:
+        self.root = None
+
+    # ---- the four phases ------------------------------------------------------------
+    def select(self, root: Node) -> list[Node]:
+        node = root
+        path = [node]
+        select_child = self.tree_policy.select_child
+        while not node.untried and node.children:
+            node = select_child(node)
+            path.append(node)
+        return path
+
+    def expand(self, node: Node) -> Node:
+        action = node.untried.pop()
+        child = Node(self.game, self.game.next_state(node.state, action), action, node.player, self.rng)
+        node.children.append(child)
+        return child
+
+    def evaluate(self, node: Node) -> int | None:
+        return self.game.playout(node.state, self.rng, self.default_policy)
+
+    @staticmethod
+    def backpropagate(path: list[Node], winner: int | None) -> None:
+        for node in path:
+            node.visits += 1
+            if winner is None:
+                node.value += 0.5
+            elif winner == node.mover:
+                node.value += 1.0
+
+    # ---- tree reuse -------------------------------------------------------------------
+    def _root_for(self, state: State) -> Node:
+        """The kept node for ``state`` if the tree has it (root, child or grandchild)."""
+        root = self.root
+        if root is not None:
+            if root.state == state:
+                return root
+            for child in root.children:
+                if child.state == state:
+                    self.root = child
+                    return child
+                for grandchild in child.children:
+                    if grandchild.state == state:
+                        self.root = grandchild
+                        return grandchild
+        player = self.game.current_player(state) if not self.game.is_final(state) else 1
+        self.root = Node(self.game, state, None, opponent(player), self.rng)
+        return self.root

@@ -1,0 +1,1 @@
+"""Built-in non-game plugins: tree policies, displays, evaluators, the OHT adapter."""
