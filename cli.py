@@ -1,0 +1,150 @@
+"""hexzero's command line: play games, list plugins (train and tournaments come with the nets).
+
+    python cli.py play                          a person against MCTS on 5x5 Hex
+    python cli.py play --p1 mcts --p2 mcts      two agents on the display
+    python cli.py play --game nim --p1 human    NIM against MCTS
+    python cli.py plugins                       what is registered, and by whom
+
+Every command takes ``--config FILE`` (merged over hexzero.toml) and any number of
+``--set key.path=value``; a bad configuration lists every problem and exits with 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import mctsfw
+from mctsfw.config import ConfigError, load_config, plugin_params
+from mctsfw.match import play_game
+
+DEFAULT_CONFIG = Path(__file__).resolve().parent / "hexzero.toml"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="cli.py", description="hexzero: MCTS and Keras agents for board games")
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--config", metavar="FILE", help="a TOML file merged over hexzero.toml")
+    common.add_argument(
+        "--set", metavar="KEY=VALUE", action="append", default=[], dest="overrides",
+        help="override one config value, e.g. --set games.hex.size=7 (repeatable)",
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    play = sub.add_parser("play", parents=[common], help="play games: people and agents")
+    play.add_argument("--game", help="game plugin name (config: game)")
+    play.add_argument("--size", type=int, help="board size for games that have one (config: games.<game>.size)")
+    play.add_argument("--p1", help="player 1: human, random, mcts or a model path (config: play.player1)")
+    play.add_argument("--p2", help="player 2 (config: play.player2)")
+    play.add_argument("--search-games", type=int, help="MCTS search games per move (config: mcts.search_games)")
+    play.add_argument("--time-limit", type=float, help="MCTS seconds per move (config: mcts.time_limit)")
+    play.add_argument("--games", type=int, help="games in a row (config: play.games)")
+    play.add_argument("--starting-player", help="1, 2 or alternate (config: play.starting_player)")
+    play.add_argument("--seed", type=int, help="agents' random seed; -1 for a new one (config: mcts.seed)")
+    show = play.add_mutually_exclusive_group()
+    show.add_argument("--display", dest="show", action="store_true", default=None, help="draw the board (config: show.enabled)")
+    show.add_argument("--no-display", dest="show", action="store_false", help="do not draw the board")
+    play.add_argument("--delay", type=float, help="seconds to pause after each drawn move (config: show.delay)")
+
+    sub.add_parser("plugins", parents=[common], help="list registered games, nets, tree policies, evaluators, displays")
+    return parser
+
+
+def play_overrides(args: argparse.Namespace, game_name: str) -> list[str]:
+    """The config overrides that the play command's flags stand for."""
+    pairs = [
+        ("game", args.game and f'"{args.game}"'),
+        (f"games.{game_name}.size", args.size),
+        ("play.player1", args.p1 and f'"{args.p1}"'),
+        ("play.player2", args.p2 and f'"{args.p2}"'),
+        ("mcts.search_games", args.search_games),
+        ("mcts.time_limit", args.time_limit),
+        ("play.games", args.games),
+        ("mcts.seed", args.seed),
+        ("show.enabled", None if args.show is None else str(args.show).lower()),
+        ("show.delay", args.delay),
+    ]
+    if args.starting_player is not None:
+        sp = args.starting_player
+        pairs.append(("play.starting_player", sp if sp in ("1", "2") else f'"{sp}"'))
+    return [f"{key}={value}" for key, value in pairs if value is not None]
+
+
+def make_player(spec: str, game: mctsfw.Game, config: dict, seed: int | None) -> mctsfw.Actor:
+    if spec == "mcts":
+        mcts = config["mcts"]
+        return mctsfw.make_actor(
+            "mcts", game,
+            search_games=mcts["search_games"] or None,
+            time_limit=mcts["time_limit"] or None,
+            seed=seed,
+            tree_policy=config["tree_policy"],
+            **plugin_params(config, "tree_policies", config["tree_policy"]),
+        )
+    return mctsfw.make_actor(spec, game, seed=seed) if spec == "random" else mctsfw.make_actor(spec, game)
+
+
+def command_play(args: argparse.Namespace) -> int:
+    game_name = args.game or load_config(DEFAULT_CONFIG, args.config, args.overrides)["game"]
+    config = load_config(DEFAULT_CONFIG, args.config, args.overrides + play_overrides(args, game_name))
+    game = mctsfw.make_game(config["game"], **plugin_params(config, "games", config["game"]))
+    seed = None if config["mcts"]["seed"] == -1 else config["mcts"]["seed"]
+    specs = {1: config["play"]["player1"], 2: config["play"]["player2"]}
+    actors = {p: make_player(specs[p], game, config, None if seed is None else seed + p) for p in (1, 2)}
+    display = None
+    if config["show"]["enabled"] or "human" in specs.values():
+        display = mctsfw.default_registries().displays.get(config["display"])(delay=config["show"]["delay"])
+    starting = config["play"]["starting_player"]
+    score = {1: 0, 2: 0, None: 0}
+    print(f"{game!r}: player 1 = {actors[1].label}, player 2 = {actors[2].label}")
+    for i in range(config["play"]["games"]):
+        start = (1 + i % 2) if starting == "alternate" else starting
+        record = play_game(game, actors, start, display)
+        score[record.winner] += 1
+        outcome = f"player {record.winner} ({actors[record.winner].label}) wins" if record.winner else "a draw"
+        print(f"game {i + 1}: player {start} started, {len(record.actions)} moves, {outcome}")
+    if config["play"]["games"] > 1:
+        print(f"score: player 1 {score[1]}, player 2 {score[2]}, draws {score[None]}")
+    return 0
+
+
+def command_plugins(args: argparse.Namespace) -> int:
+    load_config(DEFAULT_CONFIG, args.config, args.overrides)  # a broken config fails here too
+    registries = mctsfw.default_registries()
+    for title, registry in [
+        ("games", registries.games),
+        ("nets", registries.nets),
+        ("tree policies", registries.tree_policies),
+        ("evaluators", registries.evaluators),
+        ("displays", registries.displays),
+    ]:
+        print(f"{title}:")
+        if not registry.names():
+            print("  (none)")
+        for name in registry.names():
+            description = getattr(registry.get(name), "description", "") or ""
+            print(f"  {name:<14} from {registry.provider(name):<22} {description}")
+    return 0
+
+
+COMMANDS = {"play": command_play, "plugins": command_plugins}
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return COMMANDS[args.command](args)
+    except ConfigError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    except EOFError:
+        print("\nno more input: game abandoned", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("\ninterrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
