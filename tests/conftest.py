@@ -1,0 +1,6 @@
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:  # the tests run from a checkout whether or not it is installed
+    sys.path.insert(0, str(ROOT))

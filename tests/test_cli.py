@@ -1,0 +1,56 @@
+"""cli.py play: people and agents on Hex (3 to 8) and NIM, display on and off."""
+
+import pytest
+
+from tests.test_plugins import run_cli
+
+
+@pytest.mark.parametrize("size", range(3, 9))
+def test_agents_play_hex_on_every_size(size):
+    result = run_cli("play", "--size", str(size), "--p1", "mcts", "--p2", "random", "--search-games", "30", "--seed", "1")
+    assert result.returncode == 0, result.stderr
+    assert f"Hex(size={size})" in result.stdout
+    assert "game 1:" in result.stdout and "wins" in result.stdout
+    assert result.stdout.count("N\n") >= 2  # the diamond is drawn after moves
+
+
+def test_display_off_shows_no_board():
+    result = run_cli("play", "--p1", "random", "--p2", "mcts", "--search-games", "20", "--no-display", "--games", "3",
+                     "--starting-player", "alternate")
+    assert result.returncode == 0, result.stderr
+    assert "N\n" not in result.stdout and "score:" in result.stdout
+    assert "game 2: player 2 started" in result.stdout
+
+
+def test_a_person_plays_hex_and_illegal_input_is_refused():
+    # b3 twice: the second is refused (taken); "z9" is off the board; "hello" unreadable
+    moves = "b3\nb3\nz9\nhello\n" + "\n".join(f"{r} {c}" for r in range(3) for c in range(3))
+    result = run_cli("play", "--size", "3", "--p1", "human", "--p2", "random", "--seed", "2", stdin=moves + "\n")
+    assert "refused: cell b3 is already taken" in result.stdout
+    assert "refused: 'z9' is off the 3x3 board" in result.stdout
+    assert "refused: cannot read 'hello'" in result.stdout
+    assert "game 1:" in result.stdout, result.stdout[-2000:]
+
+
+def test_a_person_plays_nim():
+    moves = "9 1\n1 9\n" + "1 1\n" * 3 + "2 1\n" * 4 + "3 1\n" * 5
+    result = run_cli("play", "--game", "nim", "--p1", "human", "--p2", "random", "--seed", "4",
+                     "--set", "games.nim.max_take=0", stdin=moves)
+    assert "refused: there is no pile 9" in result.stdout
+    assert "refused: pile 1 has only 3 stones" in result.stdout
+    assert "game 1:" in result.stdout and "pile 3:" in result.stdout
+
+
+@pytest.mark.parametrize("misere", ["false", "true"])
+def test_agents_play_nim(misere):
+    result = run_cli("play", "--game", "nim", "--p1", "mcts", "--p2", "mcts", "--search-games", "1000", "--no-display",
+                     "--seed", "3", "--set", f"games.nim.misere={misere}", "--set", "games.nim.piles=[1, 2, 4]",
+                     "--set", "games.nim.max_take=0")
+    assert result.returncode == 0, result.stderr
+    # (1, 2, 4) has xor 7: the first player wins with good play, normal or misère
+    assert "player 1 (mcts(1000 games)) wins" in result.stdout
+
+
+def test_running_out_of_input_ends_cleanly():
+    result = run_cli("play", "--p1", "human", "--p2", "mcts", "--search-games", "10", stdin="")
+    assert result.returncode == 1 and "no more input" in result.stderr

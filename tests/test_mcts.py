@@ -1,0 +1,158 @@
+"""The MCTS engine: tactics on Hex, perfect small NIM, two-player backup, the kept subtree."""
+
+import functools
+import itertools
+
+import numpy as np
+import pytest
+
+import mctsfw
+from mctsfw import MCTS, make_tree_policy
+from tests.test_hex import place
+
+
+def uct_search(game, state, games=1000, seed=0):
+    mcts = MCTS(game, make_tree_policy("uct", c=1.4), seed=seed)
+    root = mcts.search(state, search_games=games)
+    return mcts, root
+
+
+@pytest.mark.parametrize("to_move", [1, 2])
+def test_takes_a_win_in_one_on_5x5(to_move):
+    game = mctsfw.make_game("hex", size=5)
+    if to_move == 1:  # player 1 has column 2 but for (2, 2)
+        state = place(game, [(0, 2), (1, 2), (3, 2), (4, 2)], [(0, 0), (4, 4), (1, 4), (3, 0)], 1)
+    else:  # player 2 has row 2 but for (2, 2)
+        state = place(game, [(0, 0), (4, 4), (1, 3), (3, 1)], [(2, 0), (2, 1), (2, 3), (2, 4)], 2)
+    mcts, root = uct_search(game, state)
+    action = mcts.best_action(root)
+    after = game.next_state(state, action)
+    assert game.winner(after) == to_move, game.render(state)
+
+
+@pytest.mark.parametrize("to_move", [1, 2])
+def test_blocks_a_loss_in_one_on_5x5(to_move):
+    game = mctsfw.make_game("hex", size=5)
+    other = 3 - to_move
+    if other == 1:  # player 1 threatens to finish column 2 at (2, 2)
+        threat = [(0, 2), (1, 2), (3, 2), (4, 2)]
+        defence = [(0, 0), (4, 4), (1, 4)]
+        state = place(game, threat, defence, to_move)
+        blocking = 2 * 5 + 2
+    else:  # player 2 threatens to finish row 2 at (2, 3)
+        threat = [(2, 0), (2, 1), (2, 2), (2, 4)]
+        defence = [(0, 0), (4, 4), (4, 1)]
+        state = place(game, defence, threat, to_move)
+        blocking = 2 * 5 + 3
+    mcts, root = uct_search(game, state)
+    assert mcts.best_action(root) == blocking, game.render(state)
+
+
+@functools.lru_cache(maxsize=None)
+def nim_value(piles, max_take):
+    """True when the player to move wins (normal play), by exhaustive search."""
+    for i, p in enumerate(piles):
+        for t in range(1, (min(p, max_take) if max_take else p) + 1):
+            rest = piles[:i] + (p - t,) + piles[i + 1 :]
+            if not nim_value(rest, max_take):
+                return True
+    return False
+
+
+def test_exhaustive_values_agree_with_the_xor_rule():
+    for piles in itertools.product(range(4), repeat=3):
+        assert nim_value(piles, 0) == (piles[0] ^ piles[1] ^ piles[2] != 0)
+
+
+@pytest.mark.parametrize("piles", [(1, 2), (2, 3), (1, 5), (1, 2, 3), (1, 2, 4), (2, 2, 3)])
+def test_plays_small_nim_perfectly(piles):
+    """From every winning position of these games (up to 7 stones) MCTS picks a move leaving xor 0.
+
+    Larger positions need more than 1,000 search games with random rollouts (measured:
+    (3, 4, 5) and its 8+ stone subpositions sometimes miss the only winning move)."""
+    game = mctsfw.make_game("nim", piles=list(piles))
+    positions = set(itertools.product(*[range(p + 1) for p in piles]))
+    for position in sorted(positions):
+        xor = functools.reduce(lambda a, b: a ^ b, position)
+        if xor == 0:
+            continue
+        state = (1, tuple(position))
+        mcts, root = uct_search(game, state, games=1000, seed=sum(position))
+        pile, count = divmod(mcts.best_action(root), game.cap)
+        after = list(position)
+        after[pile] -= count + 1
+        assert functools.reduce(lambda a, b: a ^ b, after) == 0, (position, pile, count + 1)
+
+
+def test_plays_nim_with_a_cap_perfectly():
+    game = mctsfw.make_game("nim", piles=[5, 6], max_take=3)
+    for position in itertools.product(range(6), range(7)):
+        if not nim_value(position, 3):
+            continue
+        mcts, root = uct_search(game, (2, position), games=1000, seed=7)
+        pile, count = divmod(mcts.best_action(root), game.cap)
+        after = list(position)
+        after[pile] -= count + 1
+        assert not nim_value(tuple(after), 3), position
+
+
+@pytest.mark.parametrize("starter", [1, 2])
+def test_values_are_backed_up_for_the_player_who_moved(starter):
+    """From a lost NIM position (xor 0) every move loses: the root's children look bad for the mover."""
+    game = mctsfw.make_game("nim", piles=[2, 2])
+    mcts, root = uct_search(game, (starter, (2, 2)), games=2000)
+    assert root.visits == 2000 and sum(ch.visits for ch in root.children) == 2000
+    for child in root.children:
+        assert child.mover == starter
+        assert child.q < 0.5  # the mover loses against good play
+    # from the winning position (2, 1), the best child is a clear win for the mover
+    mcts, root = uct_search(game, (starter, (2, 1)), games=2000)
+    best = max(root.children, key=lambda ch: ch.visits)
+    assert best.mover == starter and best.q > 0.9
+
+
+def test_kept_subtree_carries_its_statistics():
+    game = mctsfw.make_game("hex", size=4)
+    mcts, root = uct_search(game, game.initial_state(), games=800)
+    action = mcts.best_action(root)
+    child = root.child(action)
+    visits, value = child.visits, child.value
+    grandchild_visits = {ch.action: ch.visits for ch in child.children}
+    mcts.advance(action)
+    assert mcts.root is child
+    new_root = mcts.search(game.next_state(game.initial_state(), action), search_games=100)
+    assert new_root is child and new_root.visits == visits + 100
+    assert new_root.value >= value
+    for ch in new_root.children:
+        assert ch.visits >= grandchild_visits.get(ch.action, 0)
+    # the opponent's reply is found among the kept children too
+    reply = mcts.best_action(new_root)
+    kept = new_root.child(reply)
+    again = mcts.search(game.next_state(new_root.state, reply), search_games=10)
+    assert again is kept
+
+
+def test_visit_distribution_and_budgets():
+    game = mctsfw.make_game("hex", size=3)
+    mcts, root = uct_search(game, game.initial_state(), games=300)
+    d = mcts.visit_distribution(root)
+    assert d.shape == (9,) and np.isclose(d.sum(), 1.0)
+    assert np.argmax(d) == mcts.best_action(root)
+    timed = MCTS(game, make_tree_policy("uct"), seed=1)
+    timed.search(game.initial_state(), time_limit=0.05)
+    assert timed.last_search_games > 10
+    with pytest.raises(ValueError):
+        timed.search(game.initial_state())
+
+
+def test_actors_play_through_the_public_api():
+    game = mctsfw.make_game("hex", size=4)
+    agent = mctsfw.make_actor("mcts", game, search_games=200, c=1.0, seed=3)
+    rand = mctsfw.make_actor("random", game, seed=3)
+    from mctsfw.match import play_series
+
+    result = play_series(game, agent, rand, games=4)
+    assert result.games == 4 and result.wins[0] >= 3
+    assert agent.handle_get_action(state=(1,) + (0,) * 16) in {divmod(a, 4) for a in range(16)}
+    with pytest.raises(ValueError):
+        mctsfw.make_actor("alphago", game)
