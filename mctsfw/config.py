@@ -94,7 +94,7 @@ def actor_spec(value):
 
 
 #: plugin tables: section name -> registry kind; ``[games.hex]`` holds the hex plugin's parameters
-PLUGIN_TABLES = {"games": "game", "tree_policies": "tree_policy"}
+PLUGIN_TABLES = {"games": "game", "tree_policies": "tree_policy", "nets": "net"}
 
 #: every plain key the configuration may hold, with its check
 RULES: dict[str, Check] = {

@@ -1,0 +1,66 @@
+"""Default (rollout) policies driven by a policy network, for any game.
+
+A policy network here is anything with ``forward(x) -> probabilities`` taking a batch
+of encoded states ``(B, d)`` and returning ``(B, num_actions)`` (the ANET's numpy fast
+path). The same network moves for both players, because every encoded state says who
+is to move.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Protocol
+
+import numpy as np
+
+from mctsfw.game import Action, Game, State
+
+
+class PolicyNet(Protocol):
+    def forward(self, x: np.ndarray) -> np.ndarray: ...
+
+
+def masked_policy(probs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Illegal actions zeroed, the rest renormalised (uniform over legal ones if all were ~0)."""
+    p = probs * mask
+    total = p.sum(axis=-1, keepdims=True)
+    uniform = mask / np.maximum(mask.sum(axis=-1, keepdims=True), 1.0)
+    return np.where(total > 1e-12, p / np.where(total > 1e-12, total, 1.0), uniform)
+
+
+class NetRolloutPolicy:
+    """Epsilon-greedy rollouts: a random legal move with probability epsilon, else the
+    network's most probable legal move (or a sample from it with ``sample=True``)."""
+
+    def __init__(self, game: Game, net: PolicyNet, epsilon: float = 0.1, sample: bool = False, seed: int | None = None):
+        self.game = game
+        self.net = net
+        self.epsilon = float(epsilon)
+        self.sample = sample
+        self.rng = random.Random(seed)
+        self.np_rng = np.random.default_rng(seed)
+
+    def __call__(self, state: State) -> Action:
+        """One move (``choose`` for ``Game.playout``)."""
+        if self.rng.random() < self.epsilon:
+            return self.rng.choice(self.game.legal_actions(state))
+        probs = self.net.forward(self.game.encode(state)[None, :])[0]
+        return int(self.pick(probs[None, :], self.game.legal_mask(state)[None, :])[0])
+
+    def choose_batch(self, x: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """One move for each of a batch of encoded states ``x`` with legal masks ``mask``."""
+        probs = self.net.forward(x)
+        actions = self.pick(probs, mask)
+        explore = self.np_rng.random(len(x)) < self.epsilon
+        if explore.any():
+            noise = self.np_rng.random(mask[explore].shape) * mask[explore]
+            actions[explore] = noise.argmax(axis=1)  # a uniformly random legal move
+        return actions
+
+    def pick(self, probs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        if self.sample:
+            p = masked_policy(probs, mask)
+            cumulative = p.cumsum(axis=1)
+            draws = self.np_rng.random((len(p), 1)) * cumulative[:, -1:]
+            return np.minimum((cumulative < draws).sum(axis=1), p.shape[1] - 1)
+        return np.where(mask > 0, probs, -1.0).argmax(axis=1)
