@@ -200,21 +200,42 @@ class Hex(Game):
                 player = 3 - player
         return 1 if self._connects(ones, 1) else 2
 
+    def playout_batch(self, states, rng: random.Random, policy=None) -> list[int]:
+        """Playouts in lock-step on a (batch, cells) array: one ``choose_batch`` call per move
+        for the whole batch, then one connection test per filled board."""
+        if policy is None or not hasattr(policy, "choose_batch"):
+            return [self.playout(state, rng, policy) for state in states]
+        boards = self.boards(states)
+        players = np.array([state[0] for state in states], dtype=np.int8)
+        rows = np.arange(len(states))
+        for _ in range(int((boards == 0).sum(axis=1).max())):
+            rows = rows[(boards[rows] == 0).any(axis=1)]
+            board, player = boards[rows], players[rows]
+            actions = policy.choose_batch(self.encode_boards(board, player), (board == 0).astype(np.float32))
+            boards[rows, actions] = player
+            players[rows] = 3 - player
+        ones = np.packbits(boards == 1, axis=1, bitorder="little")
+        return [1 if self._connects(int.from_bytes(row.tobytes(), "little"), 1) else 2 for row in ones]
+
     # ---- networks -------------------------------------------------------------------
+    def boards(self, states) -> np.ndarray:
+        """The states as an int8 array (batch, n*n) of cells 0, 1 or 2."""
+        nbytes = (self.num_actions + 7) // 8
+        raw = b"".join(s[1].to_bytes(nbytes, "little") + s[2].to_bytes(nbytes, "little") for s in states)
+        bits = np.unpackbits(
+            np.frombuffer(raw, dtype=np.uint8).reshape(len(states), 2, nbytes), axis=2, count=self.num_actions, bitorder="little"
+        )
+        return (bits[:, 0] + 2 * bits[:, 1]).astype(np.int8)
+
+    def encode_boards(self, boards: np.ndarray, players: np.ndarray) -> np.ndarray:
+        """``encode`` for a batch of boards (batch, n*n) and players to move (batch,)."""
+        return np.concatenate(
+            [boards == 1, boards == 2, (players == 1)[:, None], (players == 2)[:, None]], axis=1
+        ).astype(np.float32)
+
     def encode(self, state: HexState) -> np.ndarray:
         """Two planes of n*n bits (player 1's stones, player 2's) then two bits for who moves."""
-        nbytes = (self.num_actions + 7) // 8
-        planes = np.unpackbits(
-            np.frombuffer(state[1].to_bytes(nbytes, "little") + state[2].to_bytes(nbytes, "little"), dtype=np.uint8)
-            .reshape(2, nbytes),
-            axis=1,
-            count=self.num_actions,
-            bitorder="little",
-        )
-        out = np.empty(2 * self.num_actions + 2, dtype=np.float32)
-        out[: 2 * self.num_actions] = planes.reshape(-1)
-        out[-2:] = (1.0, 0.0) if state[0] == 1 else (0.0, 1.0)
-        return out
+        return self.encode_boards(self.boards([state]), np.array([state[0]]))[0]
 
     # ---- the OHT flat state ---------------------------------------------------------
     def to_flat(self, state: HexState) -> tuple[int, ...]:

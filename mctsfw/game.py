@@ -94,6 +94,25 @@ class Game:
             state = self.next_state(state, action)
         return self.winner(state)
 
+    def playout_batch(self, states: Sequence[State], rng: random.Random, policy: Any = None) -> list[int | None]:
+        """The winners of playouts from each of ``states`` (none of them final).
+
+        With a policy that offers ``choose_batch(x, legal_mask)``, the playouts run in
+        lock-step so the policy sees all of them in one call per move; games may
+        override this with a vectorised version (Hex does).
+        """
+        if policy is None or not hasattr(policy, "choose_batch"):
+            return [self.playout(state, rng, policy) for state in states]
+        states = list(states)
+        active = [i for i, state in enumerate(states) if not self.is_final(state)]
+        while active:
+            x = np.stack([self.encode(states[i]) for i in active])
+            mask = np.stack([self.legal_mask(states[i]) for i in active])
+            for i, action in zip(active, policy.choose_batch(x, mask)):
+                states[i] = self.next_state(states[i], int(action))
+            active = [i for i in active if not self.is_final(states[i])]
+        return [self.winner(state) for state in states]
+
     def parse_action(self, text: str, state: State) -> Action:
         """Turn what a person typed into an action; raises IllegalMoveError with the reason."""
         try:
@@ -126,13 +145,3 @@ class Game:
 
 def opponent(player: int) -> int:
     return 3 - player
-
-
-def check_player(player: Any) -> int:
-    if player not in (1, 2):
-        raise ValueError(f"a player is 1 or 2, not {player!r}")
-    return player
-
-
-def as_int_list(values: Sequence[Any]) -> list[int]:
-    return [int(v) for v in values]

@@ -12,6 +12,12 @@ One search game is four named phases, run iteratively (no recursion):
                  for two players whoever started.
 
 The subtree under the actual move is kept for the next move (``advance``).
+
+With a network default policy (one with ``choose_batch``), search games run in batches:
+``batch_size`` leaves are selected one after another, each path taking a *virtual loss*
+(its visits counted before its result is known, which steers the next descents
+elsewhere), then all their playouts run in lock-step through ``Game.playout_batch`` so
+the network sees a batch of positions a call instead of one.
 """
 
 from __future__ import annotations
@@ -79,8 +85,12 @@ class TreePolicy:
         raise NotImplementedError
 
 
-#: a default policy: state -> action (None stands for uniformly random moves)
+#: a default policy: state -> action (None stands for uniformly random moves); it may
+#: also offer ``choose_batch(x, legal_mask) -> actions`` for batched playouts
 DefaultPolicy = Callable[[State], Action]
+
+#: search games per batch when the default policy can choose moves in batches
+DEFAULT_BATCH = 32
 
 
 class MCTS:
@@ -92,10 +102,14 @@ class MCTS:
         tree_policy: TreePolicy,
         default_policy: DefaultPolicy | None = None,
         seed: int | None = None,
+        batch_size: int | None = None,
     ):
         self.game = game
         self.tree_policy = tree_policy
         self.default_policy = default_policy
+        if batch_size is None:
+            batch_size = DEFAULT_BATCH if hasattr(default_policy, "choose_batch") else 1
+        self.batch_size = max(1, int(batch_size))
         self.rng = random.Random(seed)
         self.root: Node | None = None
         self.last_search_games = 0
@@ -116,8 +130,13 @@ class MCTS:
         limit = search_games or math.inf
         done = 0
         while done < limit:
-            self.search_game(root)
-            done += 1
+            if self.batch_size > 1:
+                count = int(min(self.batch_size, limit - done))
+                self.search_batch(root, count)
+                done += count
+            else:
+                self.search_game(root)
+                done += 1
             if time_limit and time.perf_counter() >= deadline:
                 break
         self.last_search_games = done
@@ -131,6 +150,25 @@ class MCTS:
             path.append(leaf)
         winner = leaf.winner if leaf.final else self.evaluate(leaf)
         self.backpropagate(path, winner)
+
+    def search_batch(self, root: Node, count: int) -> None:
+        """``count`` search games whose playouts run together (virtual loss in between)."""
+        paths = []
+        for _ in range(count):
+            path = self.select(root)
+            leaf = path[-1]
+            if leaf.untried:
+                path.append(self.expand(leaf))
+            for node in path:
+                node.visits += 1  # the virtual loss: a visit that has no result yet
+            paths.append(path)
+        open_paths = [path for path in paths if not path[-1].final]
+        winners = self.game.playout_batch([path[-1].state for path in open_paths], self.rng, self.default_policy)
+        results = dict(zip(map(id, open_paths), winners))
+        for path in paths:
+            leaf = path[-1]
+            winner = leaf.winner if leaf.final else results[id(path)]
+            self.backpropagate(path, winner, visits=0)
 
     def visit_distribution(self, root: Node | None = None) -> np.ndarray:
         """Visit counts of the root's children as a probability vector over all actions."""
@@ -176,9 +214,9 @@ class MCTS:
         return self.game.playout(node.state, self.rng, self.default_policy)
 
     @staticmethod
-    def backpropagate(path: list[Node], winner: int | None) -> None:
+    def backpropagate(path: list[Node], winner: int | None, visits: int = 1) -> None:
         for node in path:
-            node.visits += 1
+            node.visits += visits
             if winner is None:
                 node.value += 0.5
             elif winner == node.mover:

@@ -156,3 +156,52 @@ def test_actors_play_through_the_public_api():
     assert agent.handle_get_action(state=(1,) + (0,) * 16) in {divmod(a, 4) for a in range(16)}
     with pytest.raises(ValueError):
         mctsfw.make_actor("alphago", game)
+
+
+class FirstCellNet:
+    """A stand-in policy network that always prefers the lowest-numbered cell."""
+
+    def __init__(self, num_actions):
+        self.probs = np.linspace(1.0, 0.1, num_actions, dtype=np.float32)
+        self.probs /= self.probs.sum()
+
+    def forward(self, x):
+        return np.tile(self.probs, (len(x), 1))
+
+
+@pytest.mark.parametrize("name, params", [("hex", {"size": 5}), ("nim", {"piles": [3, 4, 5]})])
+def test_batched_playouts_agree_with_single_playouts(name, params):
+    import random
+
+    from mctsfw.game import Game
+    from mctsfw.rollout import NetRolloutPolicy
+
+    game = mctsfw.make_game(name, **params)
+    policy = NetRolloutPolicy(game, FirstCellNet(game.num_actions), epsilon=0.0, seed=0)
+    rng = random.Random(0)
+    states = []
+    for i in range(40):
+        state = game.initial_state(1 + i % 2)
+        for _ in range(rng.randrange(6)):
+            state = game.next_state(state, rng.choice(game.legal_actions(state)))
+        if not game.is_final(state):
+            states.append(state)
+    singles = [game.playout(state, rng, policy) for state in states]
+    assert game.playout_batch(states, rng, policy) == singles
+    assert Game.playout_batch(game, states, rng, policy) == singles  # the generic lock-step version
+    if name == "hex":
+        assert np.array_equal(game.encode_boards(game.boards(states), np.array([s[0] for s in states])),
+                              np.stack([game.encode(s) for s in states]))
+
+
+def test_batched_search_with_a_network_policy_still_finds_the_win():
+    from mctsfw.rollout import NetRolloutPolicy
+
+    game = mctsfw.make_game("hex", size=5)
+    state = place(game, [(0, 2), (1, 2), (3, 2), (4, 2)], [(0, 0), (4, 4), (1, 4), (3, 0)], 1)
+    policy = NetRolloutPolicy(game, FirstCellNet(25), epsilon=0.2, seed=1)
+    mcts = MCTS(game, make_tree_policy("uct"), policy, seed=1)
+    assert mcts.batch_size > 1
+    root = mcts.search(state, search_games=500)
+    assert root.visits == 500 and sum(ch.visits for ch in root.children) == 500
+    assert mcts.best_action(root) == 2 * 5 + 2
