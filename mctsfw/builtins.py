@@ -9,4 +9,6 @@ BUILTIN_PLUGINS = [
     "games.nim",
     "plugins.uct",
     "plugins.display",
+    "plugins.gif",
+    "plugins.topp",
 ]

@@ -1,0 +1,291 @@
+"""The ``gif`` display: records the states of actual games and saves them as an animated GIF.
+
+Hex is drawn as its diamond of hexagons — cell (0, 0) on top, as in the terminal
+picture — with the four sides in the colour of the player who joins them, the stones
+of player 1 (X, red) and player 2 (O, blue), the last move ringed, and at the end the
+winning chain outlined and the winner written. Every other game is drawn as the text of
+its ``render(state)``, so any game plugin can be recorded.
+
+    gif = GifDisplay(title="mcts vs random")
+    play_game(game, actors, display=gif)
+    gif.save("game.gif")            # one frame per state shown
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any, Callable
+
+from PIL import Image, ImageDraw, ImageFont
+
+import mctsfw
+from mctsfw.game import Action, Game, State
+
+BACKGROUND = (255, 255, 255)
+INK = (30, 30, 30)
+EMPTY = (238, 226, 196)
+GRID = (120, 110, 90)
+NEUTRAL = (150, 150, 150)
+PLAYER_COLOURS = {1: (214, 39, 40), 2: (31, 119, 180)}
+PLAYER_MARKS = {1: "X", 2: "O"}
+HIGHLIGHT = (255, 200, 0)
+
+
+def _font(size: int, mono: bool = False) -> ImageFont.ImageFont:
+    """DejaVu from matplotlib's data (always installed with it), else Pillow's own font."""
+    name = "DejaVuSansMono.ttf" if mono else "DejaVuSans.ttf"
+    try:
+        import matplotlib
+
+        return ImageFont.truetype(str(Path(matplotlib.get_data_path()) / "fonts" / "ttf" / name), size)
+    except (ImportError, OSError):
+        return ImageFont.load_default(size)
+
+
+def caption_lines(
+    game: Game, state: State, last_action: Action | None, mover: int | None, move_number: int, marks: bool = False
+) -> list[str]:
+    """What happened (the move) and what is next (who moves, or who won); ``marks``: name X and O."""
+
+    def who(player: int | None) -> str:
+        return f"{PLAYER_MARKS[player]} (player {player})" if marks else f"player {player}"
+
+    first = "start" if last_action is None else (
+        f"move {move_number}: {who(mover)} plays {game.action_to_text(last_action, state)}"
+    )
+    if game.is_final(state):
+        winner = game.winner(state)
+        second = f"{who(winner)} wins" if winner else "a draw"
+    else:
+        second = f"{who(game.current_player(state))} to move"
+    return [first, second]
+
+
+# ---- Hex: the diamond of hexagons ----------------------------------------------------------
+def hex_frame_size(n: int, radius: int = 22) -> tuple[int, int]:
+    """Width and height in pixels of a Hex frame for an n x n board with hexagons of ``radius``."""
+    board_w, board_h = _hex_board_extent(n, radius)
+    header, footer, margin = _hex_bands(radius)
+    return (max(int(board_w) + 2 * margin, 16 * radius), int(board_h) + 2 * margin + header + footer)
+
+
+def _hex_board_extent(n: int, radius: float) -> tuple[float, float]:
+    width = math.sqrt(3) * radius
+    return n * width, 3 * (n - 1) * radius + 2 * radius
+
+
+def _hex_bands(radius: int) -> tuple[int, int, int]:
+    """Heights of the caption band above and the legend band below the board, and the margin."""
+    line = max(12, int(radius * 0.7)) + 6
+    return 3 * line, 2 * line, max(12, radius)
+
+
+def _hex_centres(n: int, radius: int, width: int, top: int) -> dict[int, tuple[float, float]]:
+    w = math.sqrt(3) * radius
+    x0 = width / 2
+    return {
+        r * n + c: (x0 + (c - r) * w / 2, top + radius + (r + c) * 1.5 * radius)
+        for r in range(n)
+        for c in range(n)
+    }
+
+
+def _hexagon(cx: float, cy: float, radius: float) -> list[tuple[float, float]]:
+    """A pointy-top hexagon: a vertex straight up and down, flat sides left and right."""
+    return [(cx + radius * math.cos(math.radians(30 + 60 * k)), cy + radius * math.sin(math.radians(30 + 60 * k)))
+            for k in range(6)]
+
+
+# (dr, dc) of the six neighbours of (r, c), as in the Hex plugin
+_DIRECTIONS = ((-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0))
+
+
+def winning_chain(n: int, cells: list[int], player: int) -> set[int]:
+    """The player's stones in groups that touch both of that player's sides."""
+    own = {a for a, v in enumerate(cells) if v == player}
+    chain: set[int] = set()
+    seen: set[int] = set()
+    for start in own:
+        if start in seen:
+            continue
+        group, frontier = {start}, [start]
+        while frontier:
+            r, c = divmod(frontier.pop(), n)
+            for dr, dc in _DIRECTIONS:
+                rr, cc = r + dr, c + dc
+                a = rr * n + cc
+                if 0 <= rr < n and 0 <= cc < n and a in own and a not in group:
+                    group.add(a)
+                    frontier.append(a)
+        seen |= group
+        lines = {divmod(a, n)[0 if player == 1 else 1] for a in group}
+        if 0 in lines and n - 1 in lines:
+            chain |= group
+    return chain
+
+
+def draw_hex(game: Game, state: State, last_action: Action | None, mover: int | None,
+             move_number: int, title: str = "", radius: int = 22) -> Image.Image:
+    """A frame of a Hex game: the diamond, its coloured sides, the stones, captions."""
+    n = game.size
+    flat = game.to_flat(state)
+    cells = list(flat[1:])
+    width, height = hex_frame_size(n, radius)
+    header, footer, margin = _hex_bands(radius)
+    image = Image.new("RGB", (width, height), BACKGROUND)
+    draw = ImageDraw.Draw(image)
+    font = _font(max(12, int(radius * 0.7)))
+    centres = _hex_centres(n, radius, width, header + margin)
+    side_width = max(3, radius // 4)
+
+    # the sides first, so the cells' outlines sit on top of them
+    for a, (cx, cy) in centres.items():
+        r, c = divmod(a, n)
+        corners = _hexagon(cx, cy, radius + side_width / 2)
+        for dr, dc in _DIRECTIONS:
+            rr, cc = r + dr, c + dc
+            if 0 <= rr < n and 0 <= cc < n:
+                continue
+            off_rows, off_cols = not 0 <= rr < n, not 0 <= cc < n
+            colour = NEUTRAL if off_rows and off_cols else PLAYER_COLOURS[1 if off_rows else 2]
+            dx, dy = (dc - dr) * math.sqrt(3) / 2, (dr + dc) * 1.5
+            ends = sorted(corners, key=lambda p: -((p[0] - cx) * dx + (p[1] - cy) * dy))[:2]
+            draw.line(ends, fill=colour, width=side_width)
+
+    winner = game.winner(state) if game.is_final(state) else None
+    chain = winning_chain(n, cells, winner) if winner else set()
+    for a, (cx, cy) in centres.items():
+        fill = PLAYER_COLOURS.get(cells[a], EMPTY)
+        draw.polygon(_hexagon(cx, cy, radius), fill=fill, outline=GRID, width=1)
+        if a in chain:
+            draw.polygon(_hexagon(cx, cy, radius * 0.8), outline=HIGHLIGHT, width=max(2, radius // 7))
+        if a == last_action:
+            ring = radius * 0.38
+            draw.ellipse((cx - ring, cy - ring, cx + ring, cy + ring), outline=BACKGROUND, width=max(2, radius // 8))
+
+    # labels as in the terminal picture: column letters along row 0, row numbers along column 0
+    small = _font(max(10, int(radius * 0.55)))
+    w = math.sqrt(3) * radius
+    for k in range(n):
+        cx, cy = centres[k]  # (0, k): north-east side
+        draw.text((cx + w * 0.75, cy - radius * 0.9), chr(ord("a") + k), fill=INK, font=small, anchor="mm")
+        cx, cy = centres[k * n]  # (k, 0): north-west side
+        draw.text((cx - w * 0.75, cy - radius * 0.9), str(k + 1), fill=INK, font=small, anchor="mm")
+
+    line = max(12, int(radius * 0.7)) + 6
+    lines = ([title] if title else []) + caption_lines(game, state, last_action, mover, move_number, marks=True)
+    for k, text in enumerate(lines[-3:]):
+        colour = PLAYER_COLOURS[winner] if winner and k == len(lines[-3:]) - 1 else INK
+        draw.text((margin, margin // 2 + k * line), text, fill=colour, font=font)
+    legend = [
+        (PLAYER_COLOURS[1], f"X = player 1: joins rows 1 and {n} (NE, SW)"),
+        (PLAYER_COLOURS[2], f"O = player 2: joins columns a and {chr(ord('a') + n - 1)} (NW, SE)"),
+    ]
+    for k, (colour, text) in enumerate(legend):
+        draw.text((margin, height - footer + k * line), text, fill=colour, font=small)
+    return image
+
+
+# ---- any game: its text picture --------------------------------------------------------------
+def draw_text(game: Game, state: State, last_action: Action | None, mover: int | None,
+              move_number: int, title: str = "", font_size: int = 15) -> Image.Image:
+    """A frame of the game's ``render(state)`` text under the move caption."""
+    font = _font(font_size, mono=True)
+    lines = ([title] if title else []) + caption_lines(game, state, last_action, mover, move_number)[:1]
+    body = "\n".join(lines) + "\n\n" + game.render(state)
+    probe = ImageDraw.Draw(Image.new("RGB", (1, 1)))
+    left, top, right, bottom = probe.multiline_textbbox((0, 0), body, font=font, spacing=4)
+    pad = font_size
+    image = Image.new("RGB", (right + 2 * pad, bottom + 2 * pad), BACKGROUND)
+    ImageDraw.Draw(image).multiline_text((pad, pad), body, fill=INK, font=font, spacing=4)
+    return image
+
+
+#: games drawn by a picture of their own, by game name; the rest are drawn as text
+PAINTERS: dict[str, Callable[..., Image.Image]] = {"hex": draw_hex}
+
+
+class GifDisplay:
+    """Records every state it is shown; ``save(path)`` writes them as an animated GIF.
+
+    A state shown without a last action starts a new game and a new recording. With
+    ``path`` the recording is saved there whenever a game ends. ``delay`` is accepted for
+    the displays' common constructor and ignored: ``frame_ms`` sets the GIF's pace.
+    """
+
+    name = "gif"
+    description = "records actual games as animated GIFs (Hex as a diamond of hexagons, other games as text)"
+
+    def __init__(
+        self,
+        path: str | Path | None = None,
+        title: str = "",
+        frame_ms: int = 700,
+        last_frame_ms: int = 3000,
+        delay: float = 0.0,
+        **drawing: Any,
+    ):
+        self.path = Path(path) if path is not None else None
+        self.title = title
+        self.frame_ms = int(frame_ms)
+        self.last_frame_ms = int(last_frame_ms)
+        self.drawing = drawing  # e.g. radius= for Hex, font_size= for text
+        self.game: Game | None = None
+        self.shown: list[tuple[State, Action | None, int | None]] = []
+
+    def show(self, game: Game, state: State, last_action: Action | None = None, mover: int | None = None) -> None:
+        if last_action is None:
+            self.shown = []
+        self.game = game
+        self.shown.append((state, last_action, mover))
+        if self.path is not None and game.is_final(state):
+            self.save(self.path)
+
+    def clear(self) -> None:
+        self.shown = []
+
+    @property
+    def num_frames(self) -> int:
+        return len(self.shown)
+
+    def frames(self) -> list[Image.Image]:
+        """One RGB image per shown state, all of one size."""
+        if self.game is None or not self.shown:
+            return []
+        painter = PAINTERS.get(self.game.name, draw_text)
+        images = [
+            painter(self.game, state, action, mover, k, title=self.title, **self.drawing)
+            for k, (state, action, mover) in enumerate(self.shown)
+        ]
+        width = max(im.width for im in images)
+        height = max(im.height for im in images)
+        if any(im.size != (width, height) for im in images):
+            padded = []
+            for im in images:
+                canvas = Image.new("RGB", (width, height), BACKGROUND)
+                canvas.paste(im, (0, 0))
+                padded.append(canvas)
+            images = padded
+        return images
+
+    def save(self, path: str | Path) -> Path:
+        """Write the recorded game as an animated GIF that loops; replaces the file whole."""
+        from mctsfw.checkpoints import atomic_path
+
+        images = self.frames()
+        if not images:
+            raise ValueError("nothing to save: no state has been shown")
+        durations = [self.frame_ms] * len(images)
+        durations[-1] = max(self.frame_ms, self.last_frame_ms)
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with atomic_path(path) as tmp:
+            images[0].save(tmp, format="GIF", save_all=True, append_images=images[1:], duration=durations, loop=0,
+                           optimize=False)
+        return path
+
+
+@mctsfw.hookimpl
+def mctsfw_register_displays():
+    return [GifDisplay]

@@ -1,0 +1,378 @@
+"""The Tournament of Progressive Policies (TOPP): a round robin of saved agents.
+
+Every pair of agents plays a series of G games (``mctsfw.match.play_series``) with the
+starting player alternating within the series, so in an even series each agent opens
+half of the games. The result holds the pairwise matrix — ``matrix[i][j]`` is the
+number of games agent i won against agent j, so ``matrix[i][j] + matrix[j][i]`` is G
+less the draws — and the wins of each agent (the row sums), ranked.
+
+The agents of a training run are its checkpoints (``RUN_DIR/checkpoints/*.keras``,
+ordered by the episode number in the name, ``anet_ep0050.keras``); each becomes the
+raw network, picking its most probable legal move (``selection="greedy"``) or sampling
+from its distribution (``"sample"``)::
+
+    game = mctsfw.make_game("hex", size=5)
+    topp = TOPP.from_models(game, collect_models("runs/hex5"), games_per_series=10)
+    result = topp.run()
+    print(result.table()); result.save("runs/hex5/topp")
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Sequence, TextIO
+
+import mctsfw
+from mctsfw.actors import Actor
+from mctsfw.game import Game
+from mctsfw.match import Display, GameRecord, play_series
+
+SELECTIONS = ("greedy", "sample")
+
+#: an agent of the tournament: a unique label and the actor that plays for it
+Agent = tuple[str, Actor]
+
+_EPISODE = re.compile(r"ep(?:isode)?[_-]?(\d+)", re.IGNORECASE)
+
+
+# ---- the models of a run ---------------------------------------------------------------------
+def episode_number(path: str | Path) -> int | None:
+    """The episode in a checkpoint's file name (``anet_ep0050.keras`` -> 50), None if none."""
+    found = _EPISODE.findall(Path(path).stem)
+    return int(found[-1]) if found else None
+
+
+def collect_models(source: str | Path | Iterable[str | Path]) -> list[Path]:
+    """The saved models of a run, in training order, or the given files in the given order.
+
+    ``source`` is a run directory (its ``checkpoints/*.keras``, or ``*.keras`` directly
+    inside it), or a list of model files. Checkpoints sort by the episode number in
+    their names; names without one come last, by name. Missing files raise
+    FileNotFoundError naming them.
+    """
+    if isinstance(source, (str, Path)) and Path(source).is_dir():
+        run_dir = Path(source)
+        folder = run_dir / "checkpoints" if (run_dir / "checkpoints").is_dir() else run_dir
+        files = sorted(folder.glob("*.keras"), key=_training_order)
+        if not files:
+            raise FileNotFoundError(f"no saved models (*.keras) in {folder}")
+        return files
+    if isinstance(source, (str, Path)):
+        source = [source]
+    files = [Path(p) for p in source]
+    missing = [str(p) for p in files if not p.exists()]
+    if missing:
+        raise FileNotFoundError(f"model file(s) not found: {', '.join(missing)}")
+    if not files:
+        raise FileNotFoundError("no model files given")
+    return files
+
+
+def _training_order(path: Path) -> tuple:
+    episode = episode_number(path)
+    return (episode is None, episode if episode is not None else 0, path.name)
+
+
+def model_labels(paths: Sequence[str | Path]) -> list[str]:
+    """Short unique labels for model files: the file stems, with parent folders where stems clash."""
+    paths = [Path(p) for p in paths]
+    labels = [p.stem for p in paths]
+    depth = 1
+    while len(set(labels)) < len(labels) and depth < 8:
+        labels = ["/".join(p.with_suffix("").parts[-depth - 1 :]) for p in paths]
+        depth += 1
+    if len(set(labels)) < len(labels):  # the same file given twice
+        labels = [f"{label}#{i + 1}" for i, label in enumerate(labels)]
+    return labels
+
+
+def model_agents(
+    paths: Sequence[str | Path],
+    game: Game,
+    selection: str = "greedy",
+    seed: int | None = None,
+    labels: Sequence[str] | None = None,
+) -> list[Agent]:
+    """One raw-network agent per model file (``mctsfw.make_actor(path, game, search_games=0)``).
+
+    A sampling agent ``i`` gets the seed ``seed + i`` (None: fresh randomness).
+    """
+    if selection not in SELECTIONS:
+        raise ValueError(f"selection is one of {', '.join(SELECTIONS)}, not {selection!r}")
+    labels = list(labels) if labels is not None else model_labels(paths)
+    return [
+        (
+            label,
+            mctsfw.make_actor(
+                str(path), game, search_games=0, selection=selection, seed=None if seed is None else seed + i
+            ),
+        )
+        for i, (label, path) in enumerate(zip(labels, paths))
+    ]
+
+
+# ---- the result ------------------------------------------------------------------------------
+@dataclass
+class TOPPResult:
+    """What a tournament found: the pairwise matrix, wins per agent and each series' games."""
+
+    labels: list[str]
+    games_per_series: int
+    selection: str
+    game: str
+    matrix: list[list[int]]
+    #: one entry per series: the two agents, their wins, draws, and each game's opener and winner
+    pairs: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def wins(self) -> list[int]:
+        return [sum(row) for row in self.matrix]
+
+    @property
+    def games_per_agent(self) -> int:
+        return self.games_per_series * (len(self.labels) - 1)
+
+    def ranking(self) -> list[int]:
+        """Agent indices, most wins first; ties keep the agents' order."""
+        wins = self.wins
+        return sorted(range(len(self.labels)), key=lambda i: (-wins[i], i))
+
+    def as_dict(self) -> dict[str, Any]:
+        wins = self.wins
+        return {
+            "game": self.game,
+            "agents": list(self.labels),
+            "games_per_series": self.games_per_series,
+            "selection": self.selection,
+            "wins": {label: wins[i] for i, label in enumerate(self.labels)},
+            "ranking": [self.labels[i] for i in self.ranking()],
+            "matrix": [list(row) for row in self.matrix],
+            "pairs": self.pairs,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "TOPPResult":
+        return cls(
+            labels=list(data["agents"]),
+            games_per_series=int(data["games_per_series"]),
+            selection=data["selection"],
+            game=data.get("game", ""),
+            matrix=[list(row) for row in data["matrix"]],
+            pairs=list(data.get("pairs", [])),
+        )
+
+    @classmethod
+    def load(cls, path: str | Path) -> "TOPPResult":
+        return cls.from_dict(json.loads(Path(path).read_text()))
+
+    # ---- text ----------------------------------------------------------------------------
+    def table(self) -> str:
+        """Wins per agent, ranked."""
+        wins, total = self.wins, self.games_per_agent
+        width = max([5, *map(len, self.labels)])
+        lines = [f"{'rank':>4}  {'agent':<{width}}  {'wins':>5}  {'of':>5}  {'win %':>6}"]
+        for rank, i in enumerate(self.ranking(), 1):
+            share = f"{100 * wins[i] / total:5.1f}%" if total else "     -"
+            lines.append(f"{rank:>4}  {self.labels[i]:<{width}}  {wins[i]:>5}  {total:>5}  {share:>6}")
+        return "\n".join(lines)
+
+    def matrix_text(self) -> str:
+        """The matrix: the wins of the row agent against the column agent."""
+        width = max([4, *map(len, self.labels)])
+        cell = max(4, len(str(self.games_per_series)) + 1)
+        numbers = [f"{j + 1:>{cell}}" for j in range(len(self.labels))]
+        lines = [f"{'':>{3 + width}}  {''.join(numbers)}   wins of row against column"]
+        for i, label in enumerate(self.labels):
+            row = "".join(f"{'-' if i == j else v:>{cell}}" for j, v in enumerate(self.matrix[i]))
+            lines.append(f"{i + 1:>2} {label:<{width}}  {row}   = {self.wins[i]}")
+        return "\n".join(lines)
+
+    def report(self) -> str:
+        return (
+            f"TOPP on {self.game}: {len(self.labels)} agents, {self.games_per_series} games a pair, "
+            f"{self.selection} selection\n\n{self.table()}\n\n{self.matrix_text()}"
+        )
+
+    # ---- files -----------------------------------------------------------------------------
+    def save_json(self, path: str | Path) -> Path:
+        """Write ``as_dict()`` as JSON; the file is replaced whole or not at all."""
+        from mctsfw.checkpoints import atomic_path
+
+        path = Path(path)
+        with atomic_path(path) as tmp:
+            Path(tmp).write_text(json.dumps(self.as_dict(), indent=2) + "\n")
+        return path
+
+    def save_heatmap(self, path: str | Path) -> Path:
+        """Draw the matrix as a PNG heat map (matplotlib's Agg canvas, no window)."""
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+        import numpy as np
+
+        from mctsfw.checkpoints import atomic_path
+
+        k = len(self.labels)
+        data = np.array(self.matrix, dtype=float)
+        shown = np.ma.masked_where(np.eye(k, dtype=bool), data)
+        side = min(4.0 + 0.6 * k, 18.0)
+        figure = Figure(figsize=(side + 1.5, side))
+        FigureCanvasAgg(figure)
+        axes = figure.add_subplot()
+        image = axes.imshow(shown, cmap="RdYlGn", vmin=0, vmax=max(self.games_per_series, 1))
+        figure.colorbar(image, ax=axes, label="games won", ticks=_colour_ticks(self.games_per_series))
+        axes.set_xticks(range(k), self.labels, rotation=45, ha="right")
+        axes.set_yticks(range(k), [f"{label} ({w})" for label, w in zip(self.labels, self.wins)])
+        axes.set_xlabel("opponent (column)")
+        axes.set_ylabel("agent (row), total wins in brackets")
+        axes.set_title(f"TOPP: wins of row against column, {self.games_per_series} games a pair")
+        if k <= 30:
+            for i in range(k):
+                for j in range(k):
+                    if i != j:
+                        share = self.matrix[i][j] / max(self.games_per_series, 1)
+                        colour = "white" if share < 0.2 or share > 0.8 else "black"  # legible on the dark ends
+                        axes.text(j, i, str(self.matrix[i][j]), ha="center", va="center", fontsize=9, color=colour)
+        figure.tight_layout()
+        path = Path(path)
+        with atomic_path(path) as tmp:
+            figure.savefig(tmp, format="png", dpi=100)
+        return path
+
+    def save(self, out_dir: str | Path) -> dict[str, Path]:
+        """``topp.json`` and ``topp.png`` in ``out_dir`` (made if missing)."""
+        out_dir = Path(out_dir)
+        out_dir.mkdir(parents=True, exist_ok=True)
+        return {"json": self.save_json(out_dir / "topp.json"), "png": self.save_heatmap(out_dir / "topp.png")}
+
+
+# ---- the tournament --------------------------------------------------------------------------
+class TOPP:
+    """A round robin over ``agents``: every pair plays ``games_per_series`` games.
+
+    In the series of agents i < j, agent i is player 1 and opens game 0; the opener
+    alternates from game to game. ``display`` sees every actual move; with ``gif_dir``
+    every game is also saved there as an animated GIF (through the ``gif`` display).
+    ``selection`` records how the agents pick moves (it is the caller's choice when the
+    actors are built; ``from_models`` builds them so).
+    """
+
+    name = "topp"
+    description = "Tournament of Progressive Policies: a round robin of saved agents, G games a pair"
+    #: the models of a run directory, or the given files (see ``collect_models``)
+    collect_models = staticmethod(collect_models)
+
+    def __init__(
+        self,
+        game: Game,
+        agents: Sequence[Agent],
+        games_per_series: int = 10,
+        selection: str = "greedy",
+        display: Display | None = None,
+        gif_dir: str | Path | None = None,
+        stream: TextIO | None = None,
+    ):
+        agents = list(agents)
+        if len(agents) < 2:
+            raise ValueError(f"a tournament needs at least 2 agents, not {len(agents)}")
+        labels = [label for label, _ in agents]
+        clashes = sorted({label for label in labels if labels.count(label) > 1})
+        if clashes:
+            raise ValueError(f"agent labels must be unique; repeated: {', '.join(clashes)}")
+        if isinstance(games_per_series, bool) or not isinstance(games_per_series, int) or games_per_series < 1:
+            raise ValueError(f"games_per_series must be a whole number of at least 1, not {games_per_series!r}")
+        if selection not in SELECTIONS:
+            raise ValueError(f"selection is one of {', '.join(SELECTIONS)}, not {selection!r}")
+        self.game = game
+        self.agents = agents
+        self.games_per_series = games_per_series
+        self.selection = selection
+        self.display = display
+        self.gif_dir = Path(gif_dir) if gif_dir is not None else None
+        self.stream = stream
+
+    @classmethod
+    def from_models(
+        cls,
+        game: Game,
+        paths: Sequence[str | Path],
+        games_per_series: int = 10,
+        selection: str = "greedy",
+        seed: int | None = None,
+        **kwargs: Any,
+    ) -> "TOPP":
+        """A tournament of saved models (raw networks, greedy or sampling)."""
+        agents = model_agents(paths, game, selection=selection, seed=seed)
+        return cls(game, agents, games_per_series=games_per_series, selection=selection, **kwargs)
+
+    @property
+    def labels(self) -> list[str]:
+        return [label for label, _ in self.agents]
+
+    def pairs(self) -> list[tuple[int, int]]:
+        k = len(self.agents)
+        return [(i, j) for i in range(k) for j in range(i + 1, k)]
+
+    def run(self) -> TOPPResult:
+        k = len(self.agents)
+        labels = self.labels
+        matrix = [[0] * k for _ in range(k)]
+        details = []
+        for i, j in self.pairs():
+            (label_a, actor_a), (label_b, actor_b) = self.agents[i], self.agents[j]
+            self._say(f"{label_a} (player 1) vs {label_b} (player 2): {self.games_per_series} games")
+            series = play_series(
+                self.game, actor_a, actor_b, self.games_per_series, first_start=1, alternate=True, display=self.display
+            )
+            matrix[i][j] += series.wins[0]
+            matrix[j][i] += series.wins[1]
+            games = []
+            for g, record in enumerate(series.records):
+                opener = labels[i] if record.starting_player == 1 else labels[j]
+                winner = None if record.winner is None else labels[i] if record.winner == 1 else labels[j]
+                games.append({"starting_player": record.starting_player, "opener": opener, "winner": winner,
+                              "moves": len(record.actions)})
+                if self.gif_dir is not None:
+                    self._save_gif(record, i, j, g)
+            details.append({"a": label_a, "b": label_b, "wins_a": series.wins[0], "wins_b": series.wins[1],
+                            "draws": series.draws, "games": games})
+            self._say(f"  {label_a} {series.wins[0]} - {series.wins[1]} {label_b}"
+                      + (f" ({series.draws} drawn)" if series.draws else ""))
+        return TOPPResult(labels, self.games_per_series, self.selection, repr(self.game), matrix, details)
+
+    def _save_gif(self, record: GameRecord, i: int, j: int, g: int) -> None:
+        gif_class = mctsfw.default_registries().displays.get("gif")
+        title = f"X {self.labels[i]}  vs  O {self.labels[j]}"
+        gif = gif_class(title=title)
+        replay_record(self.game, record, gif)
+        name = f"{i + 1:02d}-{j + 1:02d}_{_file_safe(self.labels[i])}_vs_{_file_safe(self.labels[j])}_g{g + 1:02d}.gif"
+        self.gif_dir.mkdir(parents=True, exist_ok=True)
+        gif.save(self.gif_dir / name)
+
+    def _say(self, line: str) -> None:
+        if self.stream is not None:
+            print(line, file=self.stream)
+            self.stream.flush()
+
+
+def _colour_ticks(games: int) -> list[int]:
+    step = max(1, -(-games // 10))
+    return list(range(0, games + 1, step))
+
+
+def replay_record(game: Game, record: GameRecord, display: Display) -> None:
+    """Show a played game to a display again, state by state, as ``play_game`` did."""
+    display.show(game, record.states[0])
+    for action, before, after in zip(record.actions, record.states, record.states[1:]):
+        display.show(game, after, action, game.current_player(before))
+
+
+def _file_safe(label: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", label).strip("_") or "agent"
+
+
+@mctsfw.hookimpl
+def mctsfw_register_evaluators():
+    return [TOPP]

@@ -1,0 +1,126 @@
+"""The Tournament of Progressive Policies: ranking, the matrix, alternating openers, files, CLI."""
+
+import io
+import json
+
+import pytest
+from PIL import Image
+
+import mctsfw
+from plugins.topp import TOPP, TOPPResult, collect_models, episode_number, model_labels
+from tests.test_plugins import run_cli
+
+G = 4
+
+
+@pytest.fixture(scope="module")
+def hex4():
+    return mctsfw.make_game("hex", size=4)
+
+
+@pytest.fixture(scope="module")
+def budget_result(hex4):
+    agents = [
+        ("random", mctsfw.make_actor("random", hex4, seed=1)),
+        ("mcts(25)", mctsfw.make_actor("mcts", hex4, search_games=25, seed=2)),
+        ("mcts(500)", mctsfw.make_actor("mcts", hex4, search_games=500, seed=3)),
+    ]
+    return TOPP(hex4, agents, games_per_series=G).run()
+
+
+def test_topp_is_a_registered_evaluator():
+    assert mctsfw.default_registries().evaluators.get("topp") is TOPP
+
+
+def test_stronger_search_ranks_first(budget_result):
+    assert [budget_result.labels[i] for i in budget_result.ranking()] == ["mcts(500)", "mcts(25)", "random"]
+    wins = budget_result.wins
+    assert wins[2] > wins[1] > wins[0]
+    assert budget_result.games_per_agent == 2 * G
+
+
+def test_matrix_holds_every_game_once(budget_result):
+    m = budget_result.matrix
+    for i in range(3):
+        assert m[i][i] == 0
+        for j in range(3):
+            if i != j:
+                assert m[i][j] + m[j][i] == G  # Hex has no draws
+    assert sum(budget_result.wins) == 3 * G
+
+
+def test_the_opener_alternates_within_a_series(budget_result):
+    assert len(budget_result.pairs) == 3
+    for pair in budget_result.pairs:
+        openers = [game["opener"] for game in pair["games"]]
+        assert openers == [pair["a"], pair["b"]] * (G // 2)
+        assert [game["starting_player"] for game in pair["games"]] == [1, 2] * (G // 2)
+        assert pair["wins_a"] + pair["wins_b"] + pair["draws"] == G
+        assert sum(game["winner"] == pair["a"] for game in pair["games"]) == pair["wins_a"]
+
+
+def test_json_and_png_are_written(budget_result, tmp_path):
+    files = budget_result.save(tmp_path / "out")
+    data = json.loads(files["json"].read_text())
+    assert data["agents"] == ["random", "mcts(25)", "mcts(500)"]
+    assert data["games_per_series"] == G and data["selection"] == "greedy"
+    assert data["matrix"] == budget_result.matrix
+    assert data["wins"] == dict(zip(budget_result.labels, budget_result.wins))
+    assert data["ranking"][0] == "mcts(500)" and len(data["pairs"]) == 3
+    assert TOPPResult.load(files["json"]).matrix == budget_result.matrix
+    with Image.open(files["png"]) as image:
+        assert image.format == "PNG" and image.width > 200
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["topp.json", "topp.png"]  # no temp files
+
+
+def test_tables_are_printed(budget_result):
+    table = budget_result.table()
+    assert table.splitlines()[1].split()[:3] == ["1", "mcts(500)", str(budget_result.wins[2])]
+    matrix = budget_result.matrix_text()
+    assert len(matrix.splitlines()) == 4 and "random" in matrix
+
+
+def test_display_sees_every_game_and_gifs_are_saved(hex4, tmp_path):
+    class Counting:
+        starts = 0
+
+        def show(self, game, state, last_action=None, mover=None):
+            self.starts += last_action is None
+
+    display = Counting()
+    agents = [(f"r{i}", mctsfw.make_actor("random", hex4, seed=i)) for i in range(3)]
+    stream = io.StringIO()
+    result = TOPP(hex4, agents, games_per_series=2, display=display, gif_dir=tmp_path / "gifs", stream=stream).run()
+    assert display.starts == 3 * 2
+    gifs = sorted((tmp_path / "gifs").glob("*.gif"))
+    assert len(gifs) == 6 and gifs[0].name == "01-02_r0_vs_r1_g01.gif"
+    assert "r0 (player 1) vs r1 (player 2)" in stream.getvalue()
+    assert sum(result.wins) == 6
+
+
+def test_bad_tournaments_are_refused(hex4):
+    actor = mctsfw.make_actor("random", hex4)
+    with pytest.raises(ValueError, match="at least 2 agents"):
+        TOPP(hex4, [("a", actor)])
+    with pytest.raises(ValueError, match="unique.*a"):
+        TOPP(hex4, [("a", actor), ("a", actor)])
+    with pytest.raises(ValueError, match="selection"):
+        TOPP(hex4, [("a", actor), ("b", actor)], selection="best")
+
+
+def test_models_of_a_run_sort_by_episode(tmp_path):
+    checkpoints = tmp_path / "run" / "checkpoints"
+    checkpoints.mkdir(parents=True)
+    for episode in (200, 0, 50, 1000):
+        (checkpoints / f"anet_ep{episode:04d}.keras").write_text("")
+    (checkpoints / "notes.txt").write_text("")
+    found = collect_models(tmp_path / "run")
+    assert [episode_number(p) for p in found] == [0, 50, 200, 1000]
+    assert model_labels(found) == ["anet_ep0000", "anet_ep0050", "anet_ep0200", "anet_ep1000"]
+    given = [found[2], found[0]]
+    assert collect_models(given) == given  # an explicit list keeps its order
+    with pytest.raises(FileNotFoundError, match="missing.keras"):
+        collect_models([found[0], tmp_path / "missing.keras"])
+    with pytest.raises(FileNotFoundError, match="no saved models"):
+        collect_models(tmp_path)
+    assert model_labels([tmp_path / "a" / "m.keras", tmp_path / "b" / "m.keras"]) == ["a/m", "b/m"]
