@@ -47,6 +47,22 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("--no-display", dest="show", action="store_false", help="do not draw the board")
     play.add_argument("--delay", type=float, help="seconds to pause after each drawn move (config: show.delay)")
 
+    topp = sub.add_parser("topp", parents=[common], help="Tournament of Progressive Policies between saved models")
+    topp.add_argument("run_dir", nargs="?", metavar="RUN_DIR",
+                      help="a training run: its config.toml names the game, checkpoints/*.keras are the agents")
+    topp.add_argument("--models", nargs="+", metavar="MODEL", help="model files (.keras) to play instead of a run's")
+    topp.add_argument("--game", help="game plugin name (default: the run's game, else config: game)")
+    topp.add_argument("--size", type=int, help="board size for games that have one")
+    topp.add_argument("--games", type=int, metavar="G", help="games per pair of agents (config: topp.games_per_series)")
+    topp.add_argument("--selection", choices=["greedy", "sample"], help="how a network picks its move (config: topp.selection)")
+    topp.add_argument("--seed", type=int, help="seed of sampling agents; -1 for a new one (config: topp.seed)")
+    topp_show = topp.add_mutually_exclusive_group()
+    topp_show.add_argument("--display", dest="show", action="store_true", default=None, help="draw the games (config: topp.display)")
+    topp_show.add_argument("--no-display", dest="show", action="store_false", help="do not draw the games")
+    topp.add_argument("--delay", type=float, help="seconds to pause after each drawn move (config: show.delay)")
+    topp.add_argument("--gif", metavar="DIR", help="save every game as an animated GIF in DIR (config: topp.gif, into OUT/gifs)")
+    topp.add_argument("--out", metavar="DIR", help="where topp.json and topp.png go (default: RUN_DIR/topp, else ./topp)")
+
     sub.add_parser("plugins", parents=[common], help="list registered games, nets, tree policies, evaluators, displays")
     return parser
 
@@ -109,6 +125,64 @@ def command_play(args: argparse.Namespace) -> int:
     return 0
 
 
+def command_topp(args: argparse.Namespace) -> int:
+    from mctsfw.config import read_toml
+
+    if not args.run_dir and not args.models:
+        print("error: give a run directory (cli.py topp RUN_DIR) or model files (--models A.keras B.keras ...)",
+              file=sys.stderr)
+        return 2
+    run_dir = Path(args.run_dir) if args.run_dir else None
+    if run_dir is not None and not run_dir.is_dir():
+        print(f"error: {run_dir}: no such run directory", file=sys.stderr)
+        return 2
+    pairs = [
+        ("topp.games_per_series", args.games),
+        ("topp.selection", args.selection and f'"{args.selection}"'),
+        ("topp.seed", args.seed),
+        ("topp.display", None if args.show is None else str(args.show).lower()),
+        ("show.delay", args.delay),
+    ]
+    config = load_config(DEFAULT_CONFIG, args.config, args.overrides + [f"{k}={v}" for k, v in pairs if v is not None])
+    # the game: the run's own (its config snapshot), unless named on the command line
+    game_config = config
+    if run_dir is not None and (run_dir / "config.toml").is_file():
+        game_config = read_toml(run_dir / "config.toml")
+    game_name = args.game or game_config.get("game", config["game"])
+    game_params = plugin_params(game_config, "games", game_name) if game_name == game_config.get("game") else {}
+    if args.size is not None:
+        game_params["size"] = args.size
+    topp_config = config["topp"]
+    topp_class = mctsfw.default_registries().evaluators.get("topp")
+    try:
+        game = mctsfw.make_game(game_name, **game_params)
+        paths = topp_class.collect_models(args.models if args.models else run_dir)
+        if len(paths) < 2:
+            raise ValueError(f"a tournament needs at least 2 models, found {len(paths)}: {', '.join(map(str, paths))}")
+        out_dir = Path(args.out) if args.out else (run_dir / "topp" if run_dir is not None else Path("topp"))
+        gif_dir = Path(args.gif) if args.gif else (out_dir / "gifs" if topp_config["gif"] else None)
+        display = None
+        if topp_config["display"]:
+            display = mctsfw.default_registries().displays.get(config["display"])(delay=config["show"]["delay"])
+        seed = None if topp_config["seed"] == -1 else topp_config["seed"]
+        topp = topp_class.from_models(
+            game, paths, games_per_series=topp_config["games_per_series"], selection=topp_config["selection"],
+            seed=seed, display=display, gif_dir=gif_dir, stream=sys.stdout,
+        )
+    except (FileNotFoundError, ValueError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    print(f"TOPP on {game!r}: {len(paths)} models, {topp.games_per_series} games a pair, {topp.selection} selection")
+    result = topp.run()
+    files = result.save(out_dir)
+    print()
+    print(result.table())
+    print()
+    print(result.matrix_text())
+    print(f"\nwrote {files['json']} and {files['png']}" + (f"; game GIFs in {gif_dir}" if gif_dir else ""))
+    return 0
+
+
 def command_plugins(args: argparse.Namespace) -> int:
     load_config(DEFAULT_CONFIG, args.config, args.overrides)  # a broken config fails here too
     registries = mctsfw.default_registries()
@@ -128,7 +202,7 @@ def command_plugins(args: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS = {"play": command_play, "plugins": command_plugins}
+COMMANDS = {"play": command_play, "topp": command_topp, "plugins": command_plugins}
 
 
 def main(argv: list[str] | None = None) -> int:

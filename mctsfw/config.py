@@ -110,6 +110,11 @@ RULES: dict[str, Check] = {
     "play.player2": actor_spec,
     "play.starting_player": one_of(1, 2, "alternate"),
     "play.games": whole(1),
+    "topp.games_per_series": whole(1),
+    "topp.selection": one_of("greedy", "sample"),
+    "topp.display": boolean,
+    "topp.gif": boolean,
+    "topp.seed": whole(-1),
 }
 
 

@@ -35,28 +35,31 @@ SELECTIONS = ("greedy", "sample")
 #: an agent of the tournament: a unique label and the actor that plays for it
 Agent = tuple[str, Actor]
 
-_EPISODE = re.compile(r"ep(?:isode)?[_-]?(\d+)", re.IGNORECASE)
-
 
 # ---- the models of a run ---------------------------------------------------------------------
 def episode_number(path: str | Path) -> int | None:
-    """The episode in a checkpoint's file name (``anet_ep0050.keras`` -> 50), None if none."""
-    found = _EPISODE.findall(Path(path).stem)
-    return int(found[-1]) if found else None
+    """The episode of a checkpoint's file name (``anet_ep0050.keras`` -> 50), None if none."""
+    from mctsfw.runs import CHECKPOINT_PATTERN
+
+    match = CHECKPOINT_PATTERN.match(Path(path).name)
+    return int(match["episode"]) if match else None
 
 
 def collect_models(source: str | Path | Iterable[str | Path]) -> list[Path]:
     """The saved models of a run, in training order, or the given files in the given order.
 
     ``source`` is a run directory (its ``checkpoints/*.keras``, or ``*.keras`` directly
-    inside it), or a list of model files. Checkpoints sort by the episode number in
-    their names; names without one come last, by name. Missing files raise
+    inside it), or a list of model files. Checkpoints (``NET_epNNNN.keras``) sort by
+    episode; other ``.keras`` files follow, by name. Missing files raise
     FileNotFoundError naming them.
     """
+    from mctsfw.runs import list_checkpoints
+
     if isinstance(source, (str, Path)) and Path(source).is_dir():
         run_dir = Path(source)
         folder = run_dir / "checkpoints" if (run_dir / "checkpoints").is_dir() else run_dir
-        files = sorted(folder.glob("*.keras"), key=_training_order)
+        files = [path for _, path in list_checkpoints(folder)]
+        files += sorted(path for path in folder.glob("*.keras") if path not in files)
         if not files:
             raise FileNotFoundError(f"no saved models (*.keras) in {folder}")
         return files
@@ -69,11 +72,6 @@ def collect_models(source: str | Path | Iterable[str | Path]) -> list[Path]:
     if not files:
         raise FileNotFoundError("no model files given")
     return files
-
-
-def _training_order(path: Path) -> tuple:
-    episode = episode_number(path)
-    return (episode is None, episode if episode is not None else 0, path.name)
 
 
 def model_labels(paths: Sequence[str | Path]) -> list[str]:
