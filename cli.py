@@ -47,6 +47,12 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("--no-display", dest="show", action="store_false", help="do not draw the board")
     play.add_argument("--delay", type=float, help="seconds to pause after each drawn move (config: show.delay)")
 
+    train = sub.add_parser("train", parents=[common], help="on-policy MCTS learning of a network (resumable)")
+    train.add_argument("--run-dir", help="the run directory (config: train.run_dir); an unfinished run there resumes")
+    train.add_argument("--episodes", type=int, help="actual games to play in all (config: train.episodes)")
+    train.add_argument("--resume", metavar="RUN_DIR", help="continue the run in RUN_DIR with its own config snapshot")
+    train.add_argument("--no-progress", action="store_true", help="no progress bar")
+
     topp = sub.add_parser("topp", parents=[common], help="Tournament of Progressive Policies between saved models")
     topp.add_argument("run_dir", nargs="?", metavar="RUN_DIR",
                       help="a training run: its config.toml names the game, checkpoints/*.keras are the agents")
@@ -122,6 +128,65 @@ def command_play(args: argparse.Namespace) -> int:
         print(f"game {i + 1}: player {start} started, {len(record.actions)} moves, {outcome}")
     if config["play"]["games"] > 1:
         print(f"score: player 1 {score[1]}, player 2 {score[2]}, draws {score[None]}")
+    return 0
+
+
+#: config keys that may change between the start of a run and its resumption
+RESUMABLE_CHANGES = ("train.episodes", "train.display", "train.run_dir", "show.", "play.", "mcts.", "topp.")
+
+
+def training_config_changes(saved: dict, current: dict) -> list[str]:
+    from mctsfw.config import flatten_all
+
+    old, new = flatten_all(saved), flatten_all(current)
+    changed = sorted(k for k in set(old) | set(new) if old.get(k) != new.get(k))
+    return [k for k in changed if not k.startswith(RESUMABLE_CHANGES)]
+
+
+def command_train(args: argparse.Namespace) -> int:
+    from mctsfw.runs import RunDir
+    from mctsfw.training import Trainer
+
+    flags = [f"train.episodes={args.episodes}"] if args.episodes is not None else []
+    if args.resume:
+        run = RunDir(args.resume)
+        if not run.exists():
+            print(f"error: {args.resume} holds no run (no config.toml)", file=sys.stderr)
+            return 2
+        config = load_config(DEFAULT_CONFIG, run.config_path, flags)
+    else:
+        if args.run_dir:
+            flags.append(f'train.run_dir="{args.run_dir}"')
+        config = load_config(DEFAULT_CONFIG, args.config, args.overrides + flags)
+        run = RunDir(config["train"]["run_dir"])
+        if run.exists():
+            changes = training_config_changes(load_config(DEFAULT_CONFIG, run.config_path), config)
+            if changes:
+                print(
+                    f"error: {run.path} holds a run with another configuration ({', '.join(changes)} differ): "
+                    f"continue it with --resume {run.path}, or start a new one with --run-dir NEW_DIR",
+                    file=sys.stderr,
+                )
+                return 2
+    latest = run.latest()
+    if latest:
+        print(f"resuming {run.path} after episode {latest[0]} of {config['train']['episodes']}")
+    trainer = Trainer(config, run.path, progress=not args.no_progress)
+    if latest:
+        run.write_config(config)  # a longer run keeps its new episode count
+    try:
+        summary = trainer.train()
+    except KeyboardInterrupt:
+        done = run.latest()
+        print(f"\ninterrupted after episode {done[0] if done else 0}: resume with python cli.py train --resume {run.path}",
+              file=sys.stderr)
+        return 130
+    print(f"{summary['episodes']} episodes in {run.path} ({summary['episodes_this_time']} this time, "
+          f"{summary['seconds']:.1f} s); checkpoints:")
+    for path in summary["checkpoints"]:
+        print(f"  {path}")
+    print(f"metrics: {run.metrics_path}, plot: {run.plot_path}")
+    print(f"next: python cli.py topp {run.path}")
     return 0
 
 
@@ -202,7 +267,7 @@ def command_plugins(args: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS = {"play": command_play, "topp": command_topp, "plugins": command_plugins}
+COMMANDS = {"play": command_play, "train": command_train, "topp": command_topp, "plugins": command_plugins}
 
 
 def main(argv: list[str] | None = None) -> int:

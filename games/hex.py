@@ -203,7 +203,7 @@ class Hex(Game):
     def playout_batch(self, states, rng: random.Random, policy=None) -> list[int]:
         """Playouts in lock-step on a (batch, cells) array: one ``choose_batch`` call per move
         for the whole batch, then one connection test per filled board."""
-        if policy is None or not hasattr(policy, "choose_batch"):
+        if policy is None or not hasattr(policy, "choose_batch") or not states:
             return [self.playout(state, rng, policy) for state in states]
         boards = self.boards(states)
         players = np.array([state[0] for state in states], dtype=np.int8)

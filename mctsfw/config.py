@@ -101,6 +101,7 @@ RULES: dict[str, Check] = {
     "game": plugin("game"),
     "tree_policy": plugin("tree_policy"),
     "display": plugin("display"),
+    "net": plugin("net"),
     "mcts.search_games": whole(0),
     "mcts.time_limit": number(0),
     "mcts.seed": whole(-1),
@@ -110,6 +111,20 @@ RULES: dict[str, Check] = {
     "play.player2": actor_spec,
     "play.starting_player": one_of(1, 2, "alternate"),
     "play.games": whole(1),
+    "train.run_dir": text,
+    "train.episodes": whole(1),
+    "train.search_games": whole(1),
+    "train.checkpoints": whole(2),
+    "train.replay_size": whole(1),
+    "train.minibatch": whole(1),
+    "train.epochs": whole(1),
+    "train.epsilon": number(0, 1),
+    "train.epsilon_decay": number(0, 1),
+    "train.epsilon_min": number(0, 1),
+    "train.starting_player": one_of("alternate", "random"),
+    "train.move_selection": one_of("sample", "greedy"),
+    "train.display": boolean,
+    "train.seed": whole(-1),
     "topp.games_per_series": whole(1),
     "topp.selection": one_of("greedy", "sample"),
     "topp.display": boolean,
@@ -195,6 +210,17 @@ def flatten(config: dict, prefix: str = "") -> dict[str, Any]:
     return flat
 
 
+def flatten_all(config: dict, prefix: str = "") -> dict[str, Any]:
+    """Every leaf value by its full key path, plugin tables included."""
+    flat = {}
+    for key, value in config.items():
+        if isinstance(value, dict):
+            flat.update(flatten_all(value, f"{prefix}{key}."))
+        else:
+            flat[f"{prefix}{key}"] = value
+    return flat
+
+
 def validate(config: dict, registries: Registries | None = None) -> None:
     """Raise ConfigError listing every problem of ``config``, each with its key path."""
     registries = registries or default_registries()
@@ -220,6 +246,10 @@ def validate(config: dict, registries: Registries | None = None) -> None:
     mcts = config.get("mcts", {})
     if mcts.get("search_games") == 0 and not mcts.get("time_limit"):
         problems.append("mcts: give search_games > 0 or time_limit > 0 (both are 0)")
+    train = config.get("train", {})
+    episodes, checkpoints = train.get("episodes"), train.get("checkpoints")
+    if isinstance(episodes, int) and isinstance(checkpoints, int) and checkpoints > episodes + 1:
+        problems.append(f"train.checkpoints = {checkpoints}: at most episodes + 1 = {episodes + 1}")
     if problems:
         raise ConfigError(problems)
 

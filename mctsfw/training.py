@@ -1,0 +1,256 @@
+"""On-policy MCTS learning (the assignment's pseudocode), generic over game and network.
+
+For each episode: play an actual game; before every actual move run MCTS from the
+current state with the network as rollout policy (epsilon-greedy, the same network
+for both players), add (state, visit distribution D) to the replay buffer, choose the
+actual move from D and keep the subtree under it. After the episode, train the network
+on a minibatch from the buffer. Every save interval cache the network (episode 0 =
+untrained). After every episode the network, buffer and progress are committed to the
+run directory, so a run killed at any moment resumes without repeating or losing an
+episode.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from mctsfw.config import plugin_params
+from mctsfw.mcts import MCTS
+from mctsfw.plugin_manager import Registries, default_registries
+from mctsfw.replay import ReplayBuffer
+from mctsfw.rollout import NetRolloutPolicy
+from mctsfw.runs import RunDir
+
+
+@dataclass
+class TrainSettings:
+    episodes: int
+    search_games: int
+    checkpoints: int
+    replay_size: int
+    minibatch: int
+    epochs: int
+    epsilon: float
+    epsilon_decay: float
+    epsilon_min: float
+    starting_player: str
+    move_selection: str
+    display: bool
+    seed: int
+
+    @classmethod
+    def from_config(cls, config: dict) -> "TrainSettings":
+        train = config["train"]
+        return cls(**{name: train[name] for name in cls.__dataclass_fields__})
+
+    def checkpoint_episodes(self) -> list[int]:
+        """K episodes spread evenly from 0 (untrained) to the last one."""
+        k = self.checkpoints
+        return sorted({round(i * self.episodes / (k - 1)) for i in range(k)})
+
+    def epsilon_at(self, episode: int) -> float:
+        return max(self.epsilon_min, self.epsilon * self.epsilon_decay**episode)
+
+
+class Trainer:
+    """Runs (or resumes) the training run in ``run_dir`` for a validated config."""
+
+    def __init__(self, config: dict, run_dir: str | Path, registries: Registries | None = None, progress: bool = True):
+        self.config = config
+        self.run = RunDir(run_dir)
+        self.registries = registries or default_registries()
+        self.settings = TrainSettings.from_config(config)
+        self.progress = progress
+        game_name, net_name = config["game"], config["net"]
+        self.game = self.registries.games.get(game_name)(**plugin_params(config, "games", game_name))
+        self.net_class = self.registries.nets.get(net_name)
+        self.net_name = net_name
+        self.tree_policy = self.registries.tree_policies.get(config["tree_policy"])(
+            **plugin_params(config, "tree_policies", config["tree_policy"])
+        )
+        self.display = None
+        if self.settings.display:
+            self.display = self.registries.displays.get(config["display"])(delay=config["show"]["delay"])
+
+    # ---- starting and resuming ---------------------------------------------------------------
+    def _fresh(self) -> None:
+        s = self.settings
+        seed = s.seed if s.seed >= 0 else random.SystemRandom().randrange(2**31)
+        self.seed = seed
+        self.rng = random.Random(seed)
+        self.np_rng = np.random.default_rng(seed)
+        params = plugin_params(self.config, "nets", self.net_name)
+        params.setdefault("seed", seed)
+        self.net = self.net_class(self.game, **params)
+        x = self.game.encode(self.game.initial_state())
+        self.buffer = ReplayBuffer(s.replay_size, len(x), self.game.num_actions)
+        self.episode = 0
+        self.run.write_config(self.config)
+        self.run.keep_metrics_upto(0)
+        self.run.checkpoints_dir.mkdir(parents=True, exist_ok=True)
+        self._save_checkpoint()  # episode 0: the untrained network
+        self._commit()
+
+    def _resume(self, episode: int, directory: Path) -> None:
+        progress = json.loads((directory / "progress.json").read_text())
+        self.seed = progress["seed"]
+        self.rng = random.Random()
+        self.rng.setstate(_tuples(progress["python_rng"]))
+        self.np_rng = np.random.default_rng()
+        self.np_rng.bit_generator.state = progress["numpy_rng"]
+        self.net = self.net_class.load(directory / f"net.keras", self.game)
+        self.buffer = ReplayBuffer.load(directory / "replay.npz")
+        self.episode = episode
+        self.run.keep_metrics_upto(episode)
+
+    def _commit(self) -> None:
+        def write(directory: Path) -> None:
+            self.net.save(directory / "net.keras")
+            self.buffer.save(directory / "replay.npz")
+            progress = {
+                "episode": self.episode,
+                "seed": self.seed,
+                "python_rng": self.rng.getstate(),
+                "numpy_rng": self.np_rng.bit_generator.state,
+            }
+            (directory / "progress.json").write_text(json.dumps(progress))
+
+        self.run.commit(self.episode, write)
+
+    def _save_checkpoint(self) -> None:
+        self.net.save(self.run.checkpoint_path(self.net_name, self.episode))
+
+    # ---- the loop ----------------------------------------------------------------------------------
+    def train(self) -> dict[str, Any]:
+        """Run the episodes that are left; return a summary of the run."""
+        latest = self.run.latest()
+        if latest is None:
+            self._fresh()
+        else:
+            self._resume(*latest)
+        s = self.settings
+        checkpoint_at = set(s.checkpoint_episodes())
+        started = time.perf_counter()
+        first = self.episode
+        bar = None
+        if self.progress:
+            from tqdm import tqdm
+
+            bar = tqdm(total=s.episodes, initial=self.episode, unit="episode", dynamic_ncols=True)
+        try:
+            while self.episode < s.episodes:
+                record = self.play_episode(self.episode + 1)
+                self.episode += 1
+                if self.episode in checkpoint_at:
+                    self._save_checkpoint()
+                    self.plot()
+                self.run.append_metrics(record)
+                self._commit()
+                if bar:
+                    bar.update(1)
+                    bar.set_postfix(loss=f"{record['loss']:.3f}", buffer=record["buffer_size"])
+        finally:
+            if bar:
+                bar.close()
+        self.plot()
+        return {
+            "run_dir": str(self.run.path),
+            "episodes": self.episode,
+            "episodes_this_time": self.episode - first,
+            "seconds": time.perf_counter() - started,
+            "checkpoints": [str(p) for _, p in self.run.checkpoints()],
+        }
+
+    def play_episode(self, number: int) -> dict[str, Any]:
+        """One actual game with MCTS at every move, then one training step on a minibatch."""
+        s, game = self.settings, self.game
+        started = time.perf_counter()
+        if s.starting_player == "alternate":
+            starter = 1 if number % 2 == 1 else 2
+        else:
+            starter = self.rng.choice((1, 2))
+        epsilon = s.epsilon_at(number - 1)
+        policy = NetRolloutPolicy(game, self.net, epsilon=epsilon, seed=self.rng.randrange(2**31))
+        mcts = MCTS(game, self.tree_policy, policy, seed=self.rng.randrange(2**31))
+        state = game.initial_state(starter)
+        if self.display:
+            self.display.show(game, state)
+        moves = 0
+        search_games = 0
+        search_seconds = 0.0
+        while not game.is_final(state):
+            t = time.perf_counter()
+            root = mcts.search(state, search_games=s.search_games)
+            search_seconds += time.perf_counter() - t
+            search_games += mcts.last_search_games
+            distribution = mcts.visit_distribution(root)
+            self.buffer.add(game.encode(state), distribution)
+            action = self.choose(distribution)
+            mcts.advance(action)
+            mover = game.current_player(state)
+            state = game.next_state(state, action)
+            moves += 1
+            if self.display:
+                self.display.show(game, state, action, mover)
+        x, y = self.buffer.sample(s.minibatch, self.np_rng)
+        stats = self.net.fit(x, y, batch_size=min(len(x), 64), epochs=s.epochs)
+        return {
+            "episode": number,
+            "starting_player": starter,
+            "winner": game.winner(state),
+            "moves": moves,
+            "epsilon": round(epsilon, 5),
+            "loss": float(stats["loss"]),
+            "accuracy": float(stats.get("accuracy", float("nan"))),
+            "buffer_size": len(self.buffer),
+            "search_games_per_second": round(search_games / max(search_seconds, 1e-9)),
+            "seconds": round(time.perf_counter() - started, 3),
+        }
+
+    def choose(self, distribution: np.ndarray) -> int:
+        if self.settings.move_selection == "greedy":
+            return int(np.argmax(distribution))
+        return int(self.np_rng.choice(len(distribution), p=distribution / distribution.sum()))
+
+    def plot(self) -> None:
+        records = self.run.read_metrics()
+        if not records:
+            return
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        from mctsfw.checkpoints import atomic_path
+
+        episodes = [r["episode"] for r in records]
+        fig, ax = plt.subplots(figsize=(7, 4))
+        ax.plot(episodes, [r["loss"] for r in records], label="cross-entropy loss (minibatch)")
+        if len(records) >= 10:
+            window = max(5, len(records) // 20)
+            smooth = np.convolve([r["loss"] for r in records], np.ones(window) / window, mode="valid")
+            ax.plot(episodes[window - 1 :], smooth, label=f"mean of {window}")
+        ax.set_xlabel("episode")
+        ax.set_ylabel("loss")
+        ax2 = ax.twinx()
+        ax2.plot(episodes, [r["accuracy"] for r in records], color="tab:green", alpha=0.4, label="accuracy")
+        ax2.set_ylabel("top-1 accuracy vs. D")
+        ax2.set_ylim(0, 1)
+        ax.set_title(f"{self.game!r}, {self.net_name}")
+        fig.legend(loc="upper right")
+        fig.tight_layout()
+        with atomic_path(self.run.plot_path) as tmp:
+            fig.savefig(tmp, format="png")
+        plt.close(fig)
+
+
+def _tuples(value: Any) -> Any:
+    """JSON turned random.getstate()'s tuples into lists; setstate wants tuples back."""
+    return tuple(_tuples(v) for v in value) if isinstance(value, list) else value

@@ -1,0 +1,123 @@
+"""The on-policy training loop: run layout, checkpoints, metrics, and resuming after a kill."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mctsfw.config import load_config
+from mctsfw.replay import ReplayBuffer
+from mctsfw.runs import RunDir
+from mctsfw.training import TrainSettings, Trainer
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULTS = ROOT / "hexzero.toml"
+TINY = [
+    "games.hex.size=3", "train.search_games=16", "train.checkpoints=3", "train.minibatch=16",
+    "train.epochs=1", "train.replay_size=50", "nets.anet.hidden_layers=[16]", "train.seed=1",
+]
+
+
+def tiny_config(run_dir, episodes=4, extra=()):
+    return load_config(DEFAULTS, None, TINY + [f"train.episodes={episodes}", f'train.run_dir="{run_dir}"', *extra])
+
+
+def test_a_run_writes_config_checkpoints_metrics_and_plot(tmp_path):
+    run_dir = tmp_path / "run"
+    summary = Trainer(tiny_config(run_dir), run_dir, progress=False).train()
+    run = RunDir(run_dir)
+    assert summary["episodes"] == 4
+    assert [e for e, _ in run.checkpoints()] == [0, 2, 4]  # K = 3, the first untrained
+    records = run.read_metrics()
+    assert [r["episode"] for r in records] == [1, 2, 3, 4]
+    assert {"loss", "buffer_size", "seconds", "winner", "moves"} <= set(records[0])
+    assert records[-1]["buffer_size"] == sum(r["moves"] for r in records)
+    assert [r["starting_player"] for r in records] == [1, 2, 1, 2]  # alternating
+    assert load_config(DEFAULTS, run.config_path)["games"]["hex"]["size"] == 3
+    assert run.plot_path.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_resuming_neither_repeats_nor_loses_episodes(tmp_path):
+    run_dir = tmp_path / "run"
+    big = ["train.replay_size=500"]
+    Trainer(tiny_config(run_dir, episodes=2, extra=big), run_dir, progress=False).train()
+    buffer_after_2 = ReplayBuffer.load(RunDir(run_dir).latest()[1] / "replay.npz")
+    # a crash in the middle of writing episode 3's state leaves a .tmp directory: it is ignored
+    (run_dir / "resume" / "ep0003.tmp").mkdir()
+    # a kill between appending episode 3's metrics line and committing: the line is dropped
+    RunDir(run_dir).append_metrics({"episode": 3, "loss": 9.9})
+    trainer = Trainer(tiny_config(run_dir, episodes=4, extra=big), run_dir, progress=False)
+    summary = trainer.train()
+    assert summary["episodes_this_time"] == 2
+    records = RunDir(run_dir).read_metrics()
+    assert [r["episode"] for r in records] == [1, 2, 3, 4] and records[2]["loss"] != 9.9
+    # the resumed buffer continued from the saved one
+    assert len(trainer.buffer) == len(buffer_after_2) + records[2]["moves"] + records[3]["moves"]
+    n = len(buffer_after_2)
+    assert np.array_equal(trainer.buffer.x[:n], buffer_after_2.x[:n])
+    assert sorted(p.name for p in (run_dir / "resume").iterdir()) == ["ep0004"]
+
+
+def test_settings_checkpoints_and_epsilon():
+    config = load_config(DEFAULTS, None, ["train.episodes=200", "train.checkpoints=5"])
+    s = TrainSettings.from_config(config)
+    assert s.checkpoint_episodes() == [0, 50, 100, 150, 200]
+    assert s.epsilon_at(0) == s.epsilon and s.epsilon_at(10_000) == s.epsilon_min
+
+
+def test_replay_buffer_is_bounded_and_round_trips(tmp_path):
+    buffer = ReplayBuffer(3, 2, 2)
+    for i in range(5):
+        buffer.add(np.full(2, i), np.array([1.0, 0.0]))
+    assert len(buffer) == 3 and sorted(buffer.x[:, 0]) == [2, 3, 4]
+    buffer.save(tmp_path / "b.npz")
+    again = ReplayBuffer.load(tmp_path / "b.npz")
+    assert np.array_equal(again.x, buffer.x) and again.next == buffer.next
+    x, y = again.sample(10, np.random.default_rng(0))
+    assert len(x) == 3 and len({tuple(r) for r in x}) == 3
+
+
+def run_cli_train(run_dir, episodes, *extra):
+    args = [sys.executable, str(ROOT / "cli.py"), "train", "--no-progress", "--run-dir", str(run_dir),
+            "--episodes", str(episodes), *sum((["--set", s] for s in TINY), []), *extra]
+    return subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def test_cli_train_survives_kill_9_and_resumes(tmp_path):
+    run_dir = tmp_path / "run"
+    proc = run_cli_train(run_dir, 12)
+    # kill it hard as soon as a few episodes are committed
+    deadline = time.time() + 240
+    while time.time() < deadline:
+        latest = RunDir(run_dir).latest()
+        if latest and latest[0] >= 3:
+            break
+        time.sleep(0.05)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    done = RunDir(run_dir).latest()[0]
+    assert 3 <= done < 12
+    proc = run_cli_train(run_dir, 12)
+    out, err = proc.communicate(timeout=300)
+    assert proc.returncode == 0, err
+    assert f"resuming {run_dir} after episode {done}" in out
+    assert [r["episode"] for r in RunDir(run_dir).read_metrics()] == list(range(1, 13))
+    # running it again has nothing left to do
+    proc = run_cli_train(run_dir, 12)
+    out, err = proc.communicate(timeout=300)
+    assert proc.returncode == 0 and "(0 this time" in out
+
+
+def test_cli_train_refuses_a_different_config_in_an_existing_run(tmp_path):
+    run_dir = tmp_path / "run"
+    proc = run_cli_train(run_dir, 2)
+    assert proc.wait(timeout=300) == 0
+    proc = run_cli_train(run_dir, 2, "--set", "games.hex.size=4")
+    out, err = proc.communicate(timeout=300)
+    assert proc.returncode == 2 and "games.hex.size" in err and "--resume" in err
