@@ -19,7 +19,8 @@ from mctsfw.plugin_manager import (
     default_registries,
     make_plugin_manager,
 )
-from mctsfw.actors import Actor, make_actor
+from mctsfw.checkpoints import ModelFileError, atomic_path, load_net
+from mctsfw.actors import Actor, NetActor, make_actor
 
 
 def make_game(name: str, **params) -> Game:
@@ -50,12 +51,16 @@ __all__ = [
     "Game",
     "IllegalMoveError",
     "MCTS",
+    "ModelFileError",
+    "NetActor",
     "Node",
     "TreePolicy",
     "UnknownPluginError",
+    "atomic_path",
     "build_registries",
     "default_registries",
     "hookimpl",
+    "load_net",
     "make_actor",
     "make_game",
     "make_plugin_manager",

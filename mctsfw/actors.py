@@ -1,5 +1,9 @@
 """Agents behind one interface: ``select_action(state) -> action``.
 
+``make_actor`` builds one by kind (``random``, ``mcts``, ``human``) or from the path of a
+saved network, which it loads through the net registry (the core never imports
+``nets/``): the raw network (``NetActor``) or MCTS with network rollouts.
+
 Every actor also speaks the Online Hex Tournament (OHT) client protocol, whose methods
 a tournament server calls with keyword arguments (the parameter names are the
 contract): ``handle_series_start``, ``handle_game_start``, ``handle_get_action``,
@@ -10,11 +14,16 @@ answers ``(row, col)``; it needs a game with ``from_flat`` and a square ``size``
 
 from __future__ import annotations
 
+import os
 import random
+from pathlib import Path
 from typing import Any, Callable, Sequence
+
+import numpy as np
 
 from mctsfw.game import Action, Game, IllegalMoveError, State
 from mctsfw.mcts import MCTS
+from mctsfw.rollout import PolicyNet, masked_policy
 
 
 class Actor:
@@ -25,9 +34,18 @@ class Actor:
     def __init__(self, game: Game):
         self.game = game
         self.series: dict[str, Any] = {}
+        self._label: str | None = None
 
     @property
     def label(self) -> str:
+        """A short name for tables and logs; set it to override the default."""
+        return self._label or self.default_label()
+
+    @label.setter
+    def label(self, value: str | None) -> None:
+        self._label = value
+
+    def default_label(self) -> str:
         return self.kind
 
     def select_action(self, state: State) -> Action:
@@ -37,7 +55,15 @@ class Actor:
         """Forget anything kept from the previous game."""
 
     # ---- the OHT client protocol --------------------------------------------------------
-    def handle_series_start(self, unique_id: int, series_id: int, player_map: Any, num_games: int, game_params: Sequence[int]) -> None:
+    # A tournament server calls these with keyword arguments: the parameter names are the
+    # contract and must not change. Player numbers are the series ids 1 and 2.
+    def handle_series_start(
+        self, unique_id: int, series_id: int, player_map: Any, num_games: int, game_params: Sequence[int]
+    ) -> None:
+        """A series begins: this agent is player ``series_id``; ``game_params`` is ``[board size]``.
+
+        ``player_map`` lists the ``(unique_id, series_id)`` pairs of both players.
+        """
         size = getattr(self.game, "size", None)
         if game_params and size is not None and int(game_params[0]) != size:
             raise ValueError(f"this agent plays {self.game.name} of size {size}, the series asks for size {game_params[0]}")
@@ -50,12 +76,22 @@ class Actor:
         }
 
     def handle_game_start(self, start_player: int) -> None:
+        """A game of the series begins; player ``start_player`` (1 or 2) moves first."""
+        if start_player not in (1, 2):
+            raise ValueError(f"start_player is 1 or 2, not {start_player!r}")
         self.reset()
 
     def handle_get_action(self, state: Sequence[int]) -> tuple[int, int]:
+        """The move for the flat state ``(player_to_move, cell_0, ..., cell_{n*n-1})`` as ``(row, col)``.
+
+        A malformed state (not a sequence, wrong length, a player other than 1 or 2, a
+        cell outside 0..2) or a finished game raises ValueError saying what is wrong.
+        """
         from_flat = getattr(self.game, "from_flat", None)
-        if from_flat is None:
-            raise TypeError(f"the OHT interface needs a game with flat states; {self.game.name} has none")
+        if from_flat is None or not hasattr(self.game, "size"):
+            raise TypeError(f"the OHT interface needs a square board game with flat states; {self.game.name} has none")
+        if isinstance(state, (str, bytes)) or not hasattr(state, "__len__"):
+            raise ValueError(f"the state must be a flat tuple (player_to_move, cell_0, ...), not {state!r}")
         game_state = from_flat(state)
         if self.game.is_final(game_state):
             raise ValueError(f"the game in this state is over (player {self.game.winner(game_state)} has won)")
@@ -63,13 +99,16 @@ class Actor:
         return divmod(int(action), self.game.size)
 
     def handle_game_over(self, winner: int, end_state: Sequence[int]) -> None:
+        """A game ended: ``winner`` is the series id of the winner, ``end_state`` the final flat state."""
         self.reset()
 
     def handle_series_over(self, stats: Any) -> None:
-        pass
+        """The series ended; ``stats`` lists ``(unique_id, series_id, wins, losses)`` per player."""
+        self.series["stats"] = stats
 
     def handle_tournament_over(self, score: Any) -> None:
-        pass
+        """The tournament ended with this agent's ``score``."""
+        self.series["score"] = score
 
 
 class RandomActor(Actor):
@@ -110,8 +149,7 @@ class MCTSActor(Actor):
         self.mcts = MCTS(game, make_tree_policy(tree_policy, c=c), default_policy, seed=seed)
         self.last_distribution = None
 
-    @property
-    def label(self) -> str:
+    def default_label(self) -> str:
         budget = f"{self.search_games} games" if self.search_games else f"{self.time_limit}s"
         return f"mcts({budget})"
 
@@ -146,18 +184,111 @@ class HumanActor(Actor):
                 self.output_fn(f"refused: {error}")
 
 
+class NetActor(Actor):
+    """A policy network playing on its own, no search: its most probable legal move
+    (``selection="greedy"``) or a move drawn from its policy (``"sample"``, seeded)."""
+
+    kind = "net"
+    SELECTIONS = ("greedy", "sample")
+
+    def __init__(self, game: Game, net: PolicyNet, selection: str = "greedy", seed: int | None = None):
+        super().__init__(game)
+        if selection not in self.SELECTIONS:
+            raise ValueError(f"selection is one of {', '.join(self.SELECTIONS)}, not {selection!r}")
+        self.net = net
+        self.selection = selection
+        self.rng = np.random.default_rng(seed)
+
+    def default_label(self) -> str:
+        return f"net({self.selection})"
+
+    def policy(self, state: State) -> np.ndarray:
+        """The network's probabilities of the legal moves (illegal ones 0, summing to 1)."""
+        probs = self.net.forward(self.game.encode(state)[None, :])[0]
+        return masked_policy(probs, self.game.legal_mask(state))
+
+    def select_action(self, state: State) -> Action:
+        p = self.policy(state)
+        if self.selection == "greedy":
+            return int(p.argmax())
+        cumulative = np.cumsum(p, dtype=np.float64)
+        # side="right" never lands on a zero-probability (illegal) action
+        index = int(np.searchsorted(cumulative, self.rng.random() * cumulative[-1], side="right"))
+        return min(index, len(p) - 1)
+
+
 ACTOR_KINDS = {"random": RandomActor, "mcts": MCTSActor, "human": HumanActor}
 
+#: what ``make_actor`` accepts with a model path
+MODEL_ACTOR_PARAMS = ("search_games", "time_limit", "c", "seed", "tree_policy", "epsilon", "selection")
 
-def make_actor(spec: str, game: Game, **params) -> Actor:
-    """An agent for ``game``: spec ``"random"``, ``"mcts"`` or ``"human"``.
 
-    ``mcts`` takes ``search_games``, ``time_limit`` (seconds), ``c``, ``seed`` and
-    ``tree_policy``; ``random`` takes ``seed``.
+def is_model_path(spec: Any) -> bool:
+    """Whether an actor spec names a saved model: an existing file or a ``.keras`` name."""
+    if not isinstance(spec, (str, os.PathLike)) or spec in ACTOR_KINDS:
+        return False
+    path = Path(spec)
+    return path.suffix == ".keras" or path.is_file()
+
+
+def make_actor(spec: str | os.PathLike, game: Game, **params) -> Actor:
+    """An agent for ``game``: a kind (``"random"``, ``"mcts"``, ``"human"``) or a saved model's path.
+
+    - ``random`` takes ``seed`` (other parameters are ignored);
+    - ``mcts`` takes ``search_games``, ``time_limit`` (seconds), ``c``, ``seed`` and
+      ``tree_policy``;
+    - a model path (an existing file, or any name ending in ``.keras``) is loaded by the
+      registered net that recognises it (``mctsfw.checkpoints.load_net``; a missing,
+      broken or mismatched file raises ``ModelFileError``). With ``search_games=0`` (the
+      default) the raw network plays: ``selection="greedy"`` (its most probable legal
+      move) or ``"sample"``, seeded by ``seed``. With ``search_games > 0`` (or a
+      ``time_limit``) it is MCTS whose rollouts follow the network, a random legal move
+      with probability ``epsilon`` (default 0); ``c``, ``seed`` and ``tree_policy`` as
+      for ``mcts``. The label is the file's stem, plus ``+mcts(N)`` when searching.
     """
-    cls = ACTOR_KINDS.get(spec)
+    cls = ACTOR_KINDS.get(spec) if isinstance(spec, str) else None
     if cls is None:
-        raise ValueError(f"unknown actor {spec!r}; available: {', '.join(sorted(ACTOR_KINDS))}")
+        if is_model_path(spec):
+            unknown = sorted(set(params) - set(MODEL_ACTOR_PARAMS))
+            if unknown:
+                raise ValueError(
+                    f"unknown parameter(s) of a model actor: {', '.join(unknown)} (known: {', '.join(MODEL_ACTOR_PARAMS)})"
+                )
+            return model_actor(spec, game, **params)
+        raise ValueError(
+            f"unknown actor {spec!r}; available: {', '.join(sorted(ACTOR_KINDS))}, "
+            "or the path of a saved model file (.keras)"
+        )
     if cls is RandomActor:
         params = {k: v for k, v in params.items() if k == "seed"}
     return cls(game, **params)
+
+
+def model_actor(
+    path: str | os.PathLike,
+    game: Game,
+    search_games: int | None = 0,
+    time_limit: float | None = None,
+    c: float = 1.4,
+    seed: int | None = None,
+    tree_policy: str = "uct",
+    epsilon: float = 0.0,
+    selection: str = "greedy",
+) -> Actor:
+    """The agent of a saved model (see ``make_actor``)."""
+    from mctsfw.checkpoints import load_net
+    from mctsfw.rollout import NetRolloutPolicy
+
+    net = load_net(path, game)
+    stem = Path(path).stem
+    if not search_games and not time_limit:
+        actor: Actor = NetActor(game, net, selection=selection, seed=seed)
+        actor.label = stem if selection == "greedy" else f"{stem}(sample)"
+    else:
+        rollouts = NetRolloutPolicy(game, net, epsilon=epsilon, seed=seed)
+        actor = MCTSActor(
+            game, search_games or None, time_limit or None, c=c, seed=seed, tree_policy=tree_policy, default_policy=rollouts
+        )
+        actor.net = net
+        actor.label = f"{stem}+mcts({search_games})" if search_games else f"{stem}+mcts({time_limit}s)"
+    return actor

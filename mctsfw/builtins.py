@@ -7,6 +7,7 @@ place where the core names them, by module path only (it never imports them itse
 BUILTIN_PLUGINS = [
     "games.hex",
     "games.nim",
+    "nets.anet",
     "plugins.uct",
     "plugins.display",
     "plugins.gif",

@@ -1,0 +1,1 @@
+"""Keras network plugins (the ANET policy MLP) and their fast numpy inference paths."""

@@ -1,0 +1,373 @@
+"""The ANET: a Keras multi-layer perceptron from an encoded state to a policy over all actions.
+
+Input: ``game.encode(state)`` (for Hex two bit planes, one per player, and two bits for
+who is to move). Hidden layers and their activation (linear, sigmoid, tanh or relu),
+optimizer (Adagrad, SGD, RMSProp or Adam) and learning rate come from the config
+table ``[nets.anet]``. Output: a softmax over ``game.num_actions``, trained with
+categorical cross-entropy against MCTS visit distributions.
+
+Keras is for training and saving only. Search and actors call ``forward``, a numpy
+pass through the same weights (``NumpyMLP``, about 12 µs for one state of a 2x128
+net, where ``model(x)`` costs about 2 ms and ``model.predict`` about 50 ms). It is
+rebuilt from the Keras weights after every ``fit`` and ``load``.
+
+Keras is imported on first use, not with this module: building the plugin registries
+(every CLI command, every test) must not pay for TensorFlow's start-up.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import warnings
+import zipfile
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+import mctsfw
+from mctsfw.checkpoints import ModelFileError, atomic_path
+from mctsfw.game import Game, State
+from mctsfw.rollout import masked_policy
+
+#: the Keras model's name: how ``can_load`` recognises a file saved by ANET
+MODEL_NAME = "anet"
+
+ACTIVATION_NAMES = ("linear", "sigmoid", "tanh", "relu")
+#: lower-case config name -> Keras optimizer class name
+OPTIMIZERS = {"adagrad": "Adagrad", "sgd": "SGD", "rmsprop": "RMSprop", "adam": "Adam"}
+DEFAULTS: dict[str, Any] = {
+    "hidden_layers": (128, 128),
+    "activation": "relu",
+    "optimizer": "adam",
+    "learning_rate": 0.001,
+    "seed": None,
+}
+
+
+def _keras():
+    import keras
+
+    return keras
+
+
+# ---- the numpy fast path ----------------------------------------------------------------
+def _linear(h: np.ndarray) -> np.ndarray:
+    return h
+
+
+def _relu(h: np.ndarray) -> np.ndarray:
+    return np.maximum(h, 0.0, out=h)
+
+
+def _tanh(h: np.ndarray) -> np.ndarray:
+    return np.tanh(h, out=h)
+
+
+def _sigmoid(h: np.ndarray) -> np.ndarray:
+    # 0.5 * (1 + tanh(h / 2)) is the logistic function without exp overflow for large |h|
+    h *= 0.5
+    np.tanh(h, out=h)
+    h += 1.0
+    h *= 0.5
+    return h
+
+
+def _softmax(h: np.ndarray) -> np.ndarray:
+    h -= h.max(axis=-1, keepdims=True)  # exp of at most 0: no overflow
+    np.exp(h, out=h)
+    h /= h.sum(axis=-1, keepdims=True)
+    return h
+
+
+#: activation name (as Keras writes it in a layer's config) -> in-place numpy function
+NUMPY_ACTIVATIONS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
+    "linear": _linear,
+    "relu": _relu,
+    "tanh": _tanh,
+    "sigmoid": _sigmoid,
+    "softmax": _softmax,
+}
+
+
+class NumpyMLP:
+    """A stack of dense layers ``(W, b, activation)`` evaluated with numpy in float32."""
+
+    def __init__(self, layers: Sequence[tuple[np.ndarray, np.ndarray, str]]):
+        self.layers = []
+        for W, b, activation in layers:
+            if activation not in NUMPY_ACTIVATIONS:
+                raise ValueError(f"the numpy forward pass has no activation {activation!r}")
+            self.layers.append((np.ascontiguousarray(W, dtype=np.float32), np.asarray(b, dtype=np.float32), activation))
+        self._steps = [(W, b, NUMPY_ACTIVATIONS[a]) for W, b, a in self.layers]
+
+    @classmethod
+    def from_keras(cls, model) -> "NumpyMLP":
+        """The dense layers of a Keras model (copies of their current weights)."""
+        layers = []
+        for layer in model.layers:
+            if type(layer).__name__ != "Dense":
+                raise ValueError(f"layer {layer.name!r} is a {type(layer).__name__}; the numpy forward pass takes Dense layers only")
+            kernel, bias = layer.get_weights()
+            layers.append((kernel, bias, layer.get_config()["activation"]))
+        return cls(layers)
+
+    def __call__(self, x: np.ndarray) -> np.ndarray:
+        h = np.asarray(x, dtype=np.float32)
+        if h.ndim == 1:
+            h = h[None, :]
+        for W, b, activation in self._steps:
+            h = h @ W  # a new array: the in-place steps below never touch the caller's x
+            h += b
+            h = activation(h)
+        return h
+
+
+# ---- the plugin -----------------------------------------------------------------------------
+def describe_game(game: Game) -> str:
+    """``nim(piles=[3, 4, 5], ...)``: the game as an error message names it."""
+    return f"{game.name}({', '.join(f'{k}={v!r}' for k, v in game.params().items())})"
+
+
+def _is_whole(value: Any) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+
+
+class ANET:
+    """The actor network: an MLP policy over all actions of a game."""
+
+    name = "anet"
+    description = "MLP policy net (Keras; numpy inference): hidden_layers, activation, optimizer, learning_rate"
+
+    def __init__(
+        self,
+        game: Game,
+        hidden_layers: Sequence[int] = (128, 128),
+        activation: str = "relu",
+        optimizer: str = "adam",
+        learning_rate: float = 0.001,
+        seed: int | None = None,
+    ):
+        params = {
+            "hidden_layers": hidden_layers,
+            "activation": activation,
+            "optimizer": optimizer,
+            "learning_rate": learning_rate,
+            "seed": seed,
+        }
+        problems = self.param_problems(params)
+        if problems:
+            raise ValueError(f"{self.name}: " + "; ".join(problems))
+        self.game = game
+        self.hidden_layers = tuple(int(u) for u in hidden_layers)
+        self.activation = activation.lower()
+        self.optimizer = optimizer.lower()
+        self.learning_rate = float(learning_rate)
+        self.seed = None if seed is None or seed == -1 else int(seed)
+        self.input_size = len(game.encode(game.initial_state()))
+        self.num_actions = game.num_actions
+        self.rng = np.random.default_rng(self.seed)
+        self.model = self._build_model()
+        self.refresh()
+
+    @classmethod
+    def param_problems(cls, params: dict[str, Any]) -> list[str]:
+        """Every problem with these constructor parameters (the ``[nets.anet]`` table)."""
+        known = list(DEFAULTS)
+        problems = [
+            f"{key}: unknown parameter of {cls.name} (known: {', '.join(known)})" for key in sorted(set(params) - set(known))
+        ]
+        hidden = params.get("hidden_layers", DEFAULTS["hidden_layers"])
+        if not isinstance(hidden, (list, tuple)) or not all(_is_whole(u) and u > 0 for u in hidden):
+            problems.append(f"hidden_layers: must be a list of positive whole numbers (neurons per hidden layer), not {hidden!r}")
+        activation = params.get("activation", DEFAULTS["activation"])
+        if not isinstance(activation, str) or activation.lower() not in ACTIVATION_NAMES:
+            problems.append(f"activation: must be one of {', '.join(ACTIVATION_NAMES)}, not {activation!r}")
+        optimizer = params.get("optimizer", DEFAULTS["optimizer"])
+        if not isinstance(optimizer, str) or optimizer.lower() not in OPTIMIZERS:
+            problems.append(f"optimizer: must be one of {', '.join(OPTIMIZERS)}, not {optimizer!r}")
+        rate = params.get("learning_rate", DEFAULTS["learning_rate"])
+        if isinstance(rate, bool) or not isinstance(rate, (int, float)) or not (rate > 0 and math.isfinite(rate)):
+            problems.append(f"learning_rate: must be a number > 0, not {rate!r}")
+        seed = params.get("seed", DEFAULTS["seed"])
+        if seed is not None and not (_is_whole(seed) and seed >= -1):
+            problems.append(f"seed: must be a whole number >= 0, or -1 for a new seed every run, not {seed!r}")
+        return problems
+
+    def params(self) -> dict[str, Any]:
+        """The parameters that rebuild this net's architecture and optimizer."""
+        return {
+            "hidden_layers": list(self.hidden_layers),
+            "activation": self.activation,
+            "optimizer": self.optimizer,
+            "learning_rate": self.learning_rate,
+        }
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.params().items())
+        return f"ANET({describe_game(self.game)}, {args})"
+
+    # ---- the Keras model ------------------------------------------------------------------
+    def _build_model(self):
+        keras = _keras()
+
+        def initializer(i: int):
+            return keras.initializers.GlorotUniform(seed=None if self.seed is None else self.seed + i)
+
+        layers = [keras.Input(shape=(self.input_size,), name="state")]
+        for i, units in enumerate(self.hidden_layers):
+            layers.append(
+                keras.layers.Dense(units, activation=self.activation, kernel_initializer=initializer(i), name=f"hidden_{i + 1}")
+            )
+        layers.append(
+            keras.layers.Dense(
+                self.num_actions, activation="softmax", kernel_initializer=initializer(len(self.hidden_layers)), name="policy"
+            )
+        )
+        model = keras.Sequential(layers, name=MODEL_NAME)
+        self._compile(model)
+        return model
+
+    def _compile(self, model) -> None:
+        keras = _keras()
+        optimizer = getattr(keras.optimizers, OPTIMIZERS[self.optimizer])(learning_rate=self.learning_rate)
+        model.compile(
+            optimizer=optimizer,
+            loss=keras.losses.CategoricalCrossentropy(),
+            metrics=[keras.metrics.CategoricalAccuracy(name="accuracy")],
+        )
+        # Built now, so that a net saved before any training stores the optimizer's full
+        # state and loads back without Keras warning of mismatched optimizer variables.
+        model.optimizer.build(model.trainable_variables)
+
+    def refresh(self) -> None:
+        """Rebuild the numpy forward pass from the Keras weights (after any change to them)."""
+        self.fast = NumpyMLP.from_keras(self.model)
+
+    # ---- inference ------------------------------------------------------------------------
+    def forward(self, x: np.ndarray) -> np.ndarray:
+        """Softmax probabilities ``(B, num_actions)`` for encoded states ``(B, d)`` or one ``(d,)``."""
+        return self.fast(x)
+
+    def policy(self, state: State) -> np.ndarray:
+        """The probabilities of the legal actions of ``state`` (illegal ones 0), summing to 1."""
+        game = self.game
+        return masked_policy(self.fast(game.encode(state))[0], game.legal_mask(state))
+
+    # ---- training -------------------------------------------------------------------------
+    def fit(self, x: np.ndarray, targets: np.ndarray, batch_size: int = 64, epochs: int = 1) -> dict[str, float]:
+        """Train on encoded states ``x`` against target distributions (MCTS visit counts).
+
+        Returns the last epoch's mean cross-entropy ``loss`` and ``accuracy`` (the share
+        of cases whose most probable action is the target's most visited one), as Keras
+        measured them during that epoch. The cases are shuffled once by the net's own
+        seeded generator, so a seeded net trains the same way every run.
+        """
+        x = np.asarray(x, dtype=np.float32)
+        targets = np.asarray(targets, dtype=np.float32)
+        if x.ndim != 2 or x.shape[1] != self.input_size:
+            raise ValueError(f"x must have shape (cases, {self.input_size}), not {x.shape}")
+        if targets.shape != (len(x), self.num_actions):
+            raise ValueError(f"targets must have shape ({len(x)}, {self.num_actions}), not {targets.shape}")
+        if len(x) == 0:
+            raise ValueError("nothing to train on: x is empty")
+        order = self.rng.permutation(len(x))
+        history = self.model.fit(
+            x[order], targets[order], batch_size=int(batch_size), epochs=int(epochs), shuffle=False, verbose=0
+        ).history
+        self.refresh()
+        return {
+            "loss": float(history["loss"][-1]),
+            "accuracy": float(history["accuracy"][-1]),
+            "cases": int(len(x)),
+            "epochs": int(epochs),
+        }
+
+    # ---- files ----------------------------------------------------------------------------
+    def save(self, path: str | Path) -> Path:
+        """Write the model (weights, architecture, optimizer state) to a ``.keras`` file.
+
+        Written to a temporary file first and moved into place, so an interrupted save
+        never leaves a broken file where a good one was.
+        """
+        path = Path(path)
+        if path.suffix != ".keras":
+            raise ValueError(f"{path}: a Keras model file name must end with .keras")
+        with atomic_path(path) as tmp, warnings.catch_warnings():
+            # Keras's own conversion of its variables trips a numpy 2 deprecation notice
+            warnings.filterwarnings("ignore", message="__array__ implementation", category=DeprecationWarning)
+            self.model.save(tmp)
+        return path
+
+    @staticmethod
+    def _read_config(path: Path) -> dict:
+        with zipfile.ZipFile(path) as archive:
+            return json.loads(archive.read("config.json"))
+
+    @classmethod
+    def can_load(cls, path: str | Path) -> bool:
+        """Whether ``path`` is a ``.keras`` file saved by ANET (a look at its config; no TensorFlow)."""
+        try:
+            config = cls._read_config(Path(path))
+            return config["config"]["name"] == MODEL_NAME
+        except Exception:  # any unreadable or foreign file is simply not ours
+            return False
+
+    @classmethod
+    def load(cls, path: str | Path, game: Game) -> "ANET":
+        """The ANET saved at ``path``, for ``game``; ``ModelFileError`` says what is wrong otherwise."""
+        path = Path(path)
+        if not path.is_file():
+            raise ModelFileError(f"{path}: no such model file")
+        if not zipfile.is_zipfile(path):
+            raise ModelFileError(f"{path}: not a Keras model file (not a zip archive)")
+        try:
+            config = cls._read_config(path)
+            model_name = config["config"]["name"]
+        except Exception as error:
+            raise ModelFileError(f"{path}: not a Keras model file (no readable config.json: {error})") from None
+        if model_name != MODEL_NAME:
+            raise ModelFileError(f"{path}: the model {model_name!r} was not made by the {cls.name} net")
+        keras = _keras()
+        try:
+            model = keras.models.load_model(path)
+        except Exception as error:
+            raise ModelFileError(f"{path}: cannot be read as a Keras model ({type(error).__name__}: {error})") from None
+        inputs, outputs = model.input_shape[-1], model.output_shape[-1]
+        encoded = len(game.encode(game.initial_state()))
+        if inputs != encoded:
+            raise ModelFileError(f"{path}: expects {inputs} inputs but {describe_game(game)} encodes {encoded}")
+        if outputs != game.num_actions:
+            raise ModelFileError(f"{path}: has {outputs} outputs but {describe_game(game)} has {game.num_actions} actions")
+        net = cls.__new__(cls)
+        try:
+            net._adopt(game, model)
+        except (ValueError, KeyError) as error:
+            raise ModelFileError(f"{path}: not an MLP the {cls.name} net can run ({error})") from None
+        return net
+
+    def _adopt(self, game: Game, model) -> None:
+        """Take over a loaded model: read the architecture and optimizer back from it."""
+        self.game = game
+        self.model = model
+        self.input_size = model.input_shape[-1]
+        self.num_actions = model.output_shape[-1]
+        self.fast = NumpyMLP.from_keras(model)
+        hidden = self.fast.layers[:-1]
+        self.hidden_layers = tuple(W.shape[1] for W, _, _ in hidden)
+        self.activation = hidden[0][2] if hidden else DEFAULTS["activation"]
+        self.seed = None
+        self.rng = np.random.default_rng()
+        if model.optimizer is None:  # saved uncompiled: train with the defaults
+            self.optimizer, self.learning_rate = DEFAULTS["optimizer"], DEFAULTS["learning_rate"]
+            self._compile(model)
+        else:
+            self.optimizer = type(model.optimizer).__name__.lower()
+            # stored in float32: str() gives back the short decimal the user wrote
+            self.learning_rate = float(str(np.asarray(model.optimizer.learning_rate, dtype=np.float32)))
+
+
+@mctsfw.hookimpl
+def mctsfw_register_nets():
+    return [ANET]

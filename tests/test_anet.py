@@ -1,0 +1,298 @@
+"""The ANET plugin: numpy forward pass equal to Keras, policy masking, training, files, errors."""
+
+import json
+import zipfile
+
+import numpy as np
+import pytest
+
+import mctsfw
+from mctsfw import ModelFileError
+from mctsfw.checkpoints import atomic_path
+from nets.anet import ANET, NumpyMLP
+
+
+@pytest.fixture(scope="module")
+def hex3():
+    return mctsfw.make_game("hex", size=3)
+
+
+@pytest.fixture(scope="module")
+def hex4():
+    return mctsfw.make_game("hex", size=4)
+
+
+@pytest.fixture(scope="module")
+def saved(hex3, tmp_path_factory):
+    """A small trained-looking ANET for 3x3 Hex saved to a file: (net, path)."""
+    net = ANET(hex3, hidden_layers=[16, 8], activation="tanh", optimizer="rmsprop", learning_rate=0.01, seed=4)
+    path = tmp_path_factory.mktemp("models") / "small.keras"
+    net.save(path)
+    return net, path
+
+
+def random_states(game, count, seed=0):
+    rng = np.random.default_rng(seed)
+    states = []
+    for _ in range(count):
+        state = game.initial_state(int(rng.integers(1, 3)))
+        for _ in range(int(rng.integers(0, game.num_actions // 2))):
+            if game.is_final(state):
+                break
+            state = game.next_state(state, int(rng.choice(game.legal_actions(state))))
+        states.append(state)
+    return states
+
+
+# ---- the numpy fast path ---------------------------------------------------------------------
+@pytest.mark.parametrize("activation", ["linear", "sigmoid", "tanh", "relu"])
+def test_numpy_forward_equals_keras_with_random_weights(hex3, activation):
+    net = ANET(hex3, hidden_layers=[12, 7], activation=activation, seed=1)
+    rng = np.random.default_rng(2)
+    # larger weights than the initial ones: saturating activations and a peaked softmax
+    net.model.set_weights([rng.normal(0, 1.5, w.shape).astype(np.float32) for w in net.model.get_weights()])
+    net.refresh()
+    x = np.stack([hex3.encode(s) for s in random_states(hex3, 20)])
+    x[-3:] = rng.normal(0, 3, x[-3:].shape)  # arbitrary real inputs too
+    expected = np.asarray(net.model(x))
+    got = net.forward(x)
+    assert got.shape == (20, hex3.num_actions) and got.dtype == np.float32
+    np.testing.assert_allclose(got, expected, atol=1e-5, rtol=0)
+    np.testing.assert_allclose(net.forward(x[0]), expected[:1], atol=1e-5, rtol=0)
+    np.testing.assert_allclose(got.sum(axis=1), 1.0, atol=1e-5)
+
+
+def test_no_hidden_layer_and_extreme_inputs(hex3):
+    net = ANET(hex3, hidden_layers=[], seed=0)
+    x = np.full((2, len(hex3.encode(hex3.initial_state()))), 1e4, dtype=np.float32)
+    x[1] *= -1
+    probs = net.forward(x)
+    assert np.isfinite(probs).all()
+    np.testing.assert_allclose(probs, np.asarray(net.model(x)), atol=1e-5)
+
+
+def test_forward_leaves_its_input_alone(hex3):
+    net = ANET(hex3, hidden_layers=[4], seed=0)
+    x = hex3.encode(hex3.initial_state())
+    before = x.copy()
+    net.forward(x)
+    assert (x == before).all()
+
+
+def test_numpy_mlp_refuses_an_unknown_activation():
+    with pytest.raises(ValueError, match="gelu"):
+        NumpyMLP([(np.zeros((2, 2)), np.zeros(2), "gelu")])
+
+
+def test_policy_zeroes_illegal_moves_and_sums_to_one(hex3):
+    net = ANET(hex3, hidden_layers=[8], seed=3)
+    for state in random_states(hex3, 10, seed=1):
+        if hex3.is_final(state):
+            continue
+        p = net.policy(state)
+        mask = hex3.legal_mask(state)
+        assert p.shape == (9,)
+        assert (p[mask == 0] == 0).all() and (p[mask == 1] > 0).all()
+        assert p.sum() == pytest.approx(1.0, abs=1e-6)
+
+
+# ---- training -----------------------------------------------------------------------------
+def test_fit_lowers_the_loss_and_refreshes_the_numpy_path(hex3):
+    net = ANET(hex3, hidden_layers=[32], learning_rate=0.01, seed=5)
+    states = [s for s in random_states(hex3, 48, seed=3) if not hex3.is_final(s)]
+    x = np.stack([hex3.encode(s) for s in states])
+    # a fixed target: always the first legal cell
+    targets = np.zeros((len(states), 9), dtype=np.float32)
+    for i, s in enumerate(states):
+        targets[i, hex3.legal_actions(s)[0]] = 1.0
+    first = net.fit(x, targets, batch_size=16, epochs=1)
+    assert set(first) >= {"loss", "accuracy"} and 0 <= first["accuracy"] <= 1
+    last = net.fit(x, targets, batch_size=16, epochs=30)
+    assert last["loss"] < 0.6 * first["loss"]
+    assert last["accuracy"] > first["accuracy"]
+    np.testing.assert_allclose(net.forward(x), np.asarray(net.model(x)), atol=1e-5)
+    with pytest.raises(ValueError, match="targets"):
+        net.fit(x, targets[:, :4])
+
+
+def test_the_same_seed_builds_the_same_net(hex3):
+    x = hex3.encode(hex3.initial_state())
+    a, b = ANET(hex3, hidden_layers=[8], seed=9), ANET(hex3, hidden_layers=[8], seed=9)
+    assert (a.forward(x) == b.forward(x)).all()
+    assert not (a.forward(x) == ANET(hex3, hidden_layers=[8], seed=10).forward(x)).all()
+
+
+# ---- files ------------------------------------------------------------------------------------
+def test_save_and_load_give_the_same_net(hex3, saved):
+    net, path = saved
+    assert ANET.can_load(path) and [p.name for p in path.parent.iterdir()] == ["small.keras"]
+    loaded = ANET.load(path, hex3)
+    x = np.stack([hex3.encode(s) for s in random_states(hex3, 8, seed=7)])
+    assert (loaded.forward(x) == net.forward(x)).all()
+    assert loaded.params() == net.params() == {
+        "hidden_layers": [16, 8], "activation": "tanh", "optimizer": "rmsprop", "learning_rate": 0.01,
+    }
+    assert mctsfw.load_net(path, hex3).params() == net.params()  # through the registry
+
+
+def test_a_loaded_net_trains_on(hex3, saved, tmp_path):
+    _, path = saved
+    net = ANET.load(path, hex3)
+    x = np.stack([hex3.encode(s) for s in random_states(hex3, 8, seed=8)])
+    before = net.forward(x)
+    net.fit(x, np.full((8, 9), 1 / 9, dtype=np.float32), epochs=2)
+    assert not (net.forward(x) == before).all()
+    net.save(tmp_path / "again.keras")
+    assert (ANET.load(tmp_path / "again.keras", hex3).forward(x) == net.forward(x)).all()
+
+
+def test_save_wants_a_keras_name(hex3, tmp_path):
+    with pytest.raises(ValueError, match=r"\.keras"):
+        ANET(hex3, hidden_layers=[], seed=0).save(tmp_path / "net.h5")
+
+
+def test_missing_file(hex3, tmp_path):
+    path = tmp_path / "gone.keras"
+    assert not ANET.can_load(path)
+    with pytest.raises(ModelFileError, match=r"gone\.keras: no such model file"):
+        ANET.load(path, hex3)
+    with pytest.raises(ModelFileError, match=r"gone\.keras: no such model file"):
+        mctsfw.make_actor(path, hex3)
+
+
+def test_a_file_that_is_not_a_zip(hex3, tmp_path):
+    path = tmp_path / "text.keras"
+    path.write_text("not a model")
+    assert not ANET.can_load(path)
+    with pytest.raises(ModelFileError, match=r"text\.keras: not a Keras model file \(not a zip archive\)"):
+        ANET.load(path, hex3)
+    with pytest.raises(ModelFileError, match=r"text\.keras: not a model file that a registered net can load \(nets: .*anet"):
+        mctsfw.make_actor(str(path), hex3)
+
+
+def test_a_zip_with_bad_contents(hex3, saved, tmp_path):
+    junk = tmp_path / "junk.keras"
+    with zipfile.ZipFile(junk, "w") as archive:
+        archive.writestr("config.json", "{not json")
+    with pytest.raises(ModelFileError, match=r"junk\.keras: not a Keras model file \(no readable config.json"):
+        ANET.load(junk, hex3)
+    # an ANET config whose weights are missing
+    _, good = saved
+    hollow = tmp_path / "hollow.keras"
+    with zipfile.ZipFile(good) as src, zipfile.ZipFile(hollow, "w") as dst:
+        for name in ("config.json", "metadata.json"):
+            dst.writestr(name, src.read(name))
+    assert ANET.can_load(hollow)
+    with pytest.raises(ModelFileError, match=r"hollow\.keras: cannot be read as a Keras model"):
+        ANET.load(hollow, hex3)
+
+
+def test_a_keras_model_not_made_by_anet(hex3, saved, tmp_path):
+    _, good = saved
+    other = tmp_path / "other.keras"
+    with zipfile.ZipFile(good) as src, zipfile.ZipFile(other, "w") as dst:
+        for item in src.infolist():
+            data = src.read(item.filename)
+            if item.filename == "config.json":
+                config = json.loads(data)
+                config["config"]["name"] = "resnet"
+                data = json.dumps(config)
+            dst.writestr(item, data)
+    assert not ANET.can_load(other)
+    with pytest.raises(ModelFileError, match=r"other\.keras: the model 'resnet' was not made by the anet net"):
+        ANET.load(other, hex3)
+
+
+def test_a_model_for_another_game(hex3, hex4, saved, tmp_path):
+    _, path = saved
+    with pytest.raises(ModelFileError, match=r"small\.keras: expects 20 inputs but hex\(size=4\) encodes 34"):
+        ANET.load(path, hex4)
+    nim = mctsfw.make_game("nim", piles=[3, 4, 5], max_take=3)
+    with pytest.raises(ModelFileError, match=r"expects 20 inputs but nim\(piles=\[3, 4, 5\].*\) encodes 5"):
+        mctsfw.make_actor(path, nim)
+    # the same input size, another action space
+    nim_path = tmp_path / "nim.keras"
+    ANET(nim, hidden_layers=[], seed=0).save(nim_path)
+    other_nim = mctsfw.make_game("nim", piles=[3, 4, 5], max_take=2)
+    with pytest.raises(ModelFileError, match=rf"nim\.keras: has {nim.num_actions} outputs but nim\(.*\) has {other_nim.num_actions} actions"):
+        ANET.load(nim_path, other_nim)
+
+
+# ---- actors from saved models ------------------------------------------------------------------
+def test_actors_from_a_saved_model(hex3, saved):
+    net, path = saved
+    greedy = mctsfw.make_actor(path, hex3)
+    state = hex3.initial_state()
+    assert isinstance(greedy, mctsfw.NetActor) and greedy.label == "small"
+    assert greedy.select_action(state) == int(net.policy(state).argmax())
+    sampler = mctsfw.make_actor(path, hex3, selection="sample", seed=1)
+    picks = {sampler.select_action(state) for _ in range(200)}
+    assert len(picks) > 3 and picks <= set(hex3.legal_actions(state))
+    taken = hex3.next_state(state, 4)
+    assert all(sampler.select_action(taken) != 4 for _ in range(50))
+    searching = mctsfw.make_actor(path, hex3, search_games=30, seed=1)
+    assert searching.label == "small+mcts(30)" and searching.select_action(state) in hex3.legal_actions(state)
+    with pytest.raises(ValueError, match="unknown parameter.*: depth"):
+        mctsfw.make_actor(path, hex3, depth=3)
+    with pytest.raises(ValueError, match="selection"):
+        mctsfw.make_actor(path, hex3, selection="best")
+
+
+def test_an_unknown_actor_spec_mentions_model_paths(hex3):
+    with pytest.raises(ValueError, match=r"unknown actor 'alphago'; available: human, mcts, random, or the path of a saved model"):
+        mctsfw.make_actor("alphago", hex3)
+
+
+# ---- parameters ---------------------------------------------------------------------------
+def test_param_problems():
+    assert ANET.param_problems({}) == []
+    assert ANET.param_problems(
+        {"hidden_layers": [], "activation": "TANH", "optimizer": "RMSProp", "learning_rate": 1, "seed": -1}
+    ) == []
+    problems = ANET.param_problems(
+        {"hidden_layers": [64, 0], "activation": "gelu", "optimizer": "lion", "learning_rate": 0, "seed": 1.5, "dropout": 0.1}
+    )
+    assert [p.split(":")[0] for p in problems] == ["dropout", "hidden_layers", "activation", "optimizer", "learning_rate", "seed"]
+    assert "dropout: unknown parameter of anet (known: hidden_layers, activation, optimizer, learning_rate, seed)" in problems
+    assert "activation: must be one of linear, sigmoid, tanh, relu, not 'gelu'" in problems
+    for bad in (128, [True], ["8"], "128,128"):
+        assert ANET.param_problems({"hidden_layers": bad})[0].startswith("hidden_layers:")
+    for bad in (-0.1, True, "0.01", float("nan")):
+        assert ANET.param_problems({"learning_rate": bad})[0].startswith("learning_rate:")
+
+
+def test_bad_parameters_raise(hex3):
+    with pytest.raises(ValueError, match="anet: optimizer: must be one of adagrad, sgd, rmsprop, adam"):
+        ANET(hex3, optimizer="adamax")
+
+
+def test_the_net_is_registered_and_the_config_checks_its_table():
+    from cli import DEFAULT_CONFIG
+    from mctsfw.config import ConfigError, load_config
+
+    assert mctsfw.default_registries().nets.get("anet") is ANET
+    config = load_config(DEFAULT_CONFIG, overrides=["nets.anet.hidden_layers=[64]", 'nets.anet.activation="sigmoid"'])
+    assert config["nets"]["anet"]["hidden_layers"] == [64]
+    with pytest.raises(ConfigError) as error:
+        load_config(DEFAULT_CONFIG, overrides=['nets.anet.activation="gelu"', "nets.anet.learning_rate=-1"])
+    assert any(p.startswith("nets.anet.activation: must be one of") for p in error.value.problems)
+    assert any(p.startswith("nets.anet.learning_rate: must be a number > 0") for p in error.value.problems)
+
+
+# ---- atomic writes ------------------------------------------------------------------------------
+def test_atomic_path_replaces_only_a_complete_file(tmp_path):
+    target = tmp_path / "sub" / "data.json"
+    with atomic_path(target) as tmp:
+        assert tmp.parent == target.parent and tmp.suffix == ".json" and tmp != target
+        tmp.write_text("good")
+    assert target.read_text() == "good"
+    with pytest.raises(RuntimeError):
+        with atomic_path(target) as tmp:
+            tmp.write_text("half")
+            raise RuntimeError("crash while writing")
+    assert target.read_text() == "good"
+    with pytest.raises(FileNotFoundError, match="nothing was written"):
+        with atomic_path(target):
+            pass
+    assert target.read_text() == "good"
+    assert [p.name for p in target.parent.iterdir()] == ["data.json"]
