@@ -233,6 +233,12 @@ class Hex(Game):
             [boards == 1, boards == 2, (players == 1)[:, None], (players == 2)[:, None]], axis=1
         ).astype(np.float32)
 
+    def symmetries(self, x: np.ndarray, target: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+        """The board turned by 180 degrees: cell a becomes n*n-1-a, each side stays its owner's."""
+        n2 = self.num_actions
+        turned = np.concatenate([x[:n2][::-1], x[n2 : 2 * n2][::-1], x[2 * n2 :]])
+        return [(x, target), (turned, target[::-1].copy())]
+
     def encode(self, state: HexState) -> np.ndarray:
         """Two planes of n*n bits (player 1's stones, player 2's) then two bits for who moves."""
         return self.encode_boards(self.boards([state]), np.array([state[0]]))[0]

@@ -123,6 +123,8 @@ RULES: dict[str, Check] = {
     "train.epsilon_min": number(0, 1),
     "train.starting_player": one_of("alternate", "random"),
     "train.move_selection": one_of("sample", "greedy"),
+    "train.rollout_selection": one_of("greedy", "sample"),
+    "train.augment": boolean,
     "train.display": boolean,
     "train.seed": whole(-1),
     "topp.games_per_series": whole(1),

@@ -113,6 +113,11 @@ class Game:
             active = [i for i in active if not self.is_final(states[i])]
         return [self.winner(state) for state in states]
 
+    def symmetries(self, x: np.ndarray, target: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Training cases equivalent to (encoded state ``x``, action distribution ``target``)
+        under the board's symmetries, the given one first. Training adds them all."""
+        return [(x, target)]
+
     def parse_action(self, text: str, state: State) -> Action:
         """Turn what a person typed into an action; raises IllegalMoveError with the reason."""
         try:

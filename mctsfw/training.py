@@ -42,6 +42,8 @@ class TrainSettings:
     epsilon_min: float
     starting_player: str
     move_selection: str
+    rollout_selection: str
+    augment: bool
     display: bool
     seed: int
 
@@ -177,7 +179,9 @@ class Trainer:
         else:
             starter = self.rng.choice((1, 2))
         epsilon = s.epsilon_at(number - 1)
-        policy = NetRolloutPolicy(game, self.net, epsilon=epsilon, seed=self.rng.randrange(2**31))
+        policy = NetRolloutPolicy(
+            game, self.net, epsilon=epsilon, sample=s.rollout_selection == "sample", seed=self.rng.randrange(2**31)
+        )
         mcts = MCTS(game, self.tree_policy, policy, seed=self.rng.randrange(2**31))
         state = game.initial_state(starter)
         if self.display:
@@ -191,7 +195,9 @@ class Trainer:
             search_seconds += time.perf_counter() - t
             search_games += mcts.last_search_games
             distribution = mcts.visit_distribution(root)
-            self.buffer.add(game.encode(state), distribution)
+            cases = game.symmetries(game.encode(state), distribution) if s.augment else [(game.encode(state), distribution)]
+            for x, target in cases:
+                self.buffer.add(x, target)
             action = self.choose(distribution)
             mcts.advance(action)
             mover = game.current_player(state)

@@ -3,6 +3,7 @@
 import random
 
 import networkx as nx
+import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
@@ -276,3 +277,24 @@ def test_render_is_a_diamond_with_one_cell_on_top():
     assert counts == [1, 2, 3, 4, 3, 2, 1]
     assert "X" in rows[0] and "O" in rows[-1]
     assert "player 1" in picture and "player 2" in picture
+
+
+def test_the_180_degree_turn_is_a_symmetry():
+    game = mctsfw.make_game("hex", size=4)
+    rng = random.Random(5)
+    state = game.initial_state()
+    for _ in range(5):
+        state = game.next_state(state, rng.choice(game.legal_actions(state)))
+    target = np.zeros(16, dtype=np.float32)
+    target[game.legal_actions(state)[0]] = 1.0
+    (x0, t0), (x1, t1) = game.symmetries(game.encode(state), target)
+    assert np.array_equal(x0, game.encode(state)) and np.array_equal(t0, target)
+    player, ones, twos, _ = state
+    turn = lambda bits: sum(1 << (15 - a) for a in range(16) if bits >> a & 1)  # noqa: E731
+    turned = (player, turn(ones), turn(twos), 0)
+    assert np.array_equal(x1, game.encode(turned))
+    assert t1[15 - game.legal_actions(state)[0]] == 1.0
+    # a winning chain stays a win for the same player when turned
+    won = place(game, straight_column(4, 1), [])
+    player, ones, twos, _ = won
+    assert game.from_flat(game.to_flat((player, turn(ones), turn(twos), 0)))[3] == 1

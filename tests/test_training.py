@@ -37,7 +37,7 @@ def test_a_run_writes_config_checkpoints_metrics_and_plot(tmp_path):
     records = run.read_metrics()
     assert [r["episode"] for r in records] == [1, 2, 3, 4]
     assert {"loss", "buffer_size", "seconds", "winner", "moves"} <= set(records[0])
-    assert records[-1]["buffer_size"] == sum(r["moves"] for r in records)
+    assert records[-1]["buffer_size"] == min(50, 2 * sum(r["moves"] for r in records))  # and each 180-degree turn
     assert [r["starting_player"] for r in records] == [1, 2, 1, 2]  # alternating
     assert load_config(DEFAULTS, run.config_path)["games"]["hex"]["size"] == 3
     assert run.plot_path.read_bytes()[:4] == b"\x89PNG"
@@ -58,7 +58,7 @@ def test_resuming_neither_repeats_nor_loses_episodes(tmp_path):
     records = RunDir(run_dir).read_metrics()
     assert [r["episode"] for r in records] == [1, 2, 3, 4] and records[2]["loss"] != 9.9
     # the resumed buffer continued from the saved one
-    assert len(trainer.buffer) == len(buffer_after_2) + records[2]["moves"] + records[3]["moves"]
+    assert len(trainer.buffer) == len(buffer_after_2) + 2 * (records[2]["moves"] + records[3]["moves"])
     n = len(buffer_after_2)
     assert np.array_equal(trainer.buffer.x[:n], buffer_after_2.x[:n])
     assert sorted(p.name for p in (run_dir / "resume").iterdir()) == ["ep0004"]
