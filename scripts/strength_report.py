@@ -54,19 +54,18 @@ def main() -> None:
     parser.add_argument("--game", default="hex")
     parser.add_argument("--size", type=int, default=5)
     parser.add_argument("--games", type=int, default=40, help="games per pairing (a multiple of 4 is fair)")
-    parser.add_argument("--search-games", type=int, default=200, help="search games of the network-guided MCTS agent")
+    parser.add_argument("--search-games", type=int, default=200, help="search games of the network-guided MCTS agent (0: only the raw network)")
     parser.add_argument("--opponents", default="random,100,500,1000", help="random and/or UCT budgets, comma-separated")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", help="also write the results here")
     args = parser.parse_args()
 
     game = mctsfw.make_game(args.game, **({"size": args.size} if args.game == "hex" else {}))
-    agents = {
-        "raw ANET (greedy)": mctsfw.make_actor(args.model, game, search_games=0, selection="greedy", seed=args.seed),
-        f"ANET + MCTS({args.search_games})": mctsfw.make_actor(
+    agents = {"raw ANET (greedy)": mctsfw.make_actor(args.model, game, search_games=0, selection="greedy", seed=args.seed)}
+    if args.search_games > 0:
+        agents[f"ANET + MCTS({args.search_games})"] = mctsfw.make_actor(
             args.model, game, search_games=args.search_games, seed=args.seed
-        ),
-    }
+        )
     opponents = {}
     for spec in args.opponents.split(","):
         if spec == "random":
