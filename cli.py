@@ -37,6 +37,8 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--size", type=int, help="board size for games that have one (config: games.<game>.size)")
     play.add_argument("--p1", help="player 1: human, random, mcts or a model path (config: play.player1)")
     play.add_argument("--p2", help="player 2 (config: play.player2)")
+    play.add_argument("--model-search-games", type=int,
+                      help="a saved model's MCTS search games per move; 0 = the raw network (config: play.model_search_games)")
     play.add_argument("--search-games", type=int, help="MCTS search games per move (config: mcts.search_games)")
     play.add_argument("--time-limit", type=float, help="MCTS seconds per move (config: mcts.time_limit)")
     play.add_argument("--games", type=int, help="games in a row (config: play.games)")
@@ -81,6 +83,7 @@ def play_overrides(args: argparse.Namespace, game_name: str) -> list[str]:
         ("play.player1", args.p1 and f'"{args.p1}"'),
         ("play.player2", args.p2 and f'"{args.p2}"'),
         ("mcts.search_games", args.search_games),
+        ("play.model_search_games", args.model_search_games),
         ("mcts.time_limit", args.time_limit),
         ("play.games", args.games),
         ("mcts.seed", args.seed),
@@ -104,7 +107,19 @@ def make_player(spec: str, game: mctsfw.Game, config: dict, seed: int | None) ->
             tree_policy=config["tree_policy"],
             **plugin_params(config, "tree_policies", config["tree_policy"]),
         )
-    return mctsfw.make_actor(spec, game, seed=seed) if spec == "random" else mctsfw.make_actor(spec, game)
+    if spec == "random":
+        return mctsfw.make_actor(spec, game, seed=seed)
+    if spec == "human":
+        return mctsfw.make_actor(spec, game)
+    # a saved model: the raw network, or MCTS with its rollouts when play.model_search_games > 0
+    return mctsfw.make_actor(
+        spec, game,
+        search_games=config["play"]["model_search_games"],
+        selection=config["play"]["model_selection"],
+        seed=seed,
+        tree_policy=config["tree_policy"],
+        **plugin_params(config, "tree_policies", config["tree_policy"]),
+    )
 
 
 def command_play(args: argparse.Namespace) -> int:
@@ -274,7 +289,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return COMMANDS[args.command](args)
-    except ConfigError as error:
+    except (ConfigError, mctsfw.ModelFileError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     except EOFError:

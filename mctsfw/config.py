@@ -111,6 +111,8 @@ RULES: dict[str, Check] = {
     "play.player2": actor_spec,
     "play.starting_player": one_of(1, 2, "alternate"),
     "play.games": whole(1),
+    "play.model_search_games": whole(0),
+    "play.model_selection": one_of("greedy", "sample"),
     "train.run_dir": text,
     "train.episodes": whole(1),
     "train.search_games": whole(1),

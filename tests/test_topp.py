@@ -164,7 +164,7 @@ def test_cli_topp_on_a_run(hex3_run, tmp_path):
     assert "rank" in result.stdout and "wins of row against column" in result.stdout
     data = json.loads((hex3_run / "topp" / "topp.json").read_text())
     assert data["agents"] == ["anet_ep0000", "anet_ep0005", "anet_ep0010"]
-    assert data["games_per_series"] == 2 and data["selection"] == "greedy"
+    assert data["games_per_series"] == 2 and data["selection"] == "sample"  # the default of hexzero.toml
     assert all(data["matrix"][i][j] + data["matrix"][j][i] == 2 for i in range(3) for j in range(3) if i != j)
     assert (hex3_run / "topp" / "topp.png").is_file()
     assert len(list((tmp_path / "gifs").glob("*.gif"))) == 3 * 2
