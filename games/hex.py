@@ -201,21 +201,36 @@ class Hex(Game):
         return 1 if self._connects(ones, 1) else 2
 
     def playout_batch(self, states, rng: random.Random, policy=None) -> list[int]:
-        """Playouts in lock-step on a (batch, cells) array: one ``choose_batch`` call per move
-        for the whole batch, then one connection test per filled board."""
+        """Playouts in lock-step: one ``choose_batch`` call per move for the whole batch,
+        then one connection test per filled board.
+
+        The batch is sorted by empty cells, most first, so the games still running at
+        any step are a prefix of it and every step works on array views; the encoded
+        states and legal masks are updated in place, one cell a move.
+        """
         if policy is None or not hasattr(policy, "choose_batch") or not states:
             return [self.playout(state, rng, policy) for state in states]
+        n2 = self.num_actions
         boards = self.boards(states)
-        players = np.array([state[0] for state in states], dtype=np.int8)
-        rows = np.arange(len(states))
-        for _ in range(int((boards == 0).sum(axis=1).max())):
-            rows = rows[(boards[rows] == 0).any(axis=1)]
-            board, player = boards[rows], players[rows]
-            actions = policy.choose_batch(self.encode_boards(board, player), (board == 0).astype(np.float32))
-            boards[rows, actions] = player
-            players[rows] = 3 - player
-        ones = np.packbits(boards == 1, axis=1, bitorder="little")
-        return [1 if self._connects(int.from_bytes(row.tobytes(), "little"), 1) else 2 for row in ones]
+        empty = (boards == 0).sum(axis=1)
+        order = np.argsort(-empty, kind="stable")
+        boards, empty = boards[order], empty[order]
+        players = np.array([states[i][0] for i in order], dtype=np.int64)
+        x = self.encode_boards(boards, players)
+        mask = (boards == 0).astype(np.float32)
+        for step in range(int(empty[0])):
+            k = int(np.count_nonzero(empty > step))  # games with a cell left: the first k
+            actions = policy.choose_batch(x[:k], mask[:k])
+            rows = np.arange(k)
+            x[rows, (players[:k] - 1) * n2 + actions] = 1.0
+            mask[rows, actions] = 0.0
+            x[:k, -2:] = x[:k, -2:][:, ::-1]  # the other player moves next
+            players[:k] = 3 - players[:k]
+        ones = np.packbits(x[:, :n2] > 0, axis=1, bitorder="little")
+        winners = [0] * len(states)
+        for i, row in zip(order, ones):
+            winners[i] = 1 if self._connects(int.from_bytes(row.tobytes(), "little"), 1) else 2
+        return winners
 
     # ---- networks -------------------------------------------------------------------
     def boards(self, states) -> np.ndarray:

@@ -37,7 +37,7 @@ class Node:
 
     __slots__ = ("state", "action", "mover", "player", "children", "untried", "visits", "value", "prior", "winner", "final")
 
-    def __init__(self, game: Game, state: State, action: Action | None, mover: int, rng: random.Random):
+    def __init__(self, game: Game, state: State, action: Action | None, mover: int):
         self.state = state
         self.action = action  # the move that led here (None at a fresh root)
         self.mover = mover  # the player who made that move: ``value`` is from their side
@@ -54,7 +54,6 @@ class Node:
             self.player = game.current_player(state)
             self.winner = None
             self.untried = list(game.legal_actions(state))
-            rng.shuffle(self.untried)  # expansion pops from the end: a random untried action
 
     @property
     def q(self) -> float:
@@ -205,8 +204,12 @@ class MCTS:
         return path
 
     def expand(self, node: Node) -> Node:
-        action = node.untried.pop()
-        child = Node(self.game, self.game.next_state(node.state, action), action, node.player, self.rng)
+        # a random untried action, swapped to the end and popped (no shuffle of every new node)
+        untried = node.untried
+        i = self.rng.randrange(len(untried))
+        untried[i], untried[-1] = untried[-1], untried[i]
+        action = untried.pop()
+        child = Node(self.game, self.game.next_state(node.state, action), action, node.player)
         node.children.append(child)
         return child
 
@@ -238,5 +241,5 @@ class MCTS:
                         self.root = grandchild
                         return grandchild
         player = self.game.current_player(state) if not self.game.is_final(state) else 1
-        self.root = Node(self.game, state, None, opponent(player), self.rng)
+        self.root = Node(self.game, state, None, opponent(player))
         return self.root

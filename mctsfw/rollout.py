@@ -19,6 +19,8 @@ from mctsfw.game import Action, Game, State
 class PolicyNet(Protocol):
     def forward(self, x: np.ndarray) -> np.ndarray: ...
 
+    # optional: ``scores(x)``, any values ordered like ``forward``'s (logits), for greedy moves
+
 
 def masked_policy(probs: np.ndarray, mask: np.ndarray) -> np.ndarray:
     """Illegal actions zeroed, the rest renormalised (uniform over legal ones if all were ~0)."""
@@ -49,8 +51,11 @@ class NetRolloutPolicy:
 
     def choose_batch(self, x: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """One move for each of a batch of encoded states ``x`` with legal masks ``mask``."""
-        probs = self.net.forward(x)
-        actions = self.pick(probs, mask)
+        scores = getattr(self.net, "scores", None)
+        if scores is not None and not self.sample:  # argmax needs no softmax
+            actions = np.where(mask > 0, scores(x), -np.inf).argmax(axis=1)
+        else:
+            actions = self.pick(self.net.forward(x), mask)
         explore = self.np_rng.random(len(x)) < self.epsilon
         if explore.any():
             noise = self.np_rng.random(mask[explore].shape) * mask[explore]

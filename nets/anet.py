@@ -113,14 +113,18 @@ class NumpyMLP:
             layers.append((kernel, bias, layer.get_config()["activation"]))
         return cls(layers)
 
-    def __call__(self, x: np.ndarray) -> np.ndarray:
+    def __call__(self, x: np.ndarray, final_activation: bool = True) -> np.ndarray:
+        """The output for a batch ``(B, d)`` or one ``(d,)``; without ``final_activation``
+        the last layer's pre-activations (for a softmax output: the logits)."""
         h = np.asarray(x, dtype=np.float32)
         if h.ndim == 1:
             h = h[None, :]
-        for W, b, activation in self._steps:
+        last = len(self._steps) - 1
+        for i, (W, b, activation) in enumerate(self._steps):
             h = h @ W  # a new array: the in-place steps below never touch the caller's x
             h += b
-            h = activation(h)
+            if i < last or final_activation:
+                h = activation(h)
         return h
 
 
@@ -249,6 +253,10 @@ class ANET:
     def forward(self, x: np.ndarray) -> np.ndarray:
         """Softmax probabilities ``(B, num_actions)`` for encoded states ``(B, d)`` or one ``(d,)``."""
         return self.fast(x)
+
+    def scores(self, x: np.ndarray) -> np.ndarray:
+        """The logits ``(B, num_actions)``: ordered as ``forward`` but without the softmax's cost."""
+        return self.fast(x, final_activation=False)
 
     def policy(self, state: State) -> np.ndarray:
         """The probabilities of the legal actions of ``state`` (illegal ones 0), summing to 1."""
