@@ -17,7 +17,7 @@ from pathlib import Path
 
 import mctsfw
 from mctsfw.config import ConfigError, load_config, plugin_params
-from mctsfw.match import play_game
+from mctsfw.match import play_game, replay_record
 
 DEFAULT_CONFIG = Path(__file__).resolve().parent / "hexzero.toml"
 
@@ -48,6 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("--display", dest="show", action="store_true", default=None, help="draw the board (config: show.enabled)")
     show.add_argument("--no-display", dest="show", action="store_false", help="do not draw the board")
     play.add_argument("--delay", type=float, help="seconds to pause after each drawn move (config: show.delay)")
+    play.add_argument("--gif", metavar="FILE", help="also save each game as an animated GIF (game N of several: FILE-N.gif)")
 
     train = sub.add_parser("train", parents=[common], help="on-policy MCTS learning of a network (resumable)")
     train.add_argument("--run-dir", help="the run directory (config: train.run_dir); an unfinished run there resumes")
@@ -122,6 +123,16 @@ def make_player(spec: str, game: mctsfw.Game, config: dict, seed: int | None) ->
     )
 
 
+def save_gif(game: mctsfw.Game, record, path: str, number: int | None) -> None:
+    gif = mctsfw.default_registries().displays.get("gif")()
+    replay_record(game, record, gif)
+    target = Path(path)
+    if number is not None:
+        target = target.with_name(f"{target.stem}-{number}{target.suffix or '.gif'}")
+    gif.save(target)
+    print(f"saved {target}")
+
+
 def command_play(args: argparse.Namespace) -> int:
     game_name = args.game or load_config(DEFAULT_CONFIG, args.config, args.overrides)["game"]
     config = load_config(DEFAULT_CONFIG, args.config, args.overrides + play_overrides(args, game_name))
@@ -138,6 +149,8 @@ def command_play(args: argparse.Namespace) -> int:
     for i in range(config["play"]["games"]):
         start = (1 + i % 2) if starting == "alternate" else starting
         record = play_game(game, actors, start, display)
+        if args.gif:
+            save_gif(game, record, args.gif, i + 1 if config["play"]["games"] > 1 else None)
         score[record.winner] += 1
         outcome = f"player {record.winner} ({actors[record.winner].label}) wins" if record.winner else "a draw"
         print(f"game {i + 1}: player {start} started, {len(record.actions)} moves, {outcome}")

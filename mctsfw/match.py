@@ -46,6 +46,13 @@ def play_game(
     return record
 
 
+def replay_record(game: Game, record: GameRecord, display: Display) -> None:
+    """Show a played game to a display again, state by state, as ``play_game`` did."""
+    display.show(game, record.states[0])
+    for action, before, after in zip(record.actions, record.states, record.states[1:]):
+        display.show(game, after, action, game.current_player(before))
+
+
 @dataclass
 class SeriesResult:
     games: int = 0

@@ -28,7 +28,7 @@ from typing import Any, Iterable, Sequence, TextIO
 import mctsfw
 from mctsfw.actors import Actor
 from mctsfw.game import Game
-from mctsfw.match import Display, GameRecord, play_series
+from mctsfw.match import Display, GameRecord, play_series, replay_record
 
 SELECTIONS = ("greedy", "sample")
 
@@ -358,13 +358,6 @@ class TOPP:
 def _colour_ticks(games: int) -> list[int]:
     step = max(1, -(-games // 10))
     return list(range(0, games + 1, step))
-
-
-def replay_record(game: Game, record: GameRecord, display: Display) -> None:
-    """Show a played game to a display again, state by state, as ``play_game`` did."""
-    display.show(game, record.states[0])
-    for action, before, after in zip(record.actions, record.states, record.states[1:]):
-        display.show(game, after, action, game.current_player(before))
 
 
 def _file_safe(label: str) -> str:
