@@ -2,7 +2,7 @@
 
 import pytest
 
-from tests.test_plugins import run_cli
+from tests.test_plugins import ROOT, run_cli
 
 
 @pytest.mark.parametrize("size", range(3, 9))
@@ -54,3 +54,35 @@ def test_agents_play_nim(misere):
 def test_running_out_of_input_ends_cleanly():
     result = run_cli("play", "--p1", "human", "--p2", "mcts", "--search-games", "10", stdin="")
     assert result.returncode == 1 and "no more input" in result.stderr
+
+
+def test_play_saves_each_game_as_a_gif(tmp_path):
+    from PIL import Image
+
+    result = run_cli("play", "--size", "3", "--p1", "random", "--p2", "random", "--no-display", "--games", "2",
+                     "--gif", str(tmp_path / "game.gif"))
+    assert result.returncode == 0, result.stderr
+    for number in (1, 2):
+        moves = int(result.stdout.split(f"game {number}: ")[1].split(" moves")[0].split(", ")[-1])
+        with Image.open(tmp_path / f"game-{number}.gif") as gif:
+            assert gif.n_frames == moves + 1  # the empty board, then one frame a move
+
+
+def test_a_missing_or_mismatched_model_is_refused_with_its_name(tmp_path):
+    missing = run_cli("play", "--p1", "random", "--p2", str(tmp_path / "nope.keras"), "--no-display")
+    assert missing.returncode == 2 and "nope.keras: no such model file" in missing.stderr
+    broken = tmp_path / "broken.keras"
+    broken.write_text("not a model")
+    result = run_cli("play", "--p1", "random", "--p2", str(broken), "--no-display")
+    assert result.returncode == 2 and "broken.keras" in result.stderr
+    shipped = ROOT / "models" / "hex5" / "anet_ep0250.keras"
+    result = run_cli("play", "--game", "nim", "--p1", "random", "--p2", str(shipped), "--no-display")
+    assert result.returncode == 2 and "anet_ep0250.keras: expects 52 inputs" in result.stderr
+
+
+def test_a_person_plays_the_shipped_network():
+    moves = "\n".join(f"{r} {c}" for r in range(5) for c in range(5))
+    shipped = ROOT / "models" / "hex5" / "anet_ep0250.keras"
+    result = run_cli("play", "--p1", "human", "--p2", str(shipped), stdin=moves + "\n")
+    assert "game 1:" in result.stdout, result.stderr[-2000:]
+    assert "player 2 (anet_ep0250) wins" in result.stdout  # filling row by row loses to it
