@@ -250,9 +250,23 @@ class Hex(Game):
 
     def symmetries(self, x: np.ndarray, target: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
         """The board turned by 180 degrees: cell a becomes n*n-1-a, each side stays its owner's."""
-        n2 = self.num_actions
-        turned = np.concatenate([x[:n2][::-1], x[n2 : 2 * n2][::-1], x[2 * n2 :]])
+        if x.ndim == 3:  # planes (row, col, channel)
+            turned = np.ascontiguousarray(x[::-1, ::-1, :])
+        else:
+            n2 = self.num_actions
+            turned = np.concatenate([x[:n2][::-1], x[n2 : 2 * n2][::-1], x[2 * n2 :]])
         return [(x, target), (turned, target[::-1].copy())]
+
+    def encode_planes(self, state: HexState) -> np.ndarray:
+        """Planes (n, n, 4): player 1's stones, player 2's, then all-ones for who moves (1, 2)."""
+        n = self.size
+        flat = self.encode(state)
+        planes = np.empty((n, n, 4), dtype=np.float32)
+        planes[:, :, 0] = flat[: n * n].reshape(n, n)
+        planes[:, :, 1] = flat[n * n : 2 * n * n].reshape(n, n)
+        planes[:, :, 2] = flat[-2]
+        planes[:, :, 3] = flat[-1]
+        return planes
 
     def encode(self, state: HexState) -> np.ndarray:
         """Two planes of n*n bits (player 1's stones, player 2's) then two bits for who moves."""

@@ -70,6 +70,11 @@ class Game:
         """A flat float32 vector for a network, including who is to move."""
         raise NotImplementedError
 
+    def encode_planes(self, state: State) -> np.ndarray:
+        """The state as float32 planes ``(rows, cols, channels)`` for convolutional networks,
+        the player to move included (games with a 2D board offer it; others need not)."""
+        raise NotImplementedError(f"{self.name} offers no 2D encoding (encode_planes)")
+
     def render(self, state: State) -> str:
         """A text picture of the state for the terminal display."""
         raise NotImplementedError
@@ -115,7 +120,9 @@ class Game:
 
     def symmetries(self, x: np.ndarray, target: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
         """Training cases equivalent to (encoded state ``x``, action distribution ``target``)
-        under the board's symmetries, the given one first. Training adds them all."""
+        under the board's symmetries, the given one first. Training adds them all.
+
+        ``x`` is what ``encode`` gives (1D) or what ``encode_planes`` gives (3D)."""
         return [(x, target)]
 
     def parse_action(self, text: str, state: State) -> Action:

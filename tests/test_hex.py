@@ -298,3 +298,16 @@ def test_the_180_degree_turn_is_a_symmetry():
     won = place(game, straight_column(4, 1), [])
     player, ones, twos, _ = won
     assert game.from_flat(game.to_flat((player, turn(ones), turn(twos), 0)))[3] == 1
+
+
+def test_planes_hold_the_same_facts_as_the_flat_encoding_and_turn_with_it():
+    game = mctsfw.make_game("hex", size=4)
+    state = play(game, [(0, 1), (2, 3), (3, 0)])
+    planes = game.encode_planes(state)
+    assert planes.shape == (4, 4, 4)
+    assert planes[0, 1, 0] == 1 and planes[3, 0, 0] == 1 and planes[2, 3, 1] == 1 and planes[:, :, :2].sum() == 3
+    assert (planes[:, :, 3] == 1).all() and (planes[:, :, 2] == 0).all()  # player 2 to move
+    target = np.arange(16, dtype=np.float32)
+    (_, _), (turned, t) = game.symmetries(planes, target)
+    (_, _), (flat_turned, _) = game.symmetries(game.encode(state), target)
+    assert np.array_equal(turned[:, :, 0].reshape(-1), flat_turned[:16]) and t[0] == 15
