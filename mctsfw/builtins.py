@@ -7,8 +7,10 @@ place where the core names them, by module path only (it never imports them itse
 BUILTIN_PLUGINS = [
     "games.hex",
     "games.nim",
+    "games.connect4",
     "nets.anet",
     "plugins.uct",
+    "plugins.puct",
     "plugins.display",
     "plugins.gif",
     "plugins.topp",

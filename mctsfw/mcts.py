@@ -13,6 +13,11 @@ One search game is four named phases, run iteratively (no recursion):
 
 The subtree under the actual move is kept for the next move (``advance``).
 
+With a leaf *evaluator* (AlphaZero style, e.g. a policy-and-value network behind PUCT)
+the phases change: a leaf is expanded whole, every child getting the evaluator's prior,
+and its value comes from the evaluator instead of a playout (or a mix of both,
+``value_weight``). Leaves are evaluated in batches under virtual loss.
+
 With a network default policy (one with ``choose_batch``), search games run in batches:
 ``batch_size`` leaves are selected one after another, each path taking a *virtual loss*
 (its visits counted before its result is known, which steers the next descents
@@ -25,7 +30,7 @@ from __future__ import annotations
 import math
 import random
 import time
-from typing import Callable
+from typing import Callable, Protocol, Sequence
 
 import numpy as np
 
@@ -35,7 +40,10 @@ from mctsfw.game import Action, Game, State, opponent
 class Node:
     """A state in the search tree with the statistics of the move that led to it."""
 
-    __slots__ = ("state", "action", "mover", "player", "children", "untried", "visits", "value", "prior", "winner", "final")
+    __slots__ = (
+        "state", "action", "mover", "player", "children", "untried", "visits", "value", "prior", "winner", "final",
+        "noised",
+    )
 
     def __init__(self, game: Game, state: State, action: Action | None, mover: int):
         self.state = state
@@ -43,7 +51,8 @@ class Node:
         self.mover = mover  # the player who made that move: ``value`` is from their side
         self.visits = 0
         self.value = 0.0  # sum of results for ``mover``: 1 win, 0.5 draw, 0 loss
-        self.prior = 1.0
+        self.prior = 1.0  # the evaluator's probability of the move that led here
+        self.noised = False  # root noise added (once per search)
         self.children: list[Node] = []
         self.final = game.is_final(state)
         if self.final:
@@ -83,6 +92,18 @@ class TreePolicy:
     def select_child(self, node: Node) -> Node:
         raise NotImplementedError
 
+    def prepare_root(self, root: Node, rng: np.random.Generator) -> None:
+        """Called once per search on an expanded root (PUCT adds Dirichlet noise here)."""
+
+
+class Evaluator(Protocol):
+    """Judges leaves for evaluator-driven search (a policy-and-value network, say)."""
+
+    def evaluate(self, states: Sequence[State]) -> tuple[np.ndarray, np.ndarray]:
+        """(priors (B, num_actions) over legal actions, values (B,) in [0, 1]: the win
+        probability of the player to move in each state)."""
+        ...
+
 
 #: a default policy: state -> action (None stands for uniformly random moves); it may
 #: also offer ``choose_batch(x, legal_mask) -> actions`` for batched playouts
@@ -102,14 +123,22 @@ class MCTS:
         default_policy: DefaultPolicy | None = None,
         seed: int | None = None,
         batch_size: int | None = None,
+        evaluator: Evaluator | None = None,
+        value_weight: float | None = None,
     ):
+        """``evaluator`` switches to evaluator-driven search; ``value_weight`` (lambda, by
+        default the tree policy's) mixes its value with a playout's result:
+        lambda * value + (1 - lambda) * playout."""
         self.game = game
         self.tree_policy = tree_policy
         self.default_policy = default_policy
+        self.evaluator = evaluator
+        self.value_weight = float(getattr(tree_policy, "value_weight", 1.0) if value_weight is None else value_weight)
         if batch_size is None:
-            batch_size = DEFAULT_BATCH if hasattr(default_policy, "choose_batch") else 1
+            batch_size = DEFAULT_BATCH if evaluator is not None or hasattr(default_policy, "choose_batch") else 1
         self.batch_size = max(1, int(batch_size))
         self.rng = random.Random(seed)
+        self.np_rng = np.random.default_rng(seed)
         self.root: Node | None = None
         self.last_search_games = 0
 
@@ -125,11 +154,17 @@ class MCTS:
         root = self._root_for(state)
         if root.final:
             raise ValueError("the game is over: nothing to search")
+        if self.evaluator is not None:
+            if not root.children:
+                self.evaluate_leaves([[root]])
+            if not root.noised:
+                self.tree_policy.prepare_root(root, self.np_rng)
+                root.noised = True
         deadline = time.perf_counter() + time_limit if time_limit else math.inf
         limit = search_games or math.inf
         done = 0
         while done < limit:
-            if self.batch_size > 1:
+            if self.batch_size > 1 or self.evaluator is not None:
                 count = int(min(self.batch_size, limit - done))
                 self.search_batch(root, count)
                 done += count
@@ -151,16 +186,19 @@ class MCTS:
         self.backpropagate(path, winner)
 
     def search_batch(self, root: Node, count: int) -> None:
-        """``count`` search games whose playouts run together (virtual loss in between)."""
+        """``count`` search games whose leaves are judged together (virtual loss in between)."""
         paths = []
         for _ in range(count):
             path = self.select(root)
             leaf = path[-1]
-            if leaf.untried:
+            if leaf.untried and self.evaluator is None:
                 path.append(self.expand(leaf))
             for node in path:
                 node.visits += 1  # the virtual loss: a visit that has no result yet
             paths.append(path)
+        if self.evaluator is not None:
+            self.evaluate_leaves(paths, counted=True)
+            return
         open_paths = [path for path in paths if not path[-1].final]
         winners = self.game.playout_batch([path[-1].state for path in open_paths], self.rng, self.default_policy)
         results = dict(zip(map(id, open_paths), winners))
@@ -168,6 +206,46 @@ class MCTS:
             leaf = path[-1]
             winner = leaf.winner if leaf.final else results[id(path)]
             self.backpropagate(path, winner, visits=0)
+
+    def evaluate_leaves(self, paths: list[list[Node]], counted: bool = False) -> None:
+        """Evaluator mode: expand the paths' leaves whole with the evaluator's priors and
+        back up its values (mixed with playouts when ``value_weight`` < 1). ``counted``:
+        the paths' visits were already added (virtual loss)."""
+        leaves: dict[int, Node] = {}
+        for path in paths:
+            leaf = path[-1]
+            if not leaf.final and not leaf.children:
+                leaves[id(leaf)] = leaf
+        open_leaves = list(leaves.values())
+        value_of: dict[int, float] = {}  # win probability of the player to move at the leaf
+        if open_leaves:
+            states = [leaf.state for leaf in open_leaves]
+            priors, values = self.evaluator.evaluate(states)
+            values = np.asarray(values, dtype=np.float64)
+            if self.value_weight < 1.0:
+                winners = self.game.playout_batch(states, self.rng, self.default_policy)
+                played = np.array([0.5 if w is None else float(w == leaf.player) for w, leaf in zip(winners, open_leaves)])
+                values = self.value_weight * values + (1.0 - self.value_weight) * played
+            for leaf, prior, value in zip(open_leaves, priors, values):
+                self.expand_all(leaf, prior)
+                value_of[id(leaf)] = float(value)
+        for path in paths:
+            leaf = path[-1]
+            if leaf.final:
+                value_p1 = 0.5 if leaf.winner is None else float(leaf.winner == 1)
+            else:
+                value = value_of[id(leaf)]  # a leaf reached twice in one batch shares its value
+                value_p1 = value if leaf.player == 1 else 1.0 - value
+            self.backpropagate(path, value_p1=value_p1, visits=0 if counted else 1)
+
+    def expand_all(self, node: Node, priors: np.ndarray) -> None:
+        """Create every child of ``node`` at once, each with its prior probability."""
+        game = self.game
+        for action in node.untried:
+            child = Node(game, game.next_state(node.state, action), action, node.player)
+            child.prior = float(priors[action])
+            node.children.append(child)
+        node.untried = []
 
     def visit_distribution(self, root: Node | None = None) -> np.ndarray:
         """Visit counts of the root's children as a probability vector over all actions."""
@@ -217,13 +295,16 @@ class MCTS:
         return self.game.playout(node.state, self.rng, self.default_policy)
 
     @staticmethod
-    def backpropagate(path: list[Node], winner: int | None, visits: int = 1) -> None:
+    def backpropagate(
+        path: list[Node], winner: int | None = None, visits: int = 1, value_p1: float | None = None
+    ) -> None:
+        """Add a result to every node on the path, for the player who moved into it: a
+        ``winner`` (1, 2, None for a draw) or ``value_p1``, player 1's expected result."""
+        if value_p1 is None:
+            value_p1 = 0.5 if winner is None else float(winner == 1)
         for node in path:
             node.visits += visits
-            if winner is None:
-                node.value += 0.5
-            elif winner == node.mover:
-                node.value += 1.0
+            node.value += value_p1 if node.mover == 1 else 1.0 - value_p1
 
     # ---- tree reuse -------------------------------------------------------------------
     def _root_for(self, state: State) -> Node:
