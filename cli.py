@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 import mctsfw
+from mctsfw.checkpoints import net_class_for
 from mctsfw.config import ConfigError, load_config, plugin_params
 from mctsfw.match import play_game, replay_record
 
@@ -39,7 +40,11 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--p2", help="player 2 (config: play.player2)")
     play.add_argument("--model-search-games", type=int,
                       help="a saved model's MCTS search games per move; 0 = the raw network (config: play.model_search_games)")
-    play.add_argument("--search-games", type=int, help="MCTS search games per move (config: mcts.search_games)")
+    play.add_argument("--search-games", type=int,
+                      help="search games per move of MCTS players and of saved models (config: mcts.search_games "
+                           "and play.model_search_games)")
+    play.add_argument("--temperature", type=float,
+                      help="searching players draw moves ~ visits^(1/T); 0 = most visited (config: play.temperature)")
     play.add_argument("--time-limit", type=float, help="MCTS seconds per move (config: mcts.time_limit)")
     play.add_argument("--games", type=int, help="games in a row (config: play.games)")
     play.add_argument("--starting-player", help="1, 2 or alternate (config: play.starting_player)")
@@ -84,7 +89,8 @@ def play_overrides(args: argparse.Namespace, game_name: str) -> list[str]:
         ("play.player1", args.p1 and f'"{args.p1}"'),
         ("play.player2", args.p2 and f'"{args.p2}"'),
         ("mcts.search_games", args.search_games),
-        ("play.model_search_games", args.model_search_games),
+        ("play.model_search_games", args.model_search_games if args.model_search_games is not None else args.search_games),
+        ("play.temperature", args.temperature),
         ("mcts.time_limit", args.time_limit),
         ("play.games", args.games),
         ("mcts.seed", args.seed),
@@ -106,20 +112,25 @@ def make_player(spec: str, game: mctsfw.Game, config: dict, seed: int | None) ->
             time_limit=mcts["time_limit"] or None,
             seed=seed,
             tree_policy=config["tree_policy"],
-            **plugin_params(config, "tree_policies", config["tree_policy"]),
+            temperature=config["play"]["temperature"],
+            policy_params=plugin_params(config, "tree_policies", config["tree_policy"]),
         )
     if spec == "random":
         return mctsfw.make_actor(spec, game, seed=seed)
     if spec == "human":
         return mctsfw.make_actor(spec, game)
-    # a saved model: the raw network, or MCTS with its rollouts when play.model_search_games > 0
+    # a saved model: the raw network, or with play.model_search_games > 0 a search guided by
+    # it: UCT with its rollouts (a policy net), PUCT with its priors and values (policy and value)
+    tree_policy = "puct" if hasattr(net_class_for(spec), "evaluate") else "uct"
     return mctsfw.make_actor(
         spec, game,
         search_games=config["play"]["model_search_games"],
+        time_limit=config["mcts"]["time_limit"] or None,
         selection=config["play"]["model_selection"],
+        temperature=config["play"]["temperature"],
         seed=seed,
-        tree_policy=config["tree_policy"],
-        **plugin_params(config, "tree_policies", config["tree_policy"]),
+        tree_policy=tree_policy,
+        policy_params=plugin_params(config, "tree_policies", tree_policy),
     )
 
 

@@ -22,7 +22,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from mctsfw.game import Action, Game, IllegalMoveError, State
-from mctsfw.mcts import MCTS
+from mctsfw.mcts import MCTS, pick_action
 from mctsfw.rollout import PolicyNet, masked_policy
 
 
@@ -125,7 +125,12 @@ class RandomActor(Actor):
 
 
 class MCTSActor(Actor):
-    """MCTS with a registered tree policy; plays the most visited move and keeps its subtree."""
+    """MCTS with a registered tree policy; keeps its subtree between moves.
+
+    It plays the most visited move, or with ``temperature`` > 0 a move drawn with
+    probability proportional to visits ** (1 / temperature). With an ``evaluator`` (a
+    policy-and-value network) the search is AlphaZero style (use the ``puct`` tree policy).
+    """
 
     kind = "mcts"
 
@@ -134,19 +139,29 @@ class MCTSActor(Actor):
         game: Game,
         search_games: int | None = 1000,
         time_limit: float | None = None,
-        c: float = 1.4,
+        c: float | None = None,
         seed: int | None = None,
         tree_policy: str = "uct",
         default_policy: Callable[[State], Action] | None = None,
+        evaluator: Any = None,
+        temperature: float = 0.0,
+        policy_params: dict[str, Any] | None = None,
     ):
         super().__init__(game)
         from mctsfw import make_tree_policy
 
         if not search_games and not time_limit:
             raise ValueError("an mcts actor needs search_games > 0 or time_limit > 0")
+        params = dict(policy_params or {})
+        if c is not None:
+            params["c_puct" if tree_policy == "puct" else "c"] = c
+        if tree_policy == "puct":
+            params.setdefault("dirichlet_epsilon", 0.0)  # noise is for self-play, not for playing
         self.search_games = search_games
         self.time_limit = time_limit
-        self.mcts = MCTS(game, make_tree_policy(tree_policy, c=c), default_policy, seed=seed)
+        self.temperature = float(temperature)
+        self.rng = np.random.default_rng(seed)
+        self.mcts = MCTS(game, make_tree_policy(tree_policy, **params), default_policy, seed=seed, evaluator=evaluator)
         self.last_distribution = None
 
     def default_label(self) -> str:
@@ -156,7 +171,10 @@ class MCTSActor(Actor):
     def select_action(self, state: State) -> Action:
         root = self.mcts.search(state, self.search_games, self.time_limit)
         self.last_distribution = self.mcts.visit_distribution(root)
-        action = self.mcts.best_action(root)
+        if self.temperature > 0:
+            action = pick_action(self.last_distribution, self.temperature, self.rng)
+        else:
+            action = self.mcts.best_action(root)
         self.mcts.advance(action)
         return action
 
@@ -220,7 +238,9 @@ class NetActor(Actor):
 ACTOR_KINDS = {"random": RandomActor, "mcts": MCTSActor, "human": HumanActor}
 
 #: what ``make_actor`` accepts with a model path
-MODEL_ACTOR_PARAMS = ("search_games", "time_limit", "c", "seed", "tree_policy", "epsilon", "selection")
+MODEL_ACTOR_PARAMS = (
+    "search_games", "time_limit", "c", "seed", "tree_policy", "epsilon", "selection", "temperature", "policy_params",
+)
 
 
 def is_model_path(spec: Any) -> bool:
@@ -235,16 +255,20 @@ def make_actor(spec: str | os.PathLike, game: Game, **params) -> Actor:
     """An agent for ``game``: a kind (``"random"``, ``"mcts"``, ``"human"``) or a saved model's path.
 
     - ``random`` takes ``seed`` (other parameters are ignored);
-    - ``mcts`` takes ``search_games``, ``time_limit`` (seconds), ``c``, ``seed`` and
-      ``tree_policy``;
+    - ``mcts`` takes ``search_games``, ``time_limit`` (seconds), ``c``, ``seed``,
+      ``tree_policy``, ``policy_params`` (more tree-policy parameters) and ``temperature``
+      (0: the most visited move; > 0: drawn with probability ~ visits ** (1/temperature));
     - a model path (an existing file, or any name ending in ``.keras``) is loaded by the
       registered net that recognises it (``mctsfw.checkpoints.load_net``; a missing,
       broken or mismatched file raises ``ModelFileError``). With ``search_games=0`` (the
       default) the raw network plays: ``selection="greedy"`` (its most probable legal
       move) or ``"sample"``, seeded by ``seed``. With ``search_games > 0`` (or a
-      ``time_limit``) it is MCTS whose rollouts follow the network, a random legal move
-      with probability ``epsilon`` (default 0); ``c``, ``seed`` and ``tree_policy`` as
-      for ``mcts``. The label is the file's stem, plus ``+mcts(N)`` when searching.
+      ``time_limit``) it searches: a policy network (ANET) guides UCT's rollouts, a random
+      legal move with probability ``epsilon`` (default 0); a policy-and-value network
+      guides PUCT (priors from its policy head, leaf values from its value head, no
+      Dirichlet noise unless asked). ``c`` (c_puct for PUCT), ``seed``, ``tree_policy``,
+      ``policy_params`` and ``temperature`` as for ``mcts``. The label is the file's
+      stem, plus ``+mcts(N)`` when searching.
     """
     cls = ACTOR_KINDS.get(spec) if isinstance(spec, str) else None
     if cls is None:
@@ -269,14 +293,17 @@ def model_actor(
     game: Game,
     search_games: int | None = 0,
     time_limit: float | None = None,
-    c: float = 1.4,
+    c: float | None = None,
     seed: int | None = None,
-    tree_policy: str = "uct",
+    tree_policy: str | None = None,
     epsilon: float = 0.0,
     selection: str = "greedy",
+    temperature: float = 0.0,
+    policy_params: dict[str, Any] | None = None,
 ) -> Actor:
     """The agent of a saved model (see ``make_actor``)."""
     from mctsfw.checkpoints import load_net
+    from mctsfw.leaf_evaluator import NetLeafEvaluator
     from mctsfw.rollout import NetRolloutPolicy
 
     net = load_net(path, game)
@@ -284,11 +311,13 @@ def model_actor(
     if not search_games and not time_limit:
         actor: Actor = NetActor(game, net, selection=selection, seed=seed)
         actor.label = stem if selection == "greedy" else f"{stem}(sample)"
-    else:
-        rollouts = NetRolloutPolicy(game, net, epsilon=epsilon, seed=seed)
-        actor = MCTSActor(
-            game, search_games or None, time_limit or None, c=c, seed=seed, tree_policy=tree_policy, default_policy=rollouts
-        )
-        actor.net = net
-        actor.label = f"{stem}+mcts({search_games})" if search_games else f"{stem}+mcts({time_limit}s)"
+        return actor
+    if hasattr(net, "evaluate"):  # a policy-and-value network: AlphaZero-style search
+        search = {"tree_policy": tree_policy or "puct", "evaluator": NetLeafEvaluator(game, net)}
+    else:  # a policy network: its rollouts
+        search = {"tree_policy": tree_policy or "uct", "default_policy": NetRolloutPolicy(game, net, epsilon=epsilon, seed=seed)}
+    actor = MCTSActor(game, search_games or None, time_limit or None, c=c, seed=seed, temperature=temperature,
+                      policy_params=policy_params, **search)
+    actor.net = net
+    actor.label = f"{stem}+mcts({search_games})" if search_games else f"{stem}+mcts({time_limit}s)"
     return actor

@@ -72,13 +72,12 @@ def _fsync_directory(directory: Path) -> None:
         os.close(fd)
 
 
-def load_net(path: str | os.PathLike, game: "Game"):
-    """The saved network at ``path``, loaded by the registered net class that can read it.
+def net_class_for(path: str | os.PathLike) -> type:
+    """The registered net class that recognises the model file at ``path``.
 
     Every net class in ``default_registries().nets`` is asked ``can_load(path)`` (a cheap
-    look at the file); the first that says yes loads it with ``load(path, game)``, which
-    raises ``ModelFileError`` for a broken file or one made for another game. A missing
-    file, or one that no registered net recognises, raises ``ModelFileError`` too.
+    look at the file). A missing file, or one that no registered net recognises, raises
+    ``ModelFileError``.
     """
     from mctsfw.plugin_manager import default_registries
 
@@ -90,7 +89,14 @@ def load_net(path: str | os.PathLike, game: "Game"):
         cls = registry.get(name)
         can_load = getattr(cls, "can_load", None)
         if can_load is not None and can_load(path):
-            return cls.load(path, game)
+            return cls
     raise ModelFileError(
         f"{path}: not a model file that a registered net can load (nets: {', '.join(registry.names()) or 'none'})"
     )
+
+
+def load_net(path: str | os.PathLike, game: "Game"):
+    """The saved network at ``path``, loaded by the registered net class that recognises it
+    (``net_class_for``); its ``load(path, game)`` raises ``ModelFileError`` for a broken
+    file or one made for another game."""
+    return net_class_for(path).load(Path(path), game)

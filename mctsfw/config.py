@@ -113,6 +113,7 @@ RULES: dict[str, Check] = {
     "play.games": whole(1),
     "play.model_search_games": whole(0),
     "play.model_selection": one_of("greedy", "sample"),
+    "play.temperature": number(0),
     "train.run_dir": text,
     "train.episodes": whole(1),
     "train.search_games": whole(1),

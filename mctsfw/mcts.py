@@ -324,3 +324,12 @@ class MCTS:
         player = self.game.current_player(state) if not self.game.is_final(state) else 1
         self.root = Node(self.game, state, None, opponent(player))
         return self.root
+
+
+def pick_action(distribution: np.ndarray, temperature: float, rng: np.random.Generator) -> Action:
+    """An action drawn with probability proportional to distribution ** (1 / temperature);
+    temperature 0 takes the most probable."""
+    if temperature <= 0:
+        return int(np.argmax(distribution))
+    weights = np.power(distribution.astype(np.float64), 1.0 / temperature)
+    return int(rng.choice(len(weights), p=weights / weights.sum()))

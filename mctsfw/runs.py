@@ -24,7 +24,7 @@ import tomli_w
 
 from mctsfw.checkpoints import atomic_path
 
-CHECKPOINT_PATTERN = re.compile(r"^(?P<net>.+)_ep(?P<episode>\d+)\.keras$")
+CHECKPOINT_PATTERN = re.compile(r"^(?P<net>.+)_(?:ep|gen)(?P<episode>\d+)\.keras$")
 
 
 def list_checkpoints(directory: str | Path) -> list[tuple[int, Path]]:

@@ -38,8 +38,8 @@ def test_overrides_and_user_files_merge(tmp_path):
 
 def test_unknown_plugin_names_list_the_available_ones():
     problems = problems_of('game="hexx"', 'tree_policy="uctt"', 'display="tv"')
-    assert 'game = \'hexx\': unknown game; available: hex, nim. Did you mean "hex"?' in problems
-    assert any(p.startswith("tree_policy = 'uctt': unknown tree policy; available: uct") for p in problems)
+    assert 'game = \'hexx\': unknown game; available: connect4, hex, nim. Did you mean "hex"?' in problems
+    assert any(p.startswith("tree_policy = 'uctt': unknown tree policy; available: puct, uct") for p in problems)
     assert any(p.startswith("display = 'tv': unknown display") for p in problems)
 
 
@@ -59,7 +59,7 @@ def test_every_problem_is_reported_at_once():
 def test_unknown_keys_and_tables():
     problems = problems_of("mcts.serch_games=5", "games.chess.size=8", "games.hex.colour=1", "tree_policies.puctt.c=1")
     assert 'mcts.serch_games: unknown key. Did you mean "mcts.search_games"?' in problems
-    assert any(p.startswith("games.chess: unknown game; available: hex, nim") for p in problems)
+    assert any(p.startswith("games.chess: unknown game; available: connect4, hex, nim") for p in problems)
     assert any(p.startswith("games.hex.colour: unknown parameter") for p in problems)
     assert any(p.startswith("tree_policies.puctt: unknown tree policy") for p in problems)
 
@@ -107,7 +107,7 @@ def test_cli_exits_2_and_lists_every_problem():
         capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL,
     )
     assert result.returncode == 2
-    assert "unknown game; available: hex, nim" in result.stderr and "mcts.search_games" in result.stderr
+    assert "unknown game; available: connect4, hex, nim" in result.stderr and "mcts.search_games" in result.stderr
     result = subprocess.run(
         [sys.executable, str(ROOT / "cli.py"), "plugins", "--set", "games.hex.size=1"],
         capture_output=True, text=True, timeout=120,

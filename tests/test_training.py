@@ -121,3 +121,19 @@ def test_cli_train_refuses_a_different_config_in_an_existing_run(tmp_path):
     proc = run_cli_train(run_dir, 2, "--set", "games.hex.size=4")
     out, err = proc.communicate(timeout=300)
     assert proc.returncode == 2 and "games.hex.size" in err and "--resume" in err
+
+
+def test_replay_buffer_with_values_planes_and_position_averaging(tmp_path):
+    buffer = ReplayBuffer(10, (2, 2, 1), 3, with_values=True)
+    a, b = np.zeros((2, 2, 1)), np.ones((2, 2, 1))
+    buffer.add(a, np.array([1.0, 0.0, 0.0]), 1.0)
+    buffer.add(b, np.array([0.0, 1.0, 0.0]), 0.0)
+    buffer.add(a, np.array([0.0, 0.0, 1.0]), 0.0)
+    x, y, z = buffer.cases(average_positions=True)
+    assert len(x) == 2
+    i = int(np.flatnonzero(x.reshape(2, -1).sum(axis=1) == 0)[0])  # the position seen twice
+    assert np.allclose(y[i], [0.5, 0.0, 0.5]) and z[i] == 0.5
+    assert len(buffer.cases()[0]) == 3
+    buffer.save(tmp_path / "b.npz")
+    again = ReplayBuffer.load(tmp_path / "b.npz")
+    assert again.x.shape == (10, 2, 2, 1) and np.array_equal(again.z[:3], [1.0, 0.0, 0.0])
