@@ -77,6 +77,13 @@ def build_parser() -> argparse.ArgumentParser:
     topp.add_argument("--gif", metavar="DIR", help="save every game as an animated GIF in DIR (config: topp.gif, into OUT/gifs)")
     topp.add_argument("--out", metavar="DIR", help="where topp.json and topp.png go (default: RUN_DIR/topp, else ./topp)")
 
+    selfplay = sub.add_parser("selfplay", parents=[common], help="AlphaZero-style self-play generations (resumable)")
+    selfplay.add_argument("--game", help="game plugin name (config: game)")
+    selfplay.add_argument("--run-dir", help="the run directory (config: selfplay.run_dir); an unfinished run resumes")
+    selfplay.add_argument("--generations", type=int, help="generations in all (config: selfplay.generations)")
+    selfplay.add_argument("--resume", metavar="RUN_DIR", help="continue the run in RUN_DIR with its own config snapshot")
+    selfplay.add_argument("--no-progress", action="store_true", help="no progress bar")
+
     sub.add_parser("plugins", parents=[common], help="list registered games, nets, tree policies, evaluators, displays")
     return parser
 
@@ -171,7 +178,10 @@ def command_play(args: argparse.Namespace) -> int:
 
 
 #: config keys that may change between the start of a run and its resumption
-RESUMABLE_CHANGES = ("train.episodes", "train.display", "train.run_dir", "show.", "play.", "mcts.", "topp.")
+RESUMABLE_CHANGES = (
+    "train.episodes", "train.display", "train.run_dir", "selfplay.generations", "selfplay.run_dir",
+    "show.", "play.", "mcts.", "topp.",
+)
 
 
 def training_config_changes(saved: dict, current: dict) -> list[str]:
@@ -182,11 +192,13 @@ def training_config_changes(saved: dict, current: dict) -> list[str]:
     return [k for k in changed if not k.startswith(RESUMABLE_CHANGES)]
 
 
-def command_train(args: argparse.Namespace) -> int:
+def run_training(
+    args: argparse.Namespace, section: str, length_key: str, length: int | None, make_trainer, unit: str
+) -> int:
+    """Start, resume or extend the run of ``[section]`` (train or selfplay)."""
     from mctsfw.runs import RunDir
-    from mctsfw.training import Trainer
 
-    flags = [f"train.episodes={args.episodes}"] if args.episodes is not None else []
+    flags = [f"{section}.{length_key}={length}"] if length is not None else []
     if args.resume:
         run = RunDir(args.resume)
         if not run.exists():
@@ -195,9 +207,11 @@ def command_train(args: argparse.Namespace) -> int:
         config = load_config(DEFAULT_CONFIG, run.config_path, flags)
     else:
         if args.run_dir:
-            flags.append(f'train.run_dir="{args.run_dir}"')
+            flags.append(f'{section}.run_dir="{args.run_dir}"')
+        if getattr(args, "game", None):
+            flags.append(f'game="{args.game}"')
         config = load_config(DEFAULT_CONFIG, args.config, args.overrides + flags)
-        run = RunDir(config["train"]["run_dir"])
+        run = RunDir(config[section]["run_dir"])
         if run.exists():
             changes = training_config_changes(load_config(DEFAULT_CONFIG, run.config_path), config)
             if changes:
@@ -209,24 +223,35 @@ def command_train(args: argparse.Namespace) -> int:
                 return 2
     latest = run.latest()
     if latest:
-        print(f"resuming {run.path} after episode {latest[0]} of {config['train']['episodes']}")
-    trainer = Trainer(config, run.path, progress=not args.no_progress)
+        print(f"resuming {run.path} after {unit} {latest[0]} ({length_key}: {config[section][length_key]})")
+    trainer = make_trainer(config, run.path, progress=not args.no_progress)
     if latest:
-        run.write_config(config)  # a longer run keeps its new episode count
+        run.write_config(config)  # a longer run keeps its new length
     try:
         summary = trainer.train()
     except KeyboardInterrupt:
-        done = run.latest()
-        print(f"\ninterrupted after episode {done[0] if done else 0}: resume with python cli.py train --resume {run.path}",
-              file=sys.stderr)
+        print(f"\ninterrupted: resume with python cli.py {args.command} --resume {run.path}", file=sys.stderr)
         return 130
-    print(f"{summary['episodes']} episodes in {run.path} ({summary['episodes_this_time']} this time, "
-          f"{summary['seconds']:.1f} s); checkpoints:")
+    done = summary.get("episodes", summary.get("generations"))
+    print(f"{done} {length_key} in {run.path} ({summary['this_time']} {unit}s this time, {summary['seconds']:.1f} s); "
+          "checkpoints:")
     for path in summary["checkpoints"]:
         print(f"  {path}")
-    print(f"metrics: {run.metrics_path}, plot: {run.plot_path}")
+    print(f"metrics: {run.metrics_path}")
     print(f"next: python cli.py topp {run.path}")
     return 0
+
+
+def command_train(args: argparse.Namespace) -> int:
+    from mctsfw.training import Trainer
+
+    return run_training(args, "train", "episodes", args.episodes, Trainer, "episode")
+
+
+def command_selfplay(args: argparse.Namespace) -> int:
+    from mctsfw.selfplay import SelfPlayTrainer
+
+    return run_training(args, "selfplay", "generations", args.generations, SelfPlayTrainer, "step")
 
 
 def command_topp(args: argparse.Namespace) -> int:
@@ -306,7 +331,7 @@ def command_plugins(args: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS = {"play": command_play, "train": command_train, "topp": command_topp, "plugins": command_plugins}
+COMMANDS = {"play": command_play, "train": command_train, "selfplay": command_selfplay, "topp": command_topp, "plugins": command_plugins}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -102,9 +102,9 @@ class RunDir:
                 pass  # a line cut short by a kill
         return records
 
-    def keep_metrics_upto(self, episode: int) -> list[dict[str, Any]]:
-        """Drop the lines of episodes after ``episode`` (not committed); return the rest."""
-        records = [r for r in self.read_metrics() if r.get("episode", 0) <= episode]
+    def keep_metrics_upto(self, episode: int, key: str = "episode") -> list[dict[str, Any]]:
+        """Drop the lines whose ``key`` is past ``episode`` (not committed); return the rest."""
+        records = [r for r in self.read_metrics() if r.get(key, 0) <= episode]
         with atomic_path(self.metrics_path) as tmp:
             Path(tmp).write_text("".join(json.dumps(r) + "\n" for r in records))
         return records

@@ -165,7 +165,7 @@ class Trainer:
         return {
             "run_dir": str(self.run.path),
             "episodes": self.episode,
-            "episodes_this_time": self.episode - first,
+            "this_time": self.episode - first,
             "seconds": time.perf_counter() - started,
             "checkpoints": [str(p) for _, p in self.run.checkpoints()],
         }

@@ -54,7 +54,7 @@ def test_resuming_neither_repeats_nor_loses_episodes(tmp_path):
     RunDir(run_dir).append_metrics({"episode": 3, "loss": 9.9})
     trainer = Trainer(tiny_config(run_dir, episodes=4, extra=big), run_dir, progress=False)
     summary = trainer.train()
-    assert summary["episodes_this_time"] == 2
+    assert summary["this_time"] == 2
     records = RunDir(run_dir).read_metrics()
     assert [r["episode"] for r in records] == [1, 2, 3, 4] and records[2]["loss"] != 9.9
     # the resumed buffer continued from the saved one
@@ -111,7 +111,7 @@ def test_cli_train_survives_kill_9_and_resumes(tmp_path):
     # running it again has nothing left to do
     proc = run_cli_train(run_dir, 12)
     out, err = proc.communicate(timeout=300)
-    assert proc.returncode == 0 and "(0 this time" in out
+    assert proc.returncode == 0 and "(0 episodes this time" in out
 
 
 def test_cli_train_refuses_a_different_config_in_an_existing_run(tmp_path):

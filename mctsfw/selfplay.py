@@ -1,0 +1,261 @@
+"""AlphaZero-style learning: self-play generations with a policy-and-value network.
+
+Each generation: the current best network plays ``games_per_generation`` games against
+itself with PUCT (priors and leaf values from the network, Dirichlet noise at the root,
+moves drawn with temperature ``tau`` for the first ``temperature_moves`` moves, then
+``temperature_final``); every position becomes a training case (state, visit
+distribution, value target z, or the mean of z and the root's Q), with the game's
+symmetries. Then the candidate network trains on the replay buffer (duplicate positions
+averaged if asked), optionally plays a gating match against the best one and replaces it
+only if it wins ``gating_threshold`` of the games; a checkpoint per generation.
+
+The run directory is the on-policy trainer's (``mctsfw.runs``): the state is committed
+after every self-play game and after every training step, so a killed run resumes
+without repeating or losing a game.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from mctsfw.config import plugin_params
+from mctsfw.leaf_evaluator import NetLeafEvaluator
+from mctsfw.mcts import MCTS, pick_action
+from mctsfw.plugin_manager import Registries, default_registries
+from mctsfw.replay import ReplayBuffer
+from mctsfw.runs import RunDir
+from mctsfw.training import _tuples
+
+
+@dataclass
+class SelfPlaySettings:
+    net: str
+    generations: int
+    games_per_generation: int
+    search_games: int
+    batch_size: int
+    temperature: float
+    temperature_moves: int
+    temperature_final: float
+    value_target: str
+    average_positions: bool
+    augment: bool
+    replay_size: int
+    epochs: int
+    minibatch: int
+    gating: bool
+    gating_games: int
+    gating_threshold: float
+    starting_player: str
+    seed: int
+
+    @classmethod
+    def from_config(cls, config: dict) -> "SelfPlaySettings":
+        section = config["selfplay"]
+        return cls(**{name: section[name] for name in cls.__dataclass_fields__})
+
+
+def game_result(winner: int | None, player: int) -> float:
+    """1 for a win of ``player``, 0.5 for a draw, 0 for a loss."""
+    return 0.5 if winner is None else float(winner == player)
+
+
+class SelfPlayTrainer:
+    def __init__(self, config: dict, run_dir: str | Path, registries: Registries | None = None, progress: bool = True):
+        self.config = config
+        self.run = RunDir(run_dir)
+        self.registries = registries or default_registries()
+        self.settings = s = SelfPlaySettings.from_config(config)
+        self.progress = progress
+        game_name = config["game"]
+        self.game = self.registries.games.get(game_name)(**plugin_params(config, "games", game_name))
+        self.net_class = self.registries.nets.get(s.net)
+        if not hasattr(self.net_class, "evaluate"):
+            raise ValueError(f"selfplay.net = {s.net!r}: self-play needs a policy-and-value network (pv_mlp, pv_resnet, ...)")
+        self.tree_policy = self.registries.tree_policies.get("puct")(**plugin_params(config, "tree_policies", "puct"))
+        self.play_policy = self.registries.tree_policies.get("puct")(
+            **{**plugin_params(config, "tree_policies", "puct"), "dirichlet_epsilon": 0.0}
+        )
+
+    # ---- state ----------------------------------------------------------------------------------
+    def _fresh(self) -> None:
+        s = self.settings
+        self.seed = s.seed if s.seed >= 0 else random.SystemRandom().randrange(2**31)
+        self.rng = random.Random(self.seed)
+        self.np_rng = np.random.default_rng(self.seed)
+        params = plugin_params(self.config, "nets", s.net)
+        params.setdefault("seed", self.seed)
+        self.net = self.net_class(self.game, **params)
+        self.best = self._clone(self.net)
+        shape = self.net.encode(self.game.initial_state()).shape
+        self.buffer = ReplayBuffer(s.replay_size, shape, self.game.num_actions, with_values=True)
+        self.generation, self.games_done, self.step = 0, 0, 0
+        self.run.write_config(self.config)
+        self.run.keep_metrics_upto(0, key="step")
+        self.run.checkpoints_dir.mkdir(parents=True, exist_ok=True)
+        self.net.save(self.run.checkpoints_dir / f"{s.net}_gen0000.keras")  # generation 0: untrained
+        self._commit()
+
+    def _resume(self, step: int, directory: Path) -> None:
+        progress = json.loads((directory / "progress.json").read_text())
+        self.seed = progress["seed"]
+        self.rng = random.Random()
+        self.rng.setstate(_tuples(progress["python_rng"]))
+        self.np_rng = np.random.default_rng()
+        self.np_rng.bit_generator.state = progress["numpy_rng"]
+        self.generation, self.games_done, self.step = progress["generation"], progress["games_done"], step
+        self.net = self.net_class.load(directory / "net.keras", self.game)
+        self.best = self.net_class.load(directory / "best.keras", self.game)
+        self.buffer = ReplayBuffer.load(directory / "replay.npz")
+        self.run.keep_metrics_upto(step, key="step")
+
+    def _commit(self) -> None:
+        def write(directory: Path) -> None:
+            self.net.save(directory / "net.keras")
+            self.best.save(directory / "best.keras")
+            self.buffer.save(directory / "replay.npz")
+            progress = {
+                "generation": self.generation,
+                "games_done": self.games_done,
+                "seed": self.seed,
+                "python_rng": self.rng.getstate(),
+                "numpy_rng": self.np_rng.bit_generator.state,
+            }
+            (directory / "progress.json").write_text(json.dumps(progress))
+
+        self.run.commit(self.step, write)
+
+    def _clone(self, net):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "clone.keras"
+            net.save(path)
+            return self.net_class.load(path, self.game)
+
+    def _record(self, record: dict[str, Any]) -> None:
+        self.step += 1
+        self.run.append_metrics({"step": self.step, **record})
+        self._commit()
+
+    # ---- the loop --------------------------------------------------------------------------------
+    def train(self) -> dict[str, Any]:
+        latest = self.run.latest()
+        if latest is None:
+            self._fresh()
+        else:
+            self._resume(*latest)
+        s = self.settings
+        started, first_step = time.perf_counter(), self.step
+        bar = None
+        if self.progress:
+            from tqdm import tqdm
+
+            total = s.generations * (s.games_per_generation + 1)
+            done = self.generation * (s.games_per_generation + 1) + self.games_done
+            bar = tqdm(total=total, initial=done, unit="step", dynamic_ncols=True)
+        try:
+            while self.generation < s.generations:
+                if self.games_done < s.games_per_generation:
+                    record = self.self_play_game()
+                    self.games_done += 1
+                    self._record(record)
+                else:
+                    record = self.train_generation()
+                    self.generation += 1
+                    self.games_done = 0
+                    self.net.save(self.run.checkpoints_dir / f"{s.net}_gen{self.generation:04d}.keras")
+                    self._record(record)
+                if bar:
+                    bar.update(1)
+                    bar.set_postfix(generation=self.generation, buffer=len(self.buffer))
+        finally:
+            if bar:
+                bar.close()
+        return {
+            "run_dir": str(self.run.path),
+            "generations": self.generation,
+            "this_time": self.step - first_step,
+            "seconds": time.perf_counter() - started,
+            "checkpoints": [str(p) for _, p in self.run.checkpoints()],
+        }
+
+    def searcher(self, net, policy, seed: int) -> MCTS:
+        return MCTS(self.game, policy, evaluator=NetLeafEvaluator(self.game, net), seed=seed,
+                    batch_size=self.settings.batch_size)
+
+    def self_play_game(self) -> dict[str, Any]:
+        s, game = self.settings, self.game
+        started = time.perf_counter()
+        number = self.generation * s.games_per_generation + self.games_done + 1
+        starter = (1 if number % 2 else 2) if s.starting_player == "alternate" else self.rng.choice((1, 2))
+        mcts = self.searcher(self.best, self.tree_policy, self.rng.randrange(2**31))
+        state = game.initial_state(starter)
+        history = []
+        while not game.is_final(state):
+            root = mcts.search(state, search_games=s.search_games)
+            distribution = mcts.visit_distribution(root)
+            player = game.current_player(state)
+            history.append((self.best.encode(state), distribution, player, 1.0 - root.q))
+            tau = s.temperature if len(history) <= s.temperature_moves else s.temperature_final
+            action = pick_action(distribution, tau, self.np_rng)
+            mcts.advance(action)
+            state = game.next_state(state, action)
+        winner = game.winner(state)
+        for x, distribution, player, q in history:
+            z = game_result(winner, player)
+            target = (z + q) / 2 if s.value_target == "mean" else z
+            for x_sym, d_sym in game.symmetries(x, distribution) if s.augment else [(x, distribution)]:
+                self.buffer.add(x_sym, d_sym, target)
+        seconds = time.perf_counter() - started
+        return {"kind": "game", "generation": self.generation + 1, "game": number, "starting_player": starter,
+                "winner": winner, "moves": len(history), "buffer_size": len(self.buffer), "seconds": round(seconds, 3)}
+
+    def train_generation(self) -> dict[str, Any]:
+        s = self.settings
+        started = time.perf_counter()
+        x, pi, z = self.buffer.cases(average_positions=s.average_positions)
+        stats = self.net.fit(x, pi, z, batch_size=s.minibatch, epochs=s.epochs)
+        record: dict[str, Any] = {
+            "kind": "generation", "generation": self.generation + 1, "cases": int(len(x)),
+            "loss": float(stats["loss"]), "policy_loss": float(stats["policy_loss"]), "value_loss": float(stats["value_loss"]),
+        }
+        if s.gating:
+            score = self.match(self.net, self.best, s.gating_games)
+            record["gating_score"] = score
+            record["promoted"] = score >= s.gating_threshold
+            if record["promoted"]:
+                self.best = self._clone(self.net)
+        else:
+            self.best = self._clone(self.net)
+        record["seconds"] = round(time.perf_counter() - started, 3)
+        return record
+
+    def match(self, candidate, best, games: int) -> float:
+        """The candidate's score against ``best`` (draws count half), colours and openers
+        alternating; the first ``temperature_moves`` moves are drawn with temperature so
+        that the games differ."""
+        s, game = self.settings, self.game
+        points = 0.0
+        for i in range(games):
+            seat = 1 if i % 2 == 0 else 2
+            start = 1 if (i // 2) % 2 == 0 else 2
+            searchers = {
+                seat: self.searcher(candidate, self.play_policy, self.rng.randrange(2**31)),
+                3 - seat: self.searcher(best, self.play_policy, self.rng.randrange(2**31)),
+            }
+            state, moves = game.initial_state(start), 0
+            while not game.is_final(state):
+                mcts = searchers[game.current_player(state)]
+                root = mcts.search(state, search_games=s.search_games)
+                tau = s.temperature if moves < s.temperature_moves else 0.0
+                state = game.next_state(state, pick_action(mcts.visit_distribution(root), tau, self.np_rng))
+                moves += 1
+            points += game_result(game.winner(state), seat)
+        return points / games

@@ -1,0 +1,83 @@
+"""AlphaZero-style self-play generations: data, checkpoints, gating, and resuming after a kill."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+from mctsfw.config import load_config
+from mctsfw.replay import ReplayBuffer
+from mctsfw.runs import RunDir
+from mctsfw.selfplay import SelfPlayTrainer
+from tests.test_training import DEFAULTS, ROOT
+
+TINY = [
+    "games.hex.size=3", "selfplay.games_per_generation=3", "selfplay.search_games=24", "selfplay.batch_size=8",
+    "nets.pv_mlp.hidden_layers=[16]", "selfplay.seed=1", "selfplay.epochs=1",
+]
+
+
+def tiny(run_dir, generations=2, extra=()):
+    return load_config(DEFAULTS, None, TINY + [f"selfplay.generations={generations}", f'selfplay.run_dir="{run_dir}"', *extra])
+
+
+def test_generations_write_checkpoints_metrics_and_value_targets(tmp_path):
+    run_dir = tmp_path / "run"
+    trainer = SelfPlayTrainer(tiny(run_dir, extra=["selfplay.gating=true", "selfplay.gating_games=2"]), run_dir,
+                              progress=False)
+    summary = trainer.train()
+    run = RunDir(run_dir)
+    assert summary["generations"] == 2
+    assert [e for e, _ in run.checkpoints()] == [0, 1, 2]
+    records = run.read_metrics()
+    games = [r for r in records if r["kind"] == "game"]
+    generations = [r for r in records if r["kind"] == "generation"]
+    assert [r["game"] for r in games] == [1, 2, 3, 4, 5, 6] and len(generations) == 2
+    assert all("promoted" in r and 0 <= r["gating_score"] <= 1 for r in generations)
+    assert [r["step"] for r in records] == list(range(1, 9))
+    # every position and its 180-degree turn, with z for the player to move (Hex has no draws)
+    assert len(trainer.buffer) == 2 * sum(r["moves"] for r in games)
+    assert set(np.unique(trainer.buffer.z[: len(trainer.buffer)])) <= {0.0, 1.0}
+    assert np.allclose(trainer.buffer.y[: len(trainer.buffer)].sum(axis=1), 1.0)
+
+
+def test_mean_value_targets_lie_between_z_and_q(tmp_path):
+    run_dir = tmp_path / "run"
+    trainer = SelfPlayTrainer(tiny(run_dir, generations=1, extra=['selfplay.value_target="mean"']), run_dir,
+                              progress=False)
+    trainer.train()
+    z = trainer.buffer.z[: len(trainer.buffer)]
+    assert ((z > 0) & (z < 1)).any()
+
+
+def test_selfplay_survives_kill_9_and_resumes(tmp_path):
+    run_dir = tmp_path / "run"
+
+    def start():
+        args = [sys.executable, str(ROOT / "cli.py"), "selfplay", "--no-progress", "--run-dir", str(run_dir),
+                "--generations", "4", *sum((["--set", s] for s in TINY), [])]
+        return subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    proc = start()
+    deadline = time.time() + 240
+    while time.time() < deadline:
+        latest = RunDir(run_dir).latest()
+        if latest and latest[0] >= 5:
+            break
+        time.sleep(0.02)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    done = RunDir(run_dir).latest()[0]
+    assert 5 <= done < 16
+    buffer = ReplayBuffer.load(RunDir(run_dir).latest()[1] / "replay.npz")
+    proc = start()
+    out, err = proc.communicate(timeout=300)
+    assert proc.returncode == 0, err
+    assert f"after step {done}" in out
+    records = RunDir(run_dir).read_metrics()
+    assert [r["step"] for r in records] == list(range(1, 17))
+    assert [r["game"] for r in records if r["kind"] == "game"] == list(range(1, 13))
+    assert len(buffer) > 0
