@@ -12,6 +12,7 @@ Every command takes ``--config FILE`` (merged over hexzero.toml) and any number 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 
@@ -83,6 +84,19 @@ def build_parser() -> argparse.ArgumentParser:
     selfplay.add_argument("--generations", type=int, help="generations in all (config: selfplay.generations)")
     selfplay.add_argument("--resume", metavar="RUN_DIR", help="continue the run in RUN_DIR with its own config snapshot")
     selfplay.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+    compare = sub.add_parser("compare", parents=[common], help="play agent A against agent B and report rates and times")
+    compare.add_argument("a", help="agent A: random, mcts or a saved model (.keras)")
+    compare.add_argument("b", help="agent B: random, mcts or a saved model (.keras)")
+    compare.add_argument("--games", type=int, default=20, help="games to play (A is player 1 in half of them)")
+    compare.add_argument("--game", help="game plugin name (config: game)")
+    compare.add_argument("--size", type=int, help="board size for games that have one")
+    compare.add_argument("--search-games", type=int, help="search games per move of searching agents")
+    compare.add_argument("--temperature", type=float, help="searching agents draw moves ~ visits^(1/T); 0 = most visited")
+    compare.add_argument("--starting-player", type=int, choices=(1, 2), default=1, help="who opens every game")
+    compare.add_argument("--seed", type=int, help="agents' random seed")
+    compare.add_argument("--display", action="store_true", help="draw the games")
+    compare.add_argument("--json", metavar="FILE", help="also write the results as JSON")
 
     sub.add_parser("plugins", parents=[common], help="list registered games, nets, tree policies, evaluators, displays")
     return parser
@@ -312,6 +326,36 @@ def command_topp(args: argparse.Namespace) -> int:
     return 0
 
 
+def command_compare(args: argparse.Namespace) -> int:
+    from mctsfw.match import compare, compare_report
+
+    if args.games < 1:
+        print("error: --games must be at least 1", file=sys.stderr)
+        return 2
+    as_play = argparse.Namespace(
+        game=args.game, size=args.size, p1=args.a, p2=args.b, search_games=args.search_games, time_limit=None,
+        games=None, seed=args.seed, show=False, delay=None, model_search_games=None, temperature=args.temperature,
+        starting_player=None,
+    )
+    game_name = args.game or load_config(DEFAULT_CONFIG, args.config, args.overrides)["game"]
+    config = load_config(DEFAULT_CONFIG, args.config, args.overrides + play_overrides(as_play, game_name))
+    game = mctsfw.make_game(config["game"], **plugin_params(config, "games", config["game"]))
+    seed = None if config["mcts"]["seed"] == -1 else config["mcts"]["seed"]
+    actors = [make_player(spec, game, config, None if seed is None else seed + i) for i, spec in enumerate((args.a, args.b))]
+    if actors[0].label == actors[1].label:
+        actors[0].label, actors[1].label = f"A:{actors[0].label}", f"B:{actors[1].label}"
+    display = mctsfw.default_registries().displays.get(config["display"])() if args.display else None
+    result = compare(game, actors[0], actors[1], args.games, args.starting_player, display)
+    print(compare_report(result))
+    if args.json:
+        from mctsfw.checkpoints import atomic_path
+
+        with atomic_path(args.json) as tmp:
+            Path(tmp).write_text(json.dumps(result, indent=2))
+        print(f"wrote {args.json}")
+    return 0
+
+
 def command_plugins(args: argparse.Namespace) -> int:
     load_config(DEFAULT_CONFIG, args.config, args.overrides)  # a broken config fails here too
     registries = mctsfw.default_registries()
@@ -331,7 +375,7 @@ def command_plugins(args: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS = {"play": command_play, "train": command_train, "selfplay": command_selfplay, "topp": command_topp, "plugins": command_plugins}
+COMMANDS = {"play": command_play, "train": command_train, "selfplay": command_selfplay, "topp": command_topp, "compare": command_compare, "plugins": command_plugins}
 
 
 def main(argv: list[str] | None = None) -> int:

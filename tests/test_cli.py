@@ -86,3 +86,18 @@ def test_a_person_plays_the_shipped_network():
     result = run_cli("play", "--p1", "human", "--p2", str(shipped), stdin=moves + "\n")
     assert "game 1:" in result.stdout, result.stderr[-2000:]
     assert "player 2 (anet_ep0250) wins" in result.stdout  # filling row by row loses to it
+
+
+def test_compare_reports_rates_times_and_lengths_per_colour(tmp_path):
+    import json
+
+    result = run_cli("compare", "mcts", "random", "--games", "6", "--size", "3", "--search-games", "50",
+                     "--seed", "3", "--json", str(tmp_path / "c.json"))
+    assert result.returncode == 0, result.stderr
+    assert "A as player 1" in result.stdout and "mean thinking time per move" in result.stdout
+    data = json.loads((tmp_path / "c.json").read_text())
+    assert data["a_as_player_1"]["games"] == 3 and data["a_as_player_2"]["games"] == 3
+    assert data["total"]["wins"] + data["total"]["losses"] + data["total"]["draws"] == 6
+    assert data["total"]["win_rate"] >= 0.5  # MCTS beats random on 3x3 Hex
+    assert data["mean_seconds_per_move"]["a"] > data["mean_seconds_per_move"]["b"]
+    assert sum(sum(v.values()) for v in data["game_lengths"]["by_colour"].values()) == 6
