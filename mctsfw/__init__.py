@@ -9,7 +9,15 @@ The public API::
     state = game.next_state(state, agent.select_action(state))
 """
 
-from mctsfw.hookspecs import hookimpl
+import os
+
+# Search multiplies tiny matrices (a batch of leaves by a layer): BLAS threads only add
+# contention there, measured 16x slower with 2 threads on a busy 2-core machine. Set
+# before numpy loads; a value the user chose is kept.
+for _variable in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_variable, "1")
+
+from mctsfw.hookspecs import hookimpl  # noqa: E402
 from mctsfw.game import Game, IllegalMoveError
 from mctsfw.mcts import MCTS, Node, TreePolicy
 from mctsfw.plugin_manager import (
