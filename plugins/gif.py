@@ -3,8 +3,9 @@
 Hex is drawn as its diamond of hexagons — cell (0, 0) on top, as in the terminal
 picture — with the four sides in the colour of the player who joins them, the stones
 of player 1 (X, red) and player 2 (O, blue), the last move ringed, and at the end the
-winning chain outlined and the winner written. Every other game is drawn as the text of
-its ``render(state)``, so any game plugin can be recorded.
+winning chain outlined and the winner written. Connect Four is drawn
+as discs in a blue board (X red, O yellow), the last stone ringed. Every other game is
+drawn as the text of its ``render(state)``, so any game plugin can be recorded.
 
     gif = GifDisplay(title="mcts vs random")
     play_game(game, actors, display=gif)
@@ -187,6 +188,52 @@ def draw_hex(game: Game, state: State, last_action: Action | None, mover: int | 
     return image
 
 
+# ---- Connect Four: discs in a blue board ---------------------------------------------------
+CONNECT4_BOARD = (25, 80, 190)
+CONNECT4_COLOURS = {1: (214, 39, 40), 2: (250, 205, 40)}  # red X, yellow O
+
+
+def draw_connect4(game: Game, state: State, last_action: Action | None, mover: int | None,
+                  move_number: int, title: str = "", radius: int = 20) -> Image.Image:
+    """A frame of a Connect Four game: the board with row 0 at the bottom, the last stone ringed."""
+    board = game.board(state)  # (rows, columns), row 0 = bottom
+    rows, columns = board.shape
+    cell, margin = 2 * radius + max(4, radius // 3), max(12, radius)
+    font = _font(max(12, int(radius * 0.7)))
+    line = max(12, int(radius * 0.7)) + 6
+    header = 3 * line
+    width = max(columns * cell + 2 * margin, 16 * radius)
+    height = header + rows * cell + line + 2 * margin
+    image = Image.new("RGB", (width, height), BACKGROUND)
+    draw = ImageDraw.Draw(image)
+    left, top = (width - columns * cell) // 2, header + margin
+    draw.rounded_rectangle((left - 4, top - 4, left + columns * cell + 4, top + rows * cell + 4),
+                           radius=radius // 2, fill=CONNECT4_BOARD)
+    # the last stone: the highest one in the column just played
+    last_row = None
+    if last_action is not None:
+        taken = [r for r in range(rows) if board[r, last_action]]
+        last_row = taken[-1] if taken else None
+    for r in range(rows):
+        for c in range(columns):
+            cx, cy = left + c * cell + cell / 2, top + (rows - 1 - r) * cell + cell / 2
+            fill = CONNECT4_COLOURS.get(int(board[r, c]), BACKGROUND)
+            draw.ellipse((cx - radius, cy - radius, cx + radius, cy + radius), fill=fill)
+            if c == last_action and r == last_row:
+                ring = radius * 0.45
+                draw.ellipse((cx - ring, cy - ring, cx + ring, cy + ring), outline=BACKGROUND, width=max(2, radius // 7))
+    small = _font(max(10, int(radius * 0.55)))
+    for c in range(columns):
+        draw.text((left + c * cell + cell / 2, top + rows * cell + margin / 2 + line / 2), str(c + 1),
+                  fill=INK, font=small, anchor="mm")
+    winner = game.winner(state) if game.is_final(state) else None
+    lines = ([title] if title else []) + caption_lines(game, state, last_action, mover, move_number, marks=True)
+    for k, text in enumerate(lines[-3:]):
+        colour = PLAYER_COLOURS[winner] if winner and k == len(lines[-3:]) - 1 else INK
+        draw.text((margin, margin // 2 + k * line), text, fill=colour, font=font)
+    return image
+
+
 # ---- any game: its text picture --------------------------------------------------------------
 def draw_text(game: Game, state: State, last_action: Action | None, mover: int | None,
               move_number: int, title: str = "", font_size: int = 15) -> Image.Image:
@@ -203,7 +250,7 @@ def draw_text(game: Game, state: State, last_action: Action | None, mover: int |
 
 
 #: games drawn by a picture of their own, by game name; the rest are drawn as text
-PAINTERS: dict[str, Callable[..., Image.Image]] = {"hex": draw_hex}
+PAINTERS: dict[str, Callable[..., Image.Image]] = {"hex": draw_hex, "connect4": draw_connect4}
 
 
 class GifDisplay:
@@ -215,7 +262,7 @@ class GifDisplay:
     """
 
     name = "gif"
-    description = "records actual games as animated GIFs (Hex as a diamond of hexagons, other games as text)"
+    description = "records actual games as animated GIFs (Hex as a diamond of hexagons, Connect Four as discs, other games as text)"
 
     def __init__(
         self,

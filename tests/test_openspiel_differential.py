@@ -63,3 +63,45 @@ def test_nim_agrees_with_openspiel(piles, misere):
             pile, take = rng.choice(sorted(moves))
             state = ours.next_state(state, ours.action(pile, take))
             spiel.apply_action(moves[(pile, take)])
+
+
+@pytest.mark.parametrize("rows, columns", [(6, 7), (4, 4), (5, 4), (4, 6), (7, 9)])
+def test_connect4_agrees_with_openspiel(rows, columns):
+    """OpenSpiel's ``connect_four``: action = column, its player 0 ("x") starts like our
+    player 1; its board prints top row first with x, o and '.'."""
+    ours = mctsfw.make_game("connect4", rows=rows, columns=columns)
+    theirs = pyspiel.load_game("connect_four", {"rows": rows, "columns": columns})
+    rng = random.Random(rows * 100 + columns)
+    draws = 0
+    for _ in range(60):
+        state, spiel = ours.initial_state(1), theirs.new_initial_state()
+        while True:
+            assert ours.is_final(state) == spiel.is_terminal()
+            picture = ["".join(".xo"[v] for v in row) for row in ours.board(state)[::-1]]
+            assert str(spiel).split() == picture
+            if spiel.is_terminal():
+                returns = spiel.returns()
+                expected = None if returns[0] == 0 else 1 if returns[0] > 0 else 2
+                assert ours.winner(state) == expected
+                draws += expected is None
+                break
+            assert ours.current_player(state) == spiel.current_player() + 1
+            assert ours.legal_actions(state) == sorted(spiel.legal_actions())
+            action = rng.choice(ours.legal_actions(state))
+            state = ours.next_state(state, action)
+            spiel.apply_action(action)
+    if (rows, columns) == (4, 4):
+        assert draws  # small boards fill up often: draws are compared too
+
+
+def test_connect4_full_board_draw_agrees_with_openspiel():
+    ours = mctsfw.make_game("connect4")
+    spiel = pyspiel.load_game("connect_four").new_initial_state()
+    state = ours.initial_state(1)
+    order = [c for a, b in ((0, 2), (1, 3), (4, 6)) for c in [a, b, b, a] * 3] + [5] * 6
+    for action in order:
+        assert not ours.is_final(state) and not spiel.is_terminal()
+        state = ours.next_state(state, action)
+        spiel.apply_action(action)
+    assert ours.is_final(state) and spiel.is_terminal()
+    assert ours.winner(state) is None and spiel.returns() == [0.0, 0.0]
