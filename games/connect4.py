@@ -60,10 +60,8 @@ class ConnectFour(Game):
         self.column_mask = [((1 << self.rows) - 1) << (c * h) for c in range(self.columns)]
         self.full = sum(self.column_mask)
         self.top_row = sum(self.top)
-        # cell bit -> (row, column), for encodings and pictures
-        self._cell_bits = np.array(
-            [r + c * h for r in range(self.rows) for c in range(self.columns)], dtype=np.int64
-        )  # row-major (row 0 = bottom), as encode lays the cells out
+        # the bit of each cell in row-major order (row 0 = bottom), as encode lays the cells out
+        self._cell_bits = np.array([r + c * h for r in range(self.rows) for c in range(self.columns)], dtype=np.int64)
 
     @classmethod
     def param_problems(cls, params: dict[str, Any]) -> list[str]:
@@ -95,11 +93,6 @@ class ConnectFour(Game):
             return []
         occupied = ones | twos
         return [c for c, top in enumerate(self.top) if not occupied & top]
-
-    def legal_mask(self, state: Connect4State) -> np.ndarray:
-        mask = np.zeros(self.columns, dtype=np.float32)
-        mask[self.legal_actions(state)] = 1.0
-        return mask
 
     def check_legal(self, state: Connect4State, action: int) -> None:
         player, ones, twos, winner = state
