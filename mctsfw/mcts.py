@@ -45,8 +45,7 @@ class Node:
         "noised",
     )
 
-    def __init__(self, game: Game, state: State, action: Action | None, mover: int):
-        self.state = state
+    def __init__(self, game: Game | None, state: State | None, action: Action | None, mover: int):
         self.action = action  # the move that led here (None at a fresh root)
         self.mover = mover  # the player who made that move: ``value`` is from their side
         self.visits = 0
@@ -54,6 +53,14 @@ class Node:
         self.prior = 1.0  # the evaluator's probability of the move that led here
         self.noised = False  # root noise added (once per search)
         self.children: list[Node] = []
+        self.state = None
+        if state is not None:
+            self.realize(game, state)
+
+    def realize(self, game: Game, state: State) -> None:
+        """Give a node made without its state (a child known only by its move and prior,
+        as whole-leaf expansion makes them) its state, once search first enters it."""
+        self.state = state
         self.final = game.is_final(state)
         if self.final:
             self.player = 0
@@ -239,10 +246,10 @@ class MCTS:
             self.backpropagate(path, value_p1=value_p1, visits=0 if counted else 1)
 
     def expand_all(self, node: Node, priors: np.ndarray) -> None:
-        """Create every child of ``node`` at once, each with its prior probability."""
-        game = self.game
+        """Give ``node`` every child at once, each with its prior probability. A child's
+        state is computed only when search first enters it (most are never entered)."""
         for action in node.untried:
-            child = Node(game, game.next_state(node.state, action), action, node.player)
+            child = Node(None, None, action, node.player)
             child.prior = float(priors[action])
             node.children.append(child)
         node.untried = []
@@ -266,6 +273,8 @@ class MCTS:
         if self.root is None:
             return
         child = self.root.child(action)
+        if child is not None and child.state is None:
+            child.realize(self.game, self.game.next_state(self.root.state, action))
         self.root = child  # None when that move was never expanded: the next search starts anew
 
     def reset(self) -> None:
@@ -277,7 +286,9 @@ class MCTS:
         path = [node]
         select_child = self.tree_policy.select_child
         while not node.untried and node.children:
-            node = select_child(node)
+            parent, node = node, select_child(node)
+            if node.state is None:
+                node.realize(self.game, self.game.next_state(parent.state, node.action))
             path.append(node)
         return path
 
