@@ -14,7 +14,7 @@ class TerminalDisplay:
     """Prints ``game.render(state)`` after every actual move, with an optional pause."""
 
     name = "terminal"
-    description = "text pictures in the terminal (Hex as a diamond, NIM as piles)"
+    description = "text pictures in the terminal (Hex as a diamond, NIM as piles, Connect Four as a grid)"
 
     def __init__(self, delay: float = 0.0, stream: TextIO | None = None):
         self.delay = float(delay)

@@ -61,6 +61,8 @@ def main() -> None:
     parser.add_argument("--opponents", default="random,100,500,1000",
                         help="random, UCT budgets and/or saved networks, comma-separated")
     parser.add_argument("--no-raw", action="store_true", help="leave out the raw network")
+    parser.add_argument("--value-weight", type=float, default=1.0,
+                        help="PUCT's lambda for a policy-and-value network: lambda * value + (1 - lambda) * playout")
     parser.add_argument("--first-player-starts", action="store_true", help="player 1 opens every game")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", help="also write the results here")
@@ -71,8 +73,10 @@ def main() -> None:
     if not args.no_raw:
         agents["raw network (greedy)"] = mctsfw.make_actor(args.model, game, search_games=0, selection="greedy", seed=args.seed)
     if args.search_games > 0:
-        agents[f"network + search({args.search_games})"] = mctsfw.make_actor(
-            args.model, game, search_games=args.search_games, seed=args.seed
+        extra = {"policy_params": {"value_weight": args.value_weight}} if args.value_weight != 1.0 else {}
+        lam = f", lambda {args.value_weight}" if extra else ""
+        agents[f"network + search({args.search_games}{lam})"] = mctsfw.make_actor(
+            args.model, game, search_games=args.search_games, seed=args.seed, **extra
         )
     opponents = {}
     for spec in args.opponents.split(","):
