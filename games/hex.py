@@ -23,7 +23,7 @@ import networkx as nx
 import numpy as np
 
 import mctsfw
-from mctsfw.game import Game, IllegalMoveError, opponent
+from mctsfw.game import Game, IllegalMoveError
 
 MIN_SIZE, MAX_SIZE = 3, 19
 

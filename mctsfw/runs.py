@@ -15,11 +15,13 @@ never half of one; metrics lines past the committed episode are dropped on resum
 from __future__ import annotations
 
 import json
+import random
 import re
 import shutil
 from pathlib import Path
 from typing import Any, Callable
 
+import numpy as np
 import tomli_w
 
 from mctsfw.checkpoints import atomic_path
@@ -108,3 +110,24 @@ class RunDir:
         with atomic_path(self.metrics_path) as tmp:
             Path(tmp).write_text("".join(json.dumps(r) + "\n" for r in records))
         return records
+
+
+def save_progress(directory: Path, progress: dict[str, Any], rng: random.Random, np_rng: np.random.Generator) -> None:
+    """Write ``progress`` and the states of both random streams into a resume directory."""
+    state = {**progress, "python_rng": rng.getstate(), "numpy_rng": np_rng.bit_generator.state}
+    (Path(directory) / "progress.json").write_text(json.dumps(state))
+
+
+def load_progress(directory: Path) -> tuple[dict[str, Any], random.Random, np.random.Generator]:
+    """The progress saved by ``save_progress`` and the two random streams, where they were."""
+    progress = json.loads((Path(directory) / "progress.json").read_text())
+    rng = random.Random()
+    rng.setstate(_tuples(progress.pop("python_rng")))
+    np_rng = np.random.default_rng()
+    np_rng.bit_generator.state = progress.pop("numpy_rng")
+    return progress, rng, np_rng
+
+
+def _tuples(value: Any) -> Any:
+    """JSON turned random.getstate()'s tuples into lists; setstate wants tuples back."""
+    return tuple(_tuples(v) for v in value) if isinstance(value, list) else value

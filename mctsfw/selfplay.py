@@ -16,7 +16,6 @@ without repeating or losing a game.
 
 from __future__ import annotations
 
-import json
 import random
 import tempfile
 import time
@@ -31,8 +30,7 @@ from mctsfw.leaf_evaluator import NetLeafEvaluator
 from mctsfw.mcts import MCTS, pick_action
 from mctsfw.plugin_manager import Registries, default_registries
 from mctsfw.replay import ReplayBuffer
-from mctsfw.runs import RunDir
-from mctsfw.training import _tuples
+from mctsfw.runs import RunDir, load_progress, save_progress
 
 
 @dataclass
@@ -105,12 +103,8 @@ class SelfPlayTrainer:
         self._commit()
 
     def _resume(self, step: int, directory: Path) -> None:
-        progress = json.loads((directory / "progress.json").read_text())
+        progress, self.rng, self.np_rng = load_progress(directory)
         self.seed = progress["seed"]
-        self.rng = random.Random()
-        self.rng.setstate(_tuples(progress["python_rng"]))
-        self.np_rng = np.random.default_rng()
-        self.np_rng.bit_generator.state = progress["numpy_rng"]
         self.generation, self.games_done, self.step = progress["generation"], progress["games_done"], step
         self.net = self.net_class.load(directory / "net.keras", self.game)
         self.best = self.net_class.load(directory / "best.keras", self.game)
@@ -122,14 +116,8 @@ class SelfPlayTrainer:
             self.net.save(directory / "net.keras")
             self.best.save(directory / "best.keras")
             self.buffer.save(directory / "replay.npz")
-            progress = {
-                "generation": self.generation,
-                "games_done": self.games_done,
-                "seed": self.seed,
-                "python_rng": self.rng.getstate(),
-                "numpy_rng": self.np_rng.bit_generator.state,
-            }
-            (directory / "progress.json").write_text(json.dumps(progress))
+            progress = {"generation": self.generation, "games_done": self.games_done, "seed": self.seed}
+            save_progress(directory, progress, self.rng, self.np_rng)
 
         self.run.commit(self.step, write)
 

@@ -12,7 +12,6 @@ episode.
 
 from __future__ import annotations
 
-import json
 import random
 import time
 from dataclasses import dataclass
@@ -26,7 +25,7 @@ from mctsfw.mcts import MCTS
 from mctsfw.plugin_manager import Registries, default_registries
 from mctsfw.replay import ReplayBuffer
 from mctsfw.rollout import NetRolloutPolicy
-from mctsfw.runs import RunDir
+from mctsfw.runs import RunDir, load_progress, save_progress
 
 
 @dataclass
@@ -101,13 +100,9 @@ class Trainer:
         self._commit()
 
     def _resume(self, episode: int, directory: Path) -> None:
-        progress = json.loads((directory / "progress.json").read_text())
+        progress, self.rng, self.np_rng = load_progress(directory)
         self.seed = progress["seed"]
-        self.rng = random.Random()
-        self.rng.setstate(_tuples(progress["python_rng"]))
-        self.np_rng = np.random.default_rng()
-        self.np_rng.bit_generator.state = progress["numpy_rng"]
-        self.net = self.net_class.load(directory / f"net.keras", self.game)
+        self.net = self.net_class.load(directory / "net.keras", self.game)
         self.buffer = ReplayBuffer.load(directory / "replay.npz")
         self.episode = episode
         self.run.keep_metrics_upto(episode)
@@ -116,13 +111,7 @@ class Trainer:
         def write(directory: Path) -> None:
             self.net.save(directory / "net.keras")
             self.buffer.save(directory / "replay.npz")
-            progress = {
-                "episode": self.episode,
-                "seed": self.seed,
-                "python_rng": self.rng.getstate(),
-                "numpy_rng": self.np_rng.bit_generator.state,
-            }
-            (directory / "progress.json").write_text(json.dumps(progress))
+            save_progress(directory, {"episode": self.episode, "seed": self.seed}, self.rng, self.np_rng)
 
         self.run.commit(self.episode, write)
 
@@ -255,8 +244,3 @@ class Trainer:
         with atomic_path(self.run.plot_path) as tmp:
             fig.savefig(tmp, format="png")
         plt.close(fig)
-
-
-def _tuples(value: Any) -> Any:
-    """JSON turned random.getstate()'s tuples into lists; setstate wants tuples back."""
-    return tuple(_tuples(v) for v in value) if isinstance(value, list) else value

@@ -1,6 +1,5 @@
 """The on-policy training loop: run layout, checkpoints, metrics, and resuming after a kill."""
 
-import json
 import os
 import signal
 import subprocess
@@ -9,7 +8,6 @@ import time
 from pathlib import Path
 
 import numpy as np
-import pytest
 
 from mctsfw.config import load_config
 from mctsfw.replay import ReplayBuffer
