@@ -57,10 +57,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--gif", metavar="FILE", help="also save each game as an animated GIF (game N of several: FILE-N.gif)")
 
     train = sub.add_parser("train", parents=[common], help="on-policy MCTS learning of a network (resumable)")
-    train.add_argument("--run-dir", help="the run directory (config: train.run_dir); an unfinished run there resumes")
-    train.add_argument("--episodes", type=int, help="actual games to play in all (config: train.episodes)")
-    train.add_argument("--resume", metavar="RUN_DIR", help="continue the run in RUN_DIR with its own config snapshot")
-    train.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_run_arguments(train, "train", "--episodes", "actual games to play in all (config: train.episodes)")
 
     topp = sub.add_parser("topp", parents=[common], help="Tournament of Progressive Policies between saved models")
     topp.add_argument("run_dir", nargs="?", metavar="RUN_DIR",
@@ -80,10 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     selfplay = sub.add_parser("selfplay", parents=[common], help="AlphaZero-style self-play generations (resumable)")
     selfplay.add_argument("--game", help="game plugin name (config: game)")
-    selfplay.add_argument("--run-dir", help="the run directory (config: selfplay.run_dir); an unfinished run resumes")
-    selfplay.add_argument("--generations", type=int, help="generations in all (config: selfplay.generations)")
-    selfplay.add_argument("--resume", metavar="RUN_DIR", help="continue the run in RUN_DIR with its own config snapshot")
-    selfplay.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_run_arguments(selfplay, "selfplay", "--generations", "generations in all (config: selfplay.generations)")
 
     compare = sub.add_parser("compare", parents=[common], help="play agent A against agent B and report rates and times")
     compare.add_argument("a", help="agent A: random, mcts or a saved model (.keras)")
@@ -100,6 +94,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     sub.add_parser("plugins", parents=[common], help="list registered games, nets, tree policies, evaluators, displays")
     return parser
+
+
+def add_run_arguments(parser: argparse.ArgumentParser, section: str, length_flag: str, length_help: str) -> None:
+    """The flags of a resumable learning command (train, selfplay)."""
+    parser.add_argument("--run-dir", help=f"the run directory (config: {section}.run_dir); an unfinished run there resumes")
+    parser.add_argument(length_flag, type=int, help=length_help)
+    parser.add_argument("--resume", metavar="RUN_DIR", help="continue the run in RUN_DIR with its own config snapshot")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
 def play_overrides(args: argparse.Namespace, game_name: str) -> list[str]:
