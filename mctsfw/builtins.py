@@ -9,6 +9,7 @@ BUILTIN_PLUGINS = [
     "games.nim",
     "games.connect4",
     "nets.anet",
+    "nets.twohead",
     "plugins.uct",
     "plugins.puct",
     "plugins.display",

@@ -1,0 +1,695 @@
+"""Two-headed networks for AlphaZero-style search: a policy over all actions and a value.
+
+``PolicyValueMLP`` (``pv_mlp``) reads ``game.encode`` (a flat vector): a dense trunk,
+then a softmax policy head and a one-unit value head. ``PolicyValueResNet``
+(``pv_resnet``) reads ``game.encode_planes`` (rows, cols, channels) of any game with a
+2D board: a 3x3 convolution stem, residual blocks, and the AlphaGo Zero heads.
+
+Whatever the value head, ``evaluate`` answers the win probability of the player to
+move, in [0, 1] (a draw is 0.5), and ``fit`` takes value targets on that scale:
+``value_head = "sigmoid"`` learns it directly with binary cross-entropy, ``"tanh"``
+learns 2z-1 in [-1, 1] with mean squared error and is mapped back by (v+1)/2.
+
+Neither net calls ``model.predict``. The MLP evaluates through a numpy pass built from
+the Keras weights, like the ANET (``refresh`` rebuilds it after ``fit`` and ``load``).
+The ResNet evaluates one state in numpy too (batch norm folded into the convolutions,
+each convolution one matrix product over 3x3 patches: about 0.4 ms against 1.5 ms for a
+compiled Keras call and 40 ms for an eager one), and a batch of two or more with one
+call of ``model(x, training=False)`` compiled into a TensorFlow graph, which spreads the
+convolutions over every core.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+import zipfile
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+import mctsfw
+from mctsfw.checkpoints import ModelFileError, atomic_path
+from mctsfw.game import Game, State
+from mctsfw.rollout import masked_policy
+from nets.anet import ANET, NUMPY_ACTIVATIONS, OPTIMIZERS, NumpyMLP, _is_whole, _keras, describe_game
+
+VALUE_HEADS = ("sigmoid", "tanh")
+
+
+# ---- the value scale --------------------------------------------------------------------------
+def value_targets(z: np.ndarray, value_head: str) -> np.ndarray:
+    """Win probabilities ``z`` in [0, 1] as the value head learns them (tanh: 2z-1)."""
+    z = np.asarray(z, dtype=np.float32)
+    return 2.0 * z - 1.0 if value_head == "tanh" else z
+
+
+def win_probability(v: np.ndarray, value_head: str) -> np.ndarray:
+    """The value head's output back on the [0, 1] scale (tanh: (v+1)/2)."""
+    v = np.asarray(v, dtype=np.float32)
+    return (v + 1.0) * 0.5 if value_head == "tanh" else v
+
+
+# ---- parameter checks shared by both nets ------------------------------------------------------
+def _value_head_problem(value: Any) -> str | None:
+    if not isinstance(value, str) or value.lower() not in VALUE_HEADS:
+        return f"value_head: must be one of {', '.join(VALUE_HEADS)}, not {value!r}"
+    return None
+
+
+def _l2_problem(value: Any) -> str | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not (value >= 0 and math.isfinite(value)):
+        return f"l2: must be a number >= 0 (L2 weight decay; 0 for none), not {value!r}"
+    return None
+
+
+def _whole_problem(key: str, minimum: int, what: str) -> Callable[[Any], str | None]:
+    def check(value: Any) -> str | None:
+        if not (_is_whole(value) and value >= minimum):
+            return f"{key}: must be a whole number >= {minimum} ({what}), not {value!r}"
+        return None
+
+    return check
+
+
+def _optimizer_settings(model) -> tuple[str, float] | None:
+    """(optimizer name, learning rate) of a loaded, compiled model; None if saved uncompiled."""
+    if model.optimizer is None:
+        return None
+    # stored in float32: str() gives back the short decimal the user wrote
+    return type(model.optimizer).__name__.lower(), float(str(np.asarray(model.optimizer.learning_rate, dtype=np.float32)))
+
+
+def _layer_l2(layer) -> float:
+    regularizer = layer.get_config().get("kernel_regularizer")
+    if not regularizer:
+        return 0.0
+    return float(str(np.float32(regularizer["config"]["l2"])))
+
+
+# ---- the base class -------------------------------------------------------------------------------
+class PolicyValueNet:
+    """A Keras network with a policy head and a value head, evaluated in numpy.
+
+    Subclasses set ``name``, ``input_kind`` ("flat" or "planes"), ``DEFAULTS`` and
+    ``CHECKS`` (their own parameters' checks), and implement ``_build_model``,
+    ``_make_fast`` and ``_read_architecture``.
+    """
+
+    name = ""
+    description = ""
+    input_kind = "flat"
+    #: constructor parameters and their defaults, in the order problems are reported
+    DEFAULTS: dict[str, Any] = {}
+    #: parameter -> check of its value (None when fine); shared parameters are checked by ANET's rules
+    CHECKS: dict[str, Callable[[Any], str | None]] = {}
+    #: the parameters ANET's ``param_problems`` already checks with the same meaning
+    ANET_PARAMS = ("hidden_layers", "activation", "optimizer", "learning_rate", "seed")
+
+    def _setup(self, game: Game, params: dict[str, Any]) -> None:
+        problems = self.param_problems(params)
+        if problems:
+            raise ValueError(f"{self.name}: " + "; ".join(problems))
+        self.game = game
+        self.input_shape = self.encoding_shape(game)
+        self.num_actions = game.num_actions
+        self.optimizer = params["optimizer"].lower()
+        self.learning_rate = float(params["learning_rate"])
+        self.value_head = params["value_head"].lower()
+        self.l2 = float(params["l2"])
+        seed = params["seed"]
+        self.seed = None if seed is None or seed == -1 else int(seed)
+        self.rng = np.random.default_rng(self.seed)
+
+    def _finish(self) -> None:
+        self.model = self._build_model()
+        self._compile(self.model)
+        self.refresh()
+
+    # ---- parameters ---------------------------------------------------------------------------
+    @classmethod
+    def param_problems(cls, params: dict[str, Any]) -> list[str]:
+        """Every problem with these constructor parameters (the ``[nets.<name>]`` table)."""
+        known = list(cls.DEFAULTS)
+        problems = [
+            f"{key}: unknown parameter of {cls.name} (known: {', '.join(known)})" for key in sorted(set(params) - set(known))
+        ]
+        shared = {key: value for key, value in params.items() if key in cls.ANET_PARAMS and key in cls.DEFAULTS}
+        problems += ANET.param_problems(shared)
+        for key, check in cls.CHECKS.items():
+            problem = check(params.get(key, cls.DEFAULTS[key]))
+            if problem:
+                problems.append(problem)
+        return problems
+
+    def params(self) -> dict[str, Any]:
+        """The parameters that rebuild this net's architecture and optimizer."""
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.params().items())
+        return f"{type(self).__name__}({describe_game(self.game)}, {args})"
+
+    # ---- encoding -------------------------------------------------------------------------------
+    @classmethod
+    def encoding_shape(cls, game: Game) -> tuple[int, ...]:
+        """The shape of one encoded state of ``game`` for this net; ValueError if the game has none."""
+        state = game.initial_state()
+        if cls.input_kind == "flat":
+            return tuple(np.shape(game.encode(state)))
+        try:
+            shape = tuple(np.shape(game.encode_planes(state)))
+        except NotImplementedError:
+            raise ValueError(
+                f"the {cls.name} net needs a 2D encoding (encode_planes), which {describe_game(game)} does not offer"
+            ) from None
+        if len(shape) != 3:
+            raise ValueError(f"the {cls.name} net needs planes (rows, cols, channels), but {describe_game(game)} encodes {shape}")
+        return shape
+
+    def encode(self, state: State) -> np.ndarray:
+        """One state as this net reads it (``game.encode`` or ``game.encode_planes``)."""
+        if self.input_kind == "flat":
+            return self.game.encode(state)
+        return self.game.encode_planes(state)
+
+    def encode_batch(self, states: Sequence[State]) -> np.ndarray:
+        """States stacked into a batch ``(B, *input_shape)``."""
+        encode = self.game.encode if self.input_kind == "flat" else self.game.encode_planes
+        return np.stack([encode(state) for state in states]).astype(np.float32, copy=False)
+
+    def _batch(self, x: np.ndarray) -> np.ndarray:
+        x = np.asarray(x, dtype=np.float32)
+        if x.ndim == len(self.input_shape):
+            x = x[None]
+        if x.shape[1:] != self.input_shape:
+            shape = ", ".join(map(str, self.input_shape))
+            raise ValueError(f"{self.name}: encoded states must have shape (B, {shape}), not {x.shape}")
+        return x
+
+    # ---- the Keras model ------------------------------------------------------------------------
+    def _build_model(self):
+        raise NotImplementedError
+
+    def _initializer(self, i: int):
+        keras = _keras()
+        return keras.initializers.GlorotUniform(seed=None if self.seed is None else self.seed + i)
+
+    def _regularizer(self):
+        return _keras().regularizers.L2(self.l2) if self.l2 > 0 else None
+
+    def _value_activation(self) -> str:
+        return "tanh" if self.value_head == "tanh" else "sigmoid"
+
+    def _compile(self, model) -> None:
+        keras = _keras()
+        optimizer = getattr(keras.optimizers, OPTIMIZERS[self.optimizer])(learning_rate=self.learning_rate)
+        value_loss = keras.losses.MeanSquaredError() if self.value_head == "tanh" else keras.losses.BinaryCrossentropy()
+        model.compile(optimizer=optimizer, loss={"policy": keras.losses.CategoricalCrossentropy(), "value": value_loss})
+        # built now, so that a net saved before training loads back without optimizer warnings
+        model.optimizer.build(model.trainable_variables)
+
+    def refresh(self) -> None:
+        """Rebuild the numpy evaluation from the Keras weights (after any change to them)."""
+        self.fast = self._make_fast(self.model)
+
+    def _make_fast(self, model) -> Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]:
+        """A numpy function from a batch to (policy logits (B, A), value head outputs (B,))."""
+        raise NotImplementedError
+
+    def _heads(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(softmax policy, value head outputs) for a batch."""
+        logits, v = self.fast(x)
+        return NUMPY_ACTIVATIONS["softmax"](logits), v
+
+    # ---- inference ------------------------------------------------------------------------------
+    def evaluate(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(probs (B, num_actions), values (B,))`` for encoded states ``(B, ...)`` or one state.
+
+        ``probs`` is a softmax over all actions (masking is the caller's job); ``values`` is
+        the win probability of the player to move, in [0, 1], whatever the value head.
+        """
+        probs, v = self._heads(self._batch(x))
+        return probs, win_probability(v, self.value_head)
+
+    def forward(self, x: np.ndarray) -> np.ndarray:
+        """Just the policy (a rollout policy or a raw-network actor needs no value)."""
+        return self._heads(self._batch(x))[0]
+
+    def policy(self, state: State) -> np.ndarray:
+        """The probabilities of the legal actions of ``state`` (illegal ones 0), summing to 1."""
+        return masked_policy(self.forward(self.encode(state))[0], self.game.legal_mask(state))
+
+    # ---- training -------------------------------------------------------------------------------
+    def fit(self, x: np.ndarray, pi: np.ndarray, z: np.ndarray, batch_size: int = 64, epochs: int = 1) -> dict[str, Any]:
+        """Train on encoded states ``x`` against visit distributions ``pi`` (B, num_actions)
+        and value targets ``z`` (B,) in [0, 1] for the player to move (1 win, 0.5 draw, 0 loss).
+
+        Returns the last epoch's means as Keras measured them during that epoch: ``loss``
+        (policy + value + weight decay), ``policy_loss`` (cross-entropy) and ``value_loss``
+        (binary cross-entropy, or for the tanh head the squared error on the [-1, 1]
+        scale). The cases are shuffled once by the net's own seeded generator.
+        """
+        x = np.asarray(x, dtype=np.float32)
+        pi = np.asarray(pi, dtype=np.float32)
+        z = np.asarray(z, dtype=np.float32)
+        if x.ndim != 1 + len(self.input_shape) or x.shape[1:] != self.input_shape:
+            raise ValueError(f"x must have shape (cases, {', '.join(map(str, self.input_shape))}), not {x.shape}")
+        if pi.shape != (len(x), self.num_actions):
+            raise ValueError(f"pi must have shape ({len(x)}, {self.num_actions}), not {pi.shape}")
+        if z.shape != (len(x),):
+            raise ValueError(f"z must have shape ({len(x)},), not {z.shape}")
+        if len(x) == 0:
+            raise ValueError("nothing to train on: x is empty")
+        if not ((z >= 0) & (z <= 1)).all():
+            raise ValueError("z must hold win probabilities in [0, 1] (1 win, 0.5 draw, 0 loss)")
+        order = self.rng.permutation(len(x))
+        targets = {"policy": pi[order], "value": value_targets(z[order], self.value_head)[:, None]}
+        history = self.model.fit(
+            x[order], targets, batch_size=int(batch_size), epochs=int(epochs), shuffle=False, verbose=0
+        ).history
+        self.refresh()
+        return {
+            "loss": float(history["loss"][-1]),
+            "policy_loss": float(history["policy_loss"][-1]),
+            "value_loss": float(history["value_loss"][-1]),
+            "cases": int(len(x)),
+            "epochs": int(epochs),
+        }
+
+    # ---- files ----------------------------------------------------------------------------------
+    def save(self, path: str | Path) -> Path:
+        """Write the model (weights, architecture, optimizer state) atomically to a ``.keras`` file."""
+        path = Path(path)
+        if path.suffix != ".keras":
+            raise ValueError(f"{path}: a Keras model file name must end with .keras")
+        with atomic_path(path) as tmp, warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message="__array__ implementation", category=DeprecationWarning)
+            self.model.save(tmp)
+        return path
+
+    @classmethod
+    def can_load(cls, path: str | Path) -> bool:
+        """Whether ``path`` is a ``.keras`` file saved by this net (a look at its config; no TensorFlow)."""
+        try:
+            return ANET._read_config(Path(path))["config"]["name"] == cls.name
+        except Exception:  # any unreadable or foreign file is simply not ours
+            return False
+
+    @classmethod
+    def load(cls, path: str | Path, game: Game) -> "PolicyValueNet":
+        """The net saved at ``path``, for ``game``; ``ModelFileError`` says what is wrong otherwise."""
+        path = Path(path)
+        if not path.is_file():
+            raise ModelFileError(f"{path}: no such model file")
+        if not zipfile.is_zipfile(path):
+            raise ModelFileError(f"{path}: not a Keras model file (not a zip archive)")
+        try:
+            model_name = ANET._read_config(path)["config"]["name"]
+        except Exception as error:
+            raise ModelFileError(f"{path}: not a Keras model file (no readable config.json: {error})") from None
+        if model_name != cls.name:
+            raise ModelFileError(f"{path}: the model {model_name!r} was not made by the {cls.name} net")
+        try:
+            encoded = cls.encoding_shape(game)
+        except ValueError as error:
+            raise ModelFileError(f"{path}: {error}") from None
+        keras = _keras()
+        try:
+            model = keras.models.load_model(path)
+        except Exception as error:
+            raise ModelFileError(f"{path}: cannot be read as a Keras model ({type(error).__name__}: {error})") from None
+        outputs = model.output_shape
+        if not (isinstance(outputs, list) and len(outputs) == 2):
+            raise ModelFileError(f"{path}: not a two-headed model (outputs {outputs})")
+        expected = tuple(model.input_shape[1:])
+        if expected != encoded:
+            expects, encodes = cls._describe_shape(expected), cls._describe_shape(encoded)
+            raise ModelFileError(f"{path}: expects {expects} but {describe_game(game)} encodes {encodes}")
+        if outputs[0][-1] != game.num_actions:
+            raise ModelFileError(
+                f"{path}: has {outputs[0][-1]} policy outputs but {describe_game(game)} has {game.num_actions} actions"
+            )
+        net = cls.__new__(cls)
+        try:
+            net._adopt(game, model)
+        except (ValueError, KeyError, IndexError) as error:
+            raise ModelFileError(f"{path}: not a network the {cls.name} net can run ({error})") from None
+        return net
+
+    @staticmethod
+    def _describe_shape(shape: tuple[int, ...]) -> str:
+        return f"{shape[0]} inputs" if len(shape) == 1 else f"planes of shape {shape}"
+
+    def _adopt(self, game: Game, model) -> None:
+        """Take over a loaded model: read the architecture, value head and optimizer back."""
+        self.game = game
+        self.model = model
+        self.input_shape = tuple(model.input_shape[1:])
+        self.num_actions = game.num_actions
+        self.seed = None
+        self.rng = np.random.default_rng()
+        activation = model.get_layer("value").get_config()["activation"]
+        if activation not in VALUE_HEADS:
+            raise ValueError(f"the value layer's activation is {activation!r}")
+        self.value_head = activation
+        self.l2 = _layer_l2(model.get_layer("policy"))
+        self._read_architecture(model)
+        settings = _optimizer_settings(model)
+        if settings is None:  # saved uncompiled: train with the defaults
+            self.optimizer, self.learning_rate = self.DEFAULTS["optimizer"], self.DEFAULTS["learning_rate"]
+            self._compile(model)
+        else:
+            self.optimizer, self.learning_rate = settings
+        self.refresh()
+
+    def _read_architecture(self, model) -> None:
+        raise NotImplementedError
+
+
+# ---- the MLP ----------------------------------------------------------------------------------------
+class NumpyPolicyValueMLP:
+    """A dense trunk (``NumpyMLP``) and both heads as one matrix product: policy logits, then the value."""
+
+    def __init__(
+        self,
+        trunk: NumpyMLP,
+        policy: tuple[np.ndarray, np.ndarray],
+        value: tuple[np.ndarray, np.ndarray],
+        value_activation: str,
+    ):
+        self.trunk = trunk
+        self.num_actions = policy[0].shape[1]
+        self.W = np.ascontiguousarray(np.concatenate([policy[0], value[0]], axis=1), dtype=np.float32)
+        self.b = np.concatenate([policy[1], value[1]]).astype(np.float32)
+        self.value_activation = NUMPY_ACTIVATIONS[value_activation]
+
+    @classmethod
+    def from_keras(cls, model) -> "NumpyPolicyValueMLP":
+        hidden = []
+        for layer in model.layers:
+            kind = type(layer).__name__
+            if kind == "InputLayer" or layer.name in ("policy", "value"):
+                continue
+            if kind != "Dense":
+                raise ValueError(f"layer {layer.name!r} is a {kind}; the numpy pass takes Dense layers only")
+            kernel, bias = layer.get_weights()
+            hidden.append((kernel, bias, layer.get_config()["activation"]))
+        policy, value = model.get_layer("policy"), model.get_layer("value")
+        return cls(NumpyMLP(hidden), tuple(policy.get_weights()), tuple(value.get_weights()), value.get_config()["activation"])
+
+    def __call__(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        out = self.trunk(x) @ self.W
+        out += self.b
+        a = self.num_actions
+        return out[:, :a], self.value_activation(np.ascontiguousarray(out[:, a]))
+
+
+class PolicyValueMLP(PolicyValueNet):
+    """A dense trunk with a softmax policy head and a one-unit value head; reads ``game.encode``."""
+
+    name = "pv_mlp"
+    description = "two-headed MLP (policy + value; numpy inference): hidden_layers, activation, value_head, l2"
+    input_kind = "flat"
+    DEFAULTS: dict[str, Any] = {
+        "hidden_layers": (128, 128),
+        "activation": "relu",
+        "optimizer": "adam",
+        "learning_rate": 0.001,
+        "value_head": "sigmoid",
+        "l2": 1e-4,
+        "seed": None,
+    }
+    CHECKS = {"value_head": _value_head_problem, "l2": _l2_problem}
+
+    def __init__(
+        self,
+        game: Game,
+        hidden_layers: Sequence[int] = (128, 128),
+        activation: str = "relu",
+        optimizer: str = "adam",
+        learning_rate: float = 0.001,
+        value_head: str = "sigmoid",
+        l2: float = 1e-4,
+        seed: int | None = None,
+    ):
+        params = dict(
+            hidden_layers=hidden_layers, activation=activation, optimizer=optimizer, learning_rate=learning_rate,
+            value_head=value_head, l2=l2, seed=seed,
+        )  # fmt: skip
+        self._setup(game, params)
+        self.hidden_layers = tuple(int(u) for u in hidden_layers)
+        self.activation = activation.lower()
+        self._finish()
+
+    def params(self) -> dict[str, Any]:
+        return {
+            "hidden_layers": list(self.hidden_layers),
+            "activation": self.activation,
+            "optimizer": self.optimizer,
+            "learning_rate": self.learning_rate,
+            "value_head": self.value_head,
+            "l2": self.l2,
+        }
+
+    def _build_model(self):
+        keras = _keras()
+        x = inputs = keras.Input(shape=self.input_shape, name="state")
+        for i, units in enumerate(self.hidden_layers):
+            x = keras.layers.Dense(
+                units, activation=self.activation, kernel_initializer=self._initializer(i),
+                kernel_regularizer=self._regularizer(), name=f"hidden_{i + 1}",
+            )(x)  # fmt: skip
+        n = len(self.hidden_layers)
+        policy = keras.layers.Dense(
+            self.num_actions, activation="softmax", kernel_initializer=self._initializer(n),
+            kernel_regularizer=self._regularizer(), name="policy",
+        )(x)  # fmt: skip
+        value = keras.layers.Dense(
+            1, activation=self._value_activation(), kernel_initializer=self._initializer(n + 1),
+            kernel_regularizer=self._regularizer(), name="value",
+        )(x)  # fmt: skip
+        return keras.Model(inputs, [policy, value], name=self.name)
+
+    def _make_fast(self, model):
+        return NumpyPolicyValueMLP.from_keras(model)
+
+    def scores(self, x: np.ndarray) -> np.ndarray:
+        """The policy logits: ordered as ``forward`` but without the softmax (greedy rollouts)."""
+        return self.fast(self._batch(x))[0]
+
+    def _read_architecture(self, model) -> None:
+        hidden = [layer for layer in model.layers if type(layer).__name__ == "Dense" and layer.name not in ("policy", "value")]
+        self.hidden_layers = tuple(int(layer.units) for layer in hidden)
+        self.activation = hidden[0].get_config()["activation"] if hidden else self.DEFAULTS["activation"]
+
+
+# ---- the residual CNN --------------------------------------------------------------------------------
+def _fold_batch_norm(kernel: np.ndarray, bn) -> tuple[np.ndarray, np.ndarray]:
+    """A bias-free convolution followed by inference-mode batch norm, as one convolution with a bias."""
+    gamma, beta, mean, variance = (np.asarray(w, dtype=np.float64) for w in bn.get_weights())
+    scale = gamma / np.sqrt(variance + bn.epsilon)
+    return (kernel * scale).astype(np.float32), (beta - mean * scale).astype(np.float32)
+
+
+def _conv3x3(x: np.ndarray, kernel: np.ndarray, bias: np.ndarray) -> np.ndarray:
+    """A 3x3 'same' convolution of ``x`` (B, H, W, C) with ``kernel`` (3, 3, C, F) reshaped to
+    (9C, F): every cell's 3x3 patch gathered in one copy, then one matrix product."""
+    B, H, W, C = x.shape
+    padded = np.zeros((B, H + 2, W + 2, C), dtype=np.float32)
+    padded[:, 1:-1, 1:-1] = x
+    b, r, c, ch = padded.strides
+    # a view (B, H, W, 3, 3, C) of the patches, in the kernel's (row, col, channel) order
+    patches = np.lib.stride_tricks.as_strided(padded, (B, H, W, 3, 3, C), (b, r, c, r, c, ch), writeable=False)
+    out = patches.reshape(B * H * W, 9 * C) @ kernel
+    out += bias
+    return out.reshape(B, H, W, -1)
+
+
+class NumpyResNet:
+    """The ResNet in inference mode, batch norm folded into the convolutions."""
+
+    def __init__(self, model, blocks: int, value_activation: str):
+        def conv_bn(conv: str, bn: str) -> tuple[np.ndarray, np.ndarray]:
+            kernel = model.get_layer(conv).get_weights()[0]  # (kh, kw, in, out)
+            folded, bias = _fold_batch_norm(kernel, model.get_layer(bn))
+            return np.ascontiguousarray(folded.reshape(-1, folded.shape[-1])), bias
+
+        self.stem = conv_bn("stem_conv", "stem_bn")
+        self.blocks = [
+            (conv_bn(f"block{i}_conv1", f"block{i}_bn1"), conv_bn(f"block{i}_conv2", f"block{i}_bn2"))
+            for i in range(1, blocks + 1)
+        ]
+        (pk, pb), (vk, vb) = conv_bn("policy_conv", "policy_bn"), conv_bn("value_conv", "value_bn")
+        self.policy_filters = pk.shape[1]
+        self.head_kernel = np.ascontiguousarray(np.concatenate([pk, vk], axis=1))  # both 1x1 convolutions at once
+        self.head_bias = np.concatenate([pb, vb])
+        self.policy = [np.asarray(w, dtype=np.float32) for w in model.get_layer("policy").get_weights()]
+        self.value_hidden = [np.asarray(w, dtype=np.float32) for w in model.get_layer("value_hidden").get_weights()]
+        self.value = [np.asarray(w, dtype=np.float32) for w in model.get_layer("value").get_weights()]
+        self.value_activation = NUMPY_ACTIVATIONS[value_activation]
+
+    def __call__(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        relu = NUMPY_ACTIVATIONS["relu"]
+        h = relu(_conv3x3(x, *self.stem))
+        for first, second in self.blocks:
+            r = relu(_conv3x3(h, *first))
+            r = _conv3x3(r, *second)
+            r += h
+            h = relu(r)
+        B = len(h)
+        heads = h.reshape(-1, h.shape[-1]) @ self.head_kernel
+        heads += self.head_bias
+        relu(heads)
+        heads = heads.reshape(B, -1, heads.shape[-1])  # (B, H*W, policy_filters + value_filters)
+        pf = self.policy_filters
+        logits = heads[:, :, :pf].reshape(B, -1) @ self.policy[0]  # Flatten's order: row, col, channel
+        logits += self.policy[1]
+        v = heads[:, :, pf:].reshape(B, -1) @ self.value_hidden[0]
+        v += self.value_hidden[1]
+        v = relu(v) @ self.value[0]
+        v += self.value[1]
+        return logits, self.value_activation(v[:, 0].copy())
+
+
+class PolicyValueResNet(PolicyValueNet):
+    """A residual CNN with AlphaGo Zero heads; reads ``game.encode_planes`` (any 2D board)."""
+
+    name = "pv_resnet"
+    description = "two-headed residual CNN for 2D boards (numpy inference): blocks, filters, value_head, l2"
+    input_kind = "planes"
+    DEFAULTS: dict[str, Any] = {
+        "blocks": 4,
+        "filters": 64,
+        "policy_filters": 2,
+        "value_filters": 1,
+        "value_hidden": 64,
+        "optimizer": "adam",
+        "learning_rate": 0.001,
+        "value_head": "sigmoid",
+        "l2": 1e-4,
+        "seed": None,
+    }
+    CHECKS = {
+        "blocks": _whole_problem("blocks", 0, "residual blocks"),
+        "filters": _whole_problem("filters", 1, "channels of the trunk"),
+        "policy_filters": _whole_problem("policy_filters", 1, "channels of the policy head's 1x1 convolution"),
+        "value_filters": _whole_problem("value_filters", 1, "channels of the value head's 1x1 convolution"),
+        "value_hidden": _whole_problem("value_hidden", 1, "units of the value head's hidden layer"),
+        "value_head": _value_head_problem,
+        "l2": _l2_problem,
+    }
+    #: batch norm's moving averages follow training quickly: self-play trains only a few steps per generation
+    BN_MOMENTUM = 0.9
+    #: batches up to this size run through numpy (one state: about 0.4 ms against 1.5 ms for the
+    #: compiled Keras call); larger ones through TensorFlow, which uses every core for the convolutions
+    numpy_max_batch = 1
+
+    def __init__(
+        self,
+        game: Game,
+        blocks: int = 4,
+        filters: int = 64,
+        policy_filters: int = 2,
+        value_filters: int = 1,
+        value_hidden: int = 64,
+        optimizer: str = "adam",
+        learning_rate: float = 0.001,
+        value_head: str = "sigmoid",
+        l2: float = 1e-4,
+        seed: int | None = None,
+    ):
+        params = dict(
+            blocks=blocks, filters=filters, policy_filters=policy_filters, value_filters=value_filters,
+            value_hidden=value_hidden, optimizer=optimizer, learning_rate=learning_rate, value_head=value_head,
+            l2=l2, seed=seed,
+        )  # fmt: skip
+        self._setup(game, params)
+        self.blocks, self.filters = int(blocks), int(filters)
+        self.policy_filters, self.value_filters, self.value_hidden = int(policy_filters), int(value_filters), int(value_hidden)
+        self._finish()
+
+    def params(self) -> dict[str, Any]:
+        return {
+            "blocks": self.blocks,
+            "filters": self.filters,
+            "policy_filters": self.policy_filters,
+            "value_filters": self.value_filters,
+            "value_hidden": self.value_hidden,
+            "optimizer": self.optimizer,
+            "learning_rate": self.learning_rate,
+            "value_head": self.value_head,
+            "l2": self.l2,
+        }
+
+    def _build_model(self):
+        keras = _keras()
+        layers = keras.layers
+        count = iter(range(10**6))  # one initializer seed per layer with weights
+
+        def conv_bn(x, filters: int, size: int, name: str, bn: str):
+            x = layers.Conv2D(
+                filters, size, padding="same", use_bias=False, kernel_initializer=self._initializer(next(count)),
+                kernel_regularizer=self._regularizer(), name=name,
+            )(x)  # fmt: skip
+            return layers.BatchNormalization(momentum=self.BN_MOMENTUM, name=bn)(x)
+
+        def dense(x, units: int, activation: str, name: str):
+            return layers.Dense(
+                units, activation=activation, kernel_initializer=self._initializer(next(count)),
+                kernel_regularizer=self._regularizer(), name=name,
+            )(x)  # fmt: skip
+
+        inputs = keras.Input(shape=self.input_shape, name="planes")
+        h = layers.ReLU(name="stem_relu")(conv_bn(inputs, self.filters, 3, "stem_conv", "stem_bn"))
+        for i in range(1, self.blocks + 1):
+            r = layers.ReLU(name=f"block{i}_relu1")(conv_bn(h, self.filters, 3, f"block{i}_conv1", f"block{i}_bn1"))
+            r = conv_bn(r, self.filters, 3, f"block{i}_conv2", f"block{i}_bn2")
+            h = layers.ReLU(name=f"block{i}_relu2")(layers.Add(name=f"block{i}_add")([h, r]))
+        p = layers.ReLU(name="policy_relu")(conv_bn(h, self.policy_filters, 1, "policy_conv", "policy_bn"))
+        policy = dense(layers.Flatten(name="policy_flatten")(p), self.num_actions, "softmax", "policy")
+        v = layers.ReLU(name="value_relu")(conv_bn(h, self.value_filters, 1, "value_conv", "value_bn"))
+        v = dense(layers.Flatten(name="value_flatten")(v), self.value_hidden, "relu", "value_hidden")
+        value = dense(v, 1, self._value_activation(), "value")
+        return keras.Model(inputs, [policy, value], name=self.name)
+
+    def _make_fast(self, model):
+        return NumpyResNet(model, self.blocks, self._value_activation())
+
+    def _heads(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        if len(x) <= self.numpy_max_batch:
+            return super()._heads(x)
+        probs, v = self._keras_call()(x)
+        return np.asarray(probs, dtype=np.float32), np.asarray(v, dtype=np.float32)[:, 0]
+
+    def _keras_call(self):
+        """``model(x, training=False)``, compiled once per model into a TensorFlow graph:
+        one call for the whole batch without eager Keras's per-layer overhead."""
+        if getattr(self, "_compiled_for", None) is not self.model:
+            model = self.model
+            if _keras().backend.backend() == "tensorflow":
+                import tensorflow as tf
+
+                spec = tf.TensorSpec((None, *self.input_shape), tf.float32)
+                self._compiled = tf.function(lambda x: model(x, training=False), input_signature=[spec])
+            else:
+                self._compiled = lambda x: model(x, training=False)
+            self._compiled_for = model
+        return self._compiled
+
+    def _read_architecture(self, model) -> None:
+        names = {layer.name for layer in model.layers}
+        blocks = 0
+        while f"block{blocks + 1}_conv1" in names:
+            blocks += 1
+        self.blocks = blocks
+        self.filters = int(model.get_layer("stem_conv").filters)
+        self.policy_filters = int(model.get_layer("policy_conv").filters)
+        self.value_filters = int(model.get_layer("value_conv").filters)
+        self.value_hidden = int(model.get_layer("value_hidden").units)
+
+
+@mctsfw.hookimpl
+def mctsfw_register_nets():
+    return [PolicyValueMLP, PolicyValueResNet]

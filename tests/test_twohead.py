@@ -1,0 +1,438 @@
+"""Two-headed nets (pv_mlp, pv_resnet): numpy passes equal to Keras, value scale, training, files, errors."""
+
+import json
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import mctsfw
+from mctsfw import ModelFileError
+from mctsfw.game import Game
+from nets.anet import ANET
+from nets.twohead import PolicyValueMLP, PolicyValueResNet, value_targets, win_probability
+
+
+class Board6x7(Game):
+    """A stand-in for a Connect-Four-shaped game: planes (6, 7, 3), 7 actions, 4 stones a game."""
+
+    name = "board6x7"
+
+    def __init__(self, num_actions=7):
+        self.num_actions = num_actions
+
+    def initial_state(self, starting_player=1):
+        return (starting_player, ())
+
+    def current_player(self, state):
+        return state[0]
+
+    def legal_actions(self, state):
+        return [a for a in range(self.num_actions) if a not in state[1]]
+
+    def next_state(self, state, action):
+        return (3 - state[0], state[1] + (action,))
+
+    def is_final(self, state):
+        return len(state[1]) >= 4
+
+    def winner(self, state):
+        return None
+
+    def encode(self, state):
+        return self.encode_planes(state).ravel()
+
+    def encode_planes(self, state):
+        planes = np.zeros((6, 7, 3), dtype=np.float32)
+        for i, action in enumerate(state[1]):
+            planes[5 - i // 7, action % 7, i % 2] = 1.0
+        planes[:, :, 2] = state[0] == 1
+        return planes
+
+
+@pytest.fixture(scope="module")
+def hex3():
+    return mctsfw.make_game("hex", size=3)
+
+
+@pytest.fixture(scope="module")
+def hex4():
+    return mctsfw.make_game("hex", size=4)
+
+
+@pytest.fixture(scope="module")
+def nim():
+    return mctsfw.make_game("nim", piles=[3, 4, 5], max_take=3)
+
+
+def random_states(game, count, seed=0):
+    rng = np.random.default_rng(seed)
+    states = []
+    for _ in range(count):
+        state = game.initial_state(int(rng.integers(1, 3)))
+        for _ in range(int(rng.integers(0, game.num_actions // 2))):
+            if game.is_final(state):
+                break
+            state = game.next_state(state, int(rng.choice(game.legal_actions(state))))
+        states.append(state)
+    return states
+
+
+def scramble(net, seed=0, scale=1.0):
+    """Random weights (batch norm statistics too), so that no layer is an identity."""
+    rng = np.random.default_rng(seed)
+    weights = []
+    for variable in net.model.weights:
+        shape, path = tuple(variable.shape), variable.path
+        if path.endswith("moving_variance"):
+            weights.append(rng.uniform(0.5, 2.0, shape))
+        elif path.endswith("gamma"):
+            weights.append(rng.uniform(0.5, 1.5, shape))
+        else:
+            weights.append(rng.normal(0, scale, shape))
+    net.model.set_weights([w.astype(np.float32) for w in weights])
+    net.refresh()
+
+
+def softmax(logits):
+    e = np.exp(logits - logits.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def keras_outputs(net, x):
+    probs, v = net.model(x, training=False)
+    return np.asarray(probs), win_probability(np.asarray(v)[:, 0], net.value_head)
+
+
+@pytest.fixture(scope="module")
+def small_resnet(hex3):
+    return PolicyValueResNet(hex3, blocks=1, filters=4, value_hidden=5, seed=3)
+
+
+# ---- evaluation equals Keras ----------------------------------------------------------------------
+@pytest.mark.parametrize("value_head", ["sigmoid", "tanh"])
+@pytest.mark.parametrize("activation", ["relu", "tanh"])
+def test_mlp_numpy_pass_equals_keras(hex3, value_head, activation):
+    net = PolicyValueMLP(hex3, hidden_layers=[12, 7], activation=activation, value_head=value_head, seed=1)
+    scramble(net, seed=2, scale=1.5)  # saturating activations, a peaked softmax, values near 0 and 1
+    x = net.encode_batch(random_states(hex3, 20))
+    x[-3:] = np.random.default_rng(3).normal(0, 3, x[-3:].shape)
+    expected_p, expected_v = keras_outputs(net, x)
+    probs, values = net.evaluate(x)
+    assert probs.shape == (20, 9) and values.shape == (20,) and probs.dtype == values.dtype == np.float32
+    np.testing.assert_allclose(probs, expected_p, atol=1e-5, rtol=0)
+    np.testing.assert_allclose(values, expected_v, atol=1e-5, rtol=0)
+    np.testing.assert_allclose(probs.sum(axis=1), 1.0, atol=1e-5)
+    assert ((values >= 0) & (values <= 1)).all() and values.min() < 0.2 and values.max() > 0.8
+    np.testing.assert_allclose(net.forward(x), expected_p, atol=1e-5, rtol=0)
+    one_p, one_v = net.evaluate(x[0])
+    assert one_p.shape == (1, 9) and one_v.shape == (1,)
+    np.testing.assert_allclose(one_v, expected_v[:1], atol=1e-5)
+    assert (net.scores(x).argmax(axis=1) == probs.argmax(axis=1)).all()
+
+
+def test_mlp_without_hidden_layers_leaves_its_input_alone(hex3):
+    net = PolicyValueMLP(hex3, hidden_layers=[], seed=0)
+    x = net.encode(hex3.initial_state())
+    before = x.copy()
+    probs, values = net.evaluate(x)
+    assert (x == before).all()
+    np.testing.assert_allclose(probs, keras_outputs(net, x[None])[0], atol=1e-5)
+
+
+@pytest.mark.parametrize("size", [3, 4, 5])
+def test_resnet_evaluate_equals_keras_on_hex(size):
+    game = mctsfw.make_game("hex", size=size)
+    net = PolicyValueResNet(game, blocks=2, filters=6, policy_filters=2, value_filters=2, value_hidden=8, seed=size)
+    scramble(net, seed=size, scale=0.5)
+    x = net.encode_batch(random_states(game, 6, seed=size))
+    assert x.shape == (6, size, size, 4)
+    expected_p, expected_v = keras_outputs(net, x)
+    logits, v = net.fast(x)  # the numpy pass on a whole batch
+    np.testing.assert_allclose(softmax(logits), expected_p, atol=1e-5)
+    np.testing.assert_allclose(v, np.asarray(net.model(x, training=False)[1])[:, 0], atol=1e-5)
+    probs, values = net.evaluate(x)  # batched: the compiled Keras call
+    np.testing.assert_allclose(probs, expected_p, atol=1e-5, rtol=0)
+    np.testing.assert_allclose(values, expected_v, atol=1e-5, rtol=0)
+    one_p, one_v = net.evaluate(x[2])  # one state: numpy
+    np.testing.assert_allclose(one_p, expected_p[2:3], atol=1e-5, rtol=0)
+    np.testing.assert_allclose(one_v, expected_v[2:3], atol=1e-5, rtol=0)
+    np.testing.assert_allclose(probs.sum(axis=1), 1.0, atol=1e-5)
+    assert ((values >= 0) & (values <= 1)).all() and probs.shape == (6, size * size)
+
+
+def test_resnet_on_another_board_shape_with_a_tanh_head():
+    game = Board6x7()
+    net = PolicyValueResNet(game, blocks=1, filters=5, value_hidden=4, value_head="tanh", seed=0)
+    scramble(net, seed=1)
+    states = random_states(game, 5)
+    x = net.encode_batch(states)
+    assert x.shape == (5, 6, 7, 3) and net.input_kind == "planes"
+    expected_p, expected_v = keras_outputs(net, x)
+    for batch in (x, x[:1]):
+        probs, values = net.evaluate(batch)
+        np.testing.assert_allclose(probs, expected_p[: len(batch)], atol=1e-5, rtol=0)
+        np.testing.assert_allclose(values, expected_v[: len(batch)], atol=1e-5, rtol=0)
+    assert ((values >= 0) & (values <= 1)).all()
+    p = net.policy(game.next_state(game.initial_state(), 3))
+    assert p[3] == 0 and p.sum() == pytest.approx(1.0, abs=1e-6)
+
+
+def test_resnet_with_no_blocks(hex3):
+    net = PolicyValueResNet(hex3, blocks=0, filters=3, value_hidden=2, seed=0)
+    x = net.encode_batch(random_states(hex3, 3))
+    np.testing.assert_allclose(net.evaluate(x[:1])[0], keras_outputs(net, x[:1])[0], atol=1e-5)
+
+
+def test_the_resnet_needs_a_2d_encoding(nim, tmp_path):
+    with pytest.raises(ValueError, match=r"pv_resnet net needs a 2D encoding \(encode_planes\), which nim\(.*\) does not offer"):
+        PolicyValueResNet(nim)
+
+
+def test_inputs_of_the_wrong_shape(hex3, small_resnet):
+    with pytest.raises(ValueError, match=r"shape \(B, 3, 3, 4\)"):
+        small_resnet.evaluate(np.zeros((2, 20), dtype=np.float32))
+    with pytest.raises(ValueError, match=r"shape \(B, 20\)"):
+        PolicyValueMLP(hex3, hidden_layers=[], seed=0).evaluate(np.zeros((2, 3, 3, 4)))
+
+
+# ---- the value scale ------------------------------------------------------------------------------
+def test_value_scale_conversions():
+    z = np.array([1.0, 0.5, 0.0], dtype=np.float32)
+    assert value_targets(z, "tanh").tolist() == [1.0, 0.0, -1.0]
+    assert value_targets(z, "sigmoid").tolist() == [1.0, 0.5, 0.0]
+    assert win_probability(np.array([1.0, 0.0, -1.0]), "tanh").tolist() == [1.0, 0.5, 0.0]
+    assert win_probability(np.array([0.25]), "sigmoid").tolist() == [0.25]
+
+
+# ---- training -------------------------------------------------------------------------------------
+def dataset(game, net, count=32, seed=3):
+    """A fixed task: play the first legal action; the value is 1 when player 1 is to move."""
+    states = [s for s in random_states(game, count, seed=seed) if not game.is_final(s)]
+    x = net.encode_batch(states)
+    pi = np.zeros((len(states), game.num_actions), dtype=np.float32)
+    for i, s in enumerate(states):
+        pi[i, game.legal_actions(s)[0]] = 1.0
+    z = np.array([1.0 if game.current_player(s) == 1 else 0.0 for s in states], dtype=np.float32)
+    return x, pi, z
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda game: PolicyValueMLP(game, hidden_layers=[32], learning_rate=0.01, value_head="sigmoid", seed=5),
+        lambda game: PolicyValueMLP(game, hidden_layers=[32], learning_rate=0.01, value_head="tanh", l2=0, seed=5),
+        lambda game: PolicyValueResNet(game, blocks=1, filters=8, value_hidden=8, learning_rate=0.01, value_head="tanh", seed=5),
+    ],
+    ids=["mlp-sigmoid", "mlp-tanh", "resnet-tanh"],
+)
+def test_fit_lowers_both_losses(hex3, make):
+    net = make(hex3)
+    x, pi, z = dataset(hex3, net)
+    first = net.fit(x, pi, z, batch_size=8, epochs=1)
+    assert set(first) >= {"loss", "policy_loss", "value_loss"}
+    last = net.fit(x, pi, z, batch_size=8, epochs=12)
+    assert last["policy_loss"] < 0.7 * first["policy_loss"]
+    assert last["value_loss"] < 0.7 * first["value_loss"]
+    assert last["loss"] < first["loss"]
+    probs, values = net.evaluate(x)
+    expected_p, expected_v = keras_outputs(net, x)  # the numpy pass follows the new weights
+    np.testing.assert_allclose(probs, expected_p, atol=1e-5)
+    np.testing.assert_allclose(values, expected_v, atol=1e-5)
+    # the values learned are win probabilities, whatever the head
+    assert values[z == 1].mean() > 0.6 and values[z == 0].mean() < 0.4
+
+
+def test_fit_checks_its_arguments(hex3):
+    net = PolicyValueMLP(hex3, hidden_layers=[4], seed=0)
+    x, pi, z = dataset(hex3, net, count=8)
+    with pytest.raises(ValueError, match="pi must have shape"):
+        net.fit(x, pi[:, :4], z)
+    with pytest.raises(ValueError, match="z must have shape"):
+        net.fit(x, pi, z[:3])
+    with pytest.raises(ValueError, match=r"z must hold win probabilities in \[0, 1\]"):
+        net.fit(x, pi, 2 * z - 1)
+    with pytest.raises(ValueError, match="x must have shape"):
+        net.fit(x[:, :5], pi, z)
+
+
+def test_seeded_nets_train_alike(hex3):
+    def trained():
+        net = PolicyValueMLP(hex3, hidden_layers=[8], seed=9)
+        x, pi, z = dataset(hex3, net, count=16)
+        net.fit(x, pi, z, batch_size=4, epochs=2)
+        return net.evaluate(x)
+
+    (pa, va), (pb, vb) = trained(), trained()
+    assert (pa == pb).all() and (va == vb).all()
+
+
+# ---- files --------------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def saved(hex3, small_resnet, tmp_path_factory):
+    """An ANET, a pv_mlp and a pv_resnet for 3x3 Hex saved to files: {name: (net, path)}."""
+    folder = tmp_path_factory.mktemp("models")
+    mlp = PolicyValueMLP(
+        hex3, hidden_layers=[6, 5], activation="tanh", optimizer="rmsprop", learning_rate=0.01, value_head="tanh", l2=0.001, seed=2
+    )
+    scramble(mlp, seed=4)
+    scramble(small_resnet, seed=5, scale=0.5)
+    nets = {"anet": ANET(hex3, hidden_layers=[4], seed=0), "pv_mlp": mlp, "pv_resnet": small_resnet}
+    return {name: (net, net.save(folder / f"{name}.keras")) for name, net in nets.items()}
+
+
+def test_save_and_load_give_the_same_net(hex3, saved):
+    x_planes = saved["pv_resnet"][0].encode_batch(random_states(hex3, 5, seed=7))
+    for cls in (PolicyValueMLP, PolicyValueResNet):
+        net, path = saved[cls.name]
+        loaded = cls.load(path, hex3)
+        assert type(loaded) is cls and loaded.params() == net.params()
+        x = loaded.encode_batch(random_states(hex3, 5, seed=7))
+        for batch in (x, x[:1]):
+            got, want = loaded.evaluate(batch), net.evaluate(batch)
+            assert (got[0] == want[0]).all() and (got[1] == want[1]).all()
+    assert saved["pv_mlp"][0].params() == {
+        "hidden_layers": [6, 5], "activation": "tanh", "optimizer": "rmsprop", "learning_rate": 0.01,
+        "value_head": "tanh", "l2": 0.001,
+    }  # fmt: skip
+    assert saved["pv_resnet"][0].params() == {
+        "blocks": 1, "filters": 4, "policy_filters": 2, "value_filters": 1, "value_hidden": 5,
+        "optimizer": "adam", "learning_rate": 0.001, "value_head": "sigmoid", "l2": 0.0001,
+    }  # fmt: skip
+    assert x_planes.shape == (5, 3, 3, 4)
+
+
+def test_load_net_picks_the_class_that_saved_the_file(hex3, saved):
+    for name, (net, path) in saved.items():
+        loaded = mctsfw.load_net(path, hex3)
+        assert type(loaded) is type(net) and loaded.params() == net.params()
+        assert [cls.can_load(path) for cls in (ANET, PolicyValueMLP, PolicyValueResNet)] == [
+            cls.name == name for cls in (ANET, PolicyValueMLP, PolicyValueResNet)
+        ]
+
+
+def test_a_loaded_net_trains_on(hex3, saved, tmp_path):
+    net = PolicyValueResNet.load(saved["pv_resnet"][1], hex3)
+    x, pi, z = dataset(hex3, net, count=8)
+    before = net.evaluate(x)[1]
+    stats = net.fit(x, pi, z, epochs=2)
+    assert np.isfinite(stats["loss"]) and not (net.evaluate(x)[1] == before).all()
+    net.save(tmp_path / "again.keras")
+    assert (PolicyValueResNet.load(tmp_path / "again.keras", hex3).evaluate(x)[0] == net.evaluate(x)[0]).all()
+
+
+def test_save_wants_a_keras_name(hex3, tmp_path):
+    with pytest.raises(ValueError, match=r"\.keras"):
+        PolicyValueMLP(hex3, hidden_layers=[], seed=0).save(tmp_path / "net.h5")
+
+
+def test_missing_and_foreign_files(hex3, saved, tmp_path):
+    gone = tmp_path / "gone.keras"
+    text = tmp_path / "text.keras"
+    text.write_text("not a model")
+    junk = tmp_path / "junk.keras"
+    with zipfile.ZipFile(junk, "w") as archive:
+        archive.writestr("config.json", "{not json")
+    for cls in (PolicyValueMLP, PolicyValueResNet):
+        assert not cls.can_load(gone) and not cls.can_load(text) and not cls.can_load(junk)
+        with pytest.raises(ModelFileError, match=r"gone\.keras: no such model file"):
+            cls.load(gone, hex3)
+        with pytest.raises(ModelFileError, match=r"text\.keras: not a Keras model file \(not a zip archive\)"):
+            cls.load(text, hex3)
+        with pytest.raises(ModelFileError, match=r"junk\.keras: not a Keras model file \(no readable config.json"):
+            cls.load(junk, hex3)
+    with pytest.raises(ModelFileError, match=r"anet\.keras: the model 'anet' was not made by the pv_mlp net"):
+        PolicyValueMLP.load(saved["anet"][1], hex3)
+    with pytest.raises(ModelFileError, match=r"pv_mlp\.keras: the model 'pv_mlp' was not made by the pv_resnet net"):
+        PolicyValueResNet.load(saved["pv_mlp"][1], hex3)
+
+
+def test_a_file_with_a_config_but_no_weights(hex3, saved, tmp_path):
+    _, good = saved["pv_resnet"]
+    hollow = tmp_path / "hollow.keras"
+    with zipfile.ZipFile(good) as src, zipfile.ZipFile(hollow, "w") as dst:
+        for name in ("config.json", "metadata.json"):
+            dst.writestr(name, src.read(name))
+    assert PolicyValueResNet.can_load(hollow)
+    with pytest.raises(ModelFileError, match=r"hollow\.keras: cannot be read as a Keras model"):
+        PolicyValueResNet.load(hollow, hex3)
+
+
+def test_a_pv_model_that_is_not_the_expected_network(hex3, saved, tmp_path):
+    """A file named pv_mlp whose model is the ANET's (one head): refused, not run."""
+    _, anet_file = saved["anet"]
+    renamed = tmp_path / "renamed.keras"
+    with zipfile.ZipFile(anet_file) as src, zipfile.ZipFile(renamed, "w") as dst:
+        for item in src.infolist():
+            data = src.read(item.filename)
+            if item.filename == "config.json":
+                config = json.loads(data)
+                config["config"]["name"] = "pv_mlp"
+                data = json.dumps(config)
+            dst.writestr(item, data)
+    assert PolicyValueMLP.can_load(renamed)
+    with pytest.raises(ModelFileError, match=r"renamed\.keras: (not a two-headed model|cannot be read)"):
+        PolicyValueMLP.load(renamed, hex3)
+
+
+def test_a_model_for_another_game(hex3, hex4, nim, saved, tmp_path):
+    _, mlp_file = saved["pv_mlp"]
+    _, resnet_file = saved["pv_resnet"]
+    with pytest.raises(ModelFileError, match=r"pv_mlp\.keras: expects 20 inputs but hex\(size=4\) encodes 34"):
+        PolicyValueMLP.load(mlp_file, hex4)
+    shapes = r"expects planes of shape \(3, 3, 4\) but hex\(size=4\) encodes planes of shape \(4, 4, 4\)"
+    with pytest.raises(ModelFileError, match=r"pv_resnet\.keras: " + shapes):
+        mctsfw.load_net(resnet_file, hex4)
+    no_planes = r"the pv_resnet net needs a 2D encoding \(encode_planes\), which nim\(.*\) does not offer"
+    with pytest.raises(ModelFileError, match=r"pv_resnet\.keras: " + no_planes):
+        mctsfw.load_net(resnet_file, nim)
+    # the same planes, another action space
+    board_file = tmp_path / "board.keras"
+    PolicyValueResNet(Board6x7(), blocks=0, filters=2, value_hidden=2, seed=0).save(board_file)
+    with pytest.raises(ModelFileError, match=r"board\.keras: has 7 policy outputs but board6x7\(\) has 6 actions"):
+        PolicyValueResNet.load(board_file, Board6x7(num_actions=6))
+
+
+# ---- parameters ---------------------------------------------------------------------------------------
+def test_param_problems():
+    assert PolicyValueMLP.param_problems({}) == [] and PolicyValueResNet.param_problems({}) == []
+    assert PolicyValueMLP.param_problems(
+        {"hidden_layers": [], "activation": "TANH", "optimizer": "SGD", "learning_rate": 1, "value_head": "Tanh", "l2": 0,
+         "seed": -1}  # fmt: skip
+    ) == []
+    problems = PolicyValueMLP.param_problems(
+        {"hidden_layers": [0], "activation": "gelu", "optimizer": "lion", "learning_rate": 0, "value_head": "softmax", "l2": -1,
+         "seed": 1.5, "blocks": 2}  # fmt: skip
+    )
+    assert [p.split(":")[0] for p in problems] == [
+        "blocks", "hidden_layers", "activation", "optimizer", "learning_rate", "seed", "value_head", "l2",
+    ]  # fmt: skip
+    known = "hidden_layers, activation, optimizer, learning_rate, value_head, l2, seed"
+    assert problems[0] == f"blocks: unknown parameter of pv_mlp (known: {known})"
+    assert "value_head: must be one of sigmoid, tanh, not 'softmax'" in problems
+    problems = PolicyValueResNet.param_problems(
+        {"blocks": -1, "filters": 0, "policy_filters": 1.5, "value_filters": True, "value_hidden": "64", "l2": float("nan"),
+         "hidden_layers": [8]}  # fmt: skip
+    )
+    assert [p.split(":")[0] for p in problems] == [
+        "hidden_layers", "blocks", "filters", "policy_filters", "value_filters", "value_hidden", "l2",
+    ]  # fmt: skip
+    assert "blocks: must be a whole number >= 0 (residual blocks), not -1" in problems
+    with pytest.raises(ValueError, match="pv_resnet: filters: must be a whole number >= 1"):
+        PolicyValueResNet(mctsfw.make_game("hex", size=3), filters=0)
+
+
+def test_the_nets_are_registered_and_the_config_checks_their_tables():
+    from mctsfw.config import ConfigError, load_config
+
+    DEFAULT_CONFIG = Path(__file__).resolve().parent.parent / "hexzero.toml"
+
+    registry = mctsfw.default_registries().nets
+    assert registry.get("pv_mlp") is PolicyValueMLP and registry.get("pv_resnet") is PolicyValueResNet
+    config = load_config(DEFAULT_CONFIG, overrides=["nets.pv_resnet.blocks=2", 'nets.pv_mlp.value_head="tanh"'])
+    assert config["nets"]["pv_resnet"]["blocks"] == 2
+    with pytest.raises(ConfigError) as error:
+        load_config(DEFAULT_CONFIG, overrides=['nets.pv_mlp.value_head="relu"', "nets.pv_resnet.filters=0"])
+    assert any(p.startswith("nets.pv_mlp.value_head: must be one of sigmoid, tanh") for p in error.value.problems)
+    assert any(p.startswith("nets.pv_resnet.filters: must be a whole number >= 1") for p in error.value.problems)
