@@ -101,3 +101,19 @@ def test_compare_reports_rates_times_and_lengths_per_colour(tmp_path):
     assert data["total"]["win_rate"] >= 0.5  # MCTS beats random on 3x3 Hex
     assert data["mean_seconds_per_move"]["a"] > data["mean_seconds_per_move"]["b"]
     assert sum(sum(v.values()) for v in data["game_lengths"]["by_colour"].values()) == 6
+
+
+def test_play_connect4_against_a_policy_value_network_with_temperature(tmp_path):
+    import mctsfw
+    from nets.twohead import PolicyValueMLP
+
+    game = mctsfw.make_game("connect4")
+    model = tmp_path / "pv_mlp_gen0000.keras"
+    PolicyValueMLP(game, hidden_layers=[16], seed=0).save(model)
+    searcher = mctsfw.make_actor(str(model), game, search_games=40, temperature=0.5, seed=1)
+    assert searcher.mcts.evaluator is not None and searcher.mcts.tree_policy.name == "puct"
+    assert searcher.mcts.tree_policy.dirichlet_epsilon == 0.0  # no noise when playing
+    result = run_cli("play", "--game", "connect4", "--p1", "random", "--p2", str(model), "--temperature", "0.1",
+                     "--search-games", "40", "--no-display", "--seed", "2")
+    assert result.returncode == 0, result.stderr
+    assert "game 1:" in result.stdout and "pv_mlp_gen0000+mcts(40)" in result.stdout
