@@ -222,7 +222,8 @@ class NetActor(Actor):
 
     def policy(self, state: State) -> np.ndarray:
         """The network's probabilities of the legal moves (illegal ones 0, summing to 1)."""
-        probs = self.net.forward(self.game.encode(state)[None, :])[0]
+        encode = getattr(self.net, "encode", self.game.encode)  # a net may read planes instead
+        probs = self.net.forward(encode(state)[None])[0]
         return masked_policy(probs, self.game.legal_mask(state))
 
     def select_action(self, state: State) -> Action:

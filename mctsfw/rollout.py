@@ -35,6 +35,8 @@ class NetRolloutPolicy:
     network's most probable legal move (or a sample from it with ``sample=True``)."""
 
     def __init__(self, game: Game, net: PolicyNet, epsilon: float = 0.1, sample: bool = False, seed: int | None = None):
+        if getattr(net, "input_kind", "flat") != "flat":
+            raise ValueError(f"rollouts feed a network the flat encoding; {type(net).__name__} reads planes")
         self.game = game
         self.net = net
         self.epsilon = float(epsilon)

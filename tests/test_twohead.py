@@ -436,3 +436,17 @@ def test_the_nets_are_registered_and_the_config_checks_their_tables():
         load_config(DEFAULT_CONFIG, overrides=['nets.pv_mlp.value_head="relu"', "nets.pv_resnet.filters=0"])
     assert any(p.startswith("nets.pv_mlp.value_head: must be one of sigmoid, tanh") for p in error.value.problems)
     assert any(p.startswith("nets.pv_resnet.filters: must be a whole number >= 1") for p in error.value.problems)
+
+
+def test_a_resnet_plays_raw_and_refuses_to_drive_rollouts(tmp_path):
+    import mctsfw
+    from mctsfw.rollout import NetRolloutPolicy
+    from nets.twohead import PolicyValueResNet
+
+    game = mctsfw.make_game("hex", size=3)
+    path = tmp_path / "pv_resnet_gen0000.keras"
+    PolicyValueResNet(game, blocks=1, filters=4, value_hidden=4, seed=0).save(path)
+    raw = mctsfw.make_actor(str(path), game)
+    assert raw.select_action(game.initial_state()) in range(9)
+    with pytest.raises(ValueError, match="planes"):
+        NetRolloutPolicy(game, raw.net)
