@@ -10,8 +10,10 @@ model, so the core loads models without importing ``nets/``.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import secrets
+import zipfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator
 
@@ -70,6 +72,29 @@ def _fsync_directory(directory: Path) -> None:
         pass
     finally:
         os.close(fd)
+
+
+def keras_model_name(path: str | os.PathLike) -> str:
+    """The name of the Keras model saved at ``path``, read from the ``.keras`` zip's
+    config.json (no TensorFlow). A missing file, a file that is no zip, or one without a
+    readable config raises ``ModelFileError`` naming the file and the reason."""
+    path = Path(path)
+    if not path.is_file():
+        raise ModelFileError(f"{path}: no such model file")
+    if not zipfile.is_zipfile(path):
+        raise ModelFileError(f"{path}: not a Keras model file (not a zip archive)")
+    try:
+        with zipfile.ZipFile(path) as archive:
+            return json.loads(archive.read("config.json"))["config"]["name"]
+    except Exception as error:
+        raise ModelFileError(f"{path}: not a Keras model file (no readable config.json: {error})") from None
+
+
+def check_model_name(path: str | os.PathLike, expected: str, net_name: str) -> None:
+    """Raise ``ModelFileError`` unless ``path`` holds a Keras model named ``expected``."""
+    model_name = keras_model_name(path)
+    if model_name != expected:
+        raise ModelFileError(f"{path}: the model {model_name!r} was not made by the {net_name} net")
 
 
 def net_class_for(path: str | os.PathLike) -> type:

@@ -17,17 +17,15 @@ Keras is imported on first use, not with this module: building the plugin regist
 
 from __future__ import annotations
 
-import json
 import math
 import warnings
-import zipfile
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
 import mctsfw
-from mctsfw.checkpoints import ModelFileError, atomic_path
+from mctsfw.checkpoints import ModelFileError, atomic_path, check_model_name, keras_model_name
 from mctsfw.game import Game, State
 from mctsfw.rollout import masked_policy
 
@@ -308,35 +306,19 @@ class ANET:
             self.model.save(tmp)
         return path
 
-    @staticmethod
-    def _read_config(path: Path) -> dict:
-        with zipfile.ZipFile(path) as archive:
-            return json.loads(archive.read("config.json"))
-
     @classmethod
     def can_load(cls, path: str | Path) -> bool:
         """Whether ``path`` is a ``.keras`` file saved by ANET (a look at its config; no TensorFlow)."""
         try:
-            config = cls._read_config(Path(path))
-            return config["config"]["name"] == MODEL_NAME
-        except Exception:  # any unreadable or foreign file is simply not ours
+            return keras_model_name(path) == MODEL_NAME
+        except ModelFileError:  # any unreadable or foreign file is simply not ours
             return False
 
     @classmethod
     def load(cls, path: str | Path, game: Game) -> "ANET":
         """The ANET saved at ``path``, for ``game``; ``ModelFileError`` says what is wrong otherwise."""
         path = Path(path)
-        if not path.is_file():
-            raise ModelFileError(f"{path}: no such model file")
-        if not zipfile.is_zipfile(path):
-            raise ModelFileError(f"{path}: not a Keras model file (not a zip archive)")
-        try:
-            config = cls._read_config(path)
-            model_name = config["config"]["name"]
-        except Exception as error:
-            raise ModelFileError(f"{path}: not a Keras model file (no readable config.json: {error})") from None
-        if model_name != MODEL_NAME:
-            raise ModelFileError(f"{path}: the model {model_name!r} was not made by the {cls.name} net")
+        check_model_name(path, MODEL_NAME, cls.name)
         keras = _keras()
         try:
             model = keras.models.load_model(path)

@@ -23,14 +23,13 @@ from __future__ import annotations
 
 import math
 import warnings
-import zipfile
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
 import mctsfw
-from mctsfw.checkpoints import ModelFileError, atomic_path
+from mctsfw.checkpoints import ModelFileError, atomic_path, check_model_name, keras_model_name
 from mctsfw.game import Game, State
 from mctsfw.rollout import masked_policy
 from nets.anet import ANET, NUMPY_ACTIVATIONS, OPTIMIZERS, NumpyMLP, _is_whole, _keras, describe_game
@@ -293,24 +292,15 @@ class PolicyValueNet:
     def can_load(cls, path: str | Path) -> bool:
         """Whether ``path`` is a ``.keras`` file saved by this net (a look at its config; no TensorFlow)."""
         try:
-            return ANET._read_config(Path(path))["config"]["name"] == cls.name
-        except Exception:  # any unreadable or foreign file is simply not ours
+            return keras_model_name(path) == cls.name
+        except ModelFileError:  # any unreadable or foreign file is simply not ours
             return False
 
     @classmethod
     def load(cls, path: str | Path, game: Game) -> "PolicyValueNet":
         """The net saved at ``path``, for ``game``; ``ModelFileError`` says what is wrong otherwise."""
         path = Path(path)
-        if not path.is_file():
-            raise ModelFileError(f"{path}: no such model file")
-        if not zipfile.is_zipfile(path):
-            raise ModelFileError(f"{path}: not a Keras model file (not a zip archive)")
-        try:
-            model_name = ANET._read_config(path)["config"]["name"]
-        except Exception as error:
-            raise ModelFileError(f"{path}: not a Keras model file (no readable config.json: {error})") from None
-        if model_name != cls.name:
-            raise ModelFileError(f"{path}: the model {model_name!r} was not made by the {cls.name} net")
+        check_model_name(path, cls.name, cls.name)
         try:
             encoded = cls.encoding_shape(game)
         except ValueError as error:
