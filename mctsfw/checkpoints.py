@@ -90,6 +90,30 @@ def keras_model_name(path: str | os.PathLike) -> str:
         raise ModelFileError(f"{path}: not a Keras model file (no readable config.json: {error})") from None
 
 
+def has_model_name(path: str | os.PathLike, expected: str) -> bool:
+    """Whether ``path`` is a readable ``.keras`` file whose model is named ``expected``
+    (the ``can_load`` of every net: any unreadable or foreign file is simply not ours)."""
+    try:
+        return keras_model_name(path) == expected
+    except ModelFileError:
+        return False
+
+
+def save_keras_model(model, path: str | os.PathLike) -> Path:
+    """Write a Keras model (weights, architecture, optimizer state) to a ``.keras`` file,
+    atomically: an interrupted save never leaves a broken file where a good one was."""
+    import warnings
+
+    path = Path(path)
+    if path.suffix != ".keras":
+        raise ValueError(f"{path}: a Keras model file name must end with .keras")
+    with atomic_path(path) as tmp, warnings.catch_warnings():
+        # Keras's own conversion of its variables trips a numpy 2 deprecation notice
+        warnings.filterwarnings("ignore", message="__array__ implementation", category=DeprecationWarning)
+        model.save(tmp)
+    return path
+
+
 def check_model_name(path: str | os.PathLike, expected: str, net_name: str) -> None:
     """Raise ``ModelFileError`` unless ``path`` holds a Keras model named ``expected``."""
     model_name = keras_model_name(path)

@@ -306,3 +306,8 @@ def plugin_table_problems(section: str, tables: Any, registries: Registries) -> 
 def plugin_params(config: dict, section: str, name: str) -> dict:
     """The parameters of plugin ``name`` from ``[section.name]`` (empty when absent)."""
     return dict(config.get(section, {}).get(name, {}))
+
+
+def section_settings(cls: type, config: dict, section: str):
+    """A dataclass ``cls`` filled from the keys of ``[section]`` that it names."""
+    return cls(**{name: config[section][name] for name in cls.__dataclass_fields__})

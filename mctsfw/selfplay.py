@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from mctsfw.config import plugin_params
+from mctsfw.config import plugin_params, section_settings
 from mctsfw.leaf_evaluator import NetLeafEvaluator
 from mctsfw.mcts import MCTS, pick_action
 from mctsfw.plugin_manager import Registries, default_registries
@@ -57,8 +57,7 @@ class SelfPlaySettings:
 
     @classmethod
     def from_config(cls, config: dict) -> "SelfPlaySettings":
-        section = config["selfplay"]
-        return cls(**{name: section[name] for name in cls.__dataclass_fields__})
+        return section_settings(cls, config, "selfplay")
 
 
 def game_result(winner: int | None, player: int) -> float:

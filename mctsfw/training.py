@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from mctsfw.config import plugin_params
+from mctsfw.config import plugin_params, section_settings
 from mctsfw.mcts import MCTS
 from mctsfw.plugin_manager import Registries, default_registries
 from mctsfw.replay import ReplayBuffer
@@ -48,8 +48,7 @@ class TrainSettings:
 
     @classmethod
     def from_config(cls, config: dict) -> "TrainSettings":
-        train = config["train"]
-        return cls(**{name: train[name] for name in cls.__dataclass_fields__})
+        return section_settings(cls, config, "train")
 
     def checkpoint_episodes(self) -> list[int]:
         """K episodes spread evenly from 0 (untrained) to the last one."""

@@ -18,14 +18,13 @@ Keras is imported on first use, not with this module: building the plugin regist
 from __future__ import annotations
 
 import math
-import warnings
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
 import mctsfw
-from mctsfw.checkpoints import ModelFileError, atomic_path, check_model_name, keras_model_name
+from mctsfw.checkpoints import ModelFileError, check_model_name, has_model_name, save_keras_model
 from mctsfw.game import Game, State
 from mctsfw.rollout import masked_policy
 
@@ -297,22 +296,12 @@ class ANET:
         Written to a temporary file first and moved into place, so an interrupted save
         never leaves a broken file where a good one was.
         """
-        path = Path(path)
-        if path.suffix != ".keras":
-            raise ValueError(f"{path}: a Keras model file name must end with .keras")
-        with atomic_path(path) as tmp, warnings.catch_warnings():
-            # Keras's own conversion of its variables trips a numpy 2 deprecation notice
-            warnings.filterwarnings("ignore", message="__array__ implementation", category=DeprecationWarning)
-            self.model.save(tmp)
-        return path
+        return save_keras_model(self.model, path)
 
     @classmethod
     def can_load(cls, path: str | Path) -> bool:
         """Whether ``path`` is a ``.keras`` file saved by ANET (a look at its config; no TensorFlow)."""
-        try:
-            return keras_model_name(path) == MODEL_NAME
-        except ModelFileError:  # any unreadable or foreign file is simply not ours
-            return False
+        return has_model_name(path, MODEL_NAME)
 
     @classmethod
     def load(cls, path: str | Path, game: Game) -> "ANET":

@@ -22,14 +22,13 @@ convolutions over every core.
 from __future__ import annotations
 
 import math
-import warnings
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
 import mctsfw
-from mctsfw.checkpoints import ModelFileError, atomic_path, check_model_name, keras_model_name
+from mctsfw.checkpoints import ModelFileError, check_model_name, has_model_name, save_keras_model
 from mctsfw.game import Game, State
 from mctsfw.rollout import masked_policy
 from nets.anet import ANET, NUMPY_ACTIVATIONS, OPTIMIZERS, NumpyMLP, _is_whole, _keras, describe_game
@@ -280,21 +279,12 @@ class PolicyValueNet:
     # ---- files ----------------------------------------------------------------------------------
     def save(self, path: str | Path) -> Path:
         """Write the model (weights, architecture, optimizer state) atomically to a ``.keras`` file."""
-        path = Path(path)
-        if path.suffix != ".keras":
-            raise ValueError(f"{path}: a Keras model file name must end with .keras")
-        with atomic_path(path) as tmp, warnings.catch_warnings():
-            warnings.filterwarnings("ignore", message="__array__ implementation", category=DeprecationWarning)
-            self.model.save(tmp)
-        return path
+        return save_keras_model(self.model, path)
 
     @classmethod
     def can_load(cls, path: str | Path) -> bool:
         """Whether ``path`` is a ``.keras`` file saved by this net (a look at its config; no TensorFlow)."""
-        try:
-            return keras_model_name(path) == cls.name
-        except ModelFileError:  # any unreadable or foreign file is simply not ours
-            return False
+        return has_model_name(path, cls.name)
 
     @classmethod
     def load(cls, path: str | Path, game: Game) -> "PolicyValueNet":

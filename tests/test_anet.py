@@ -13,16 +13,6 @@ from nets.anet import ANET, NumpyMLP
 
 
 @pytest.fixture(scope="module")
-def hex3():
-    return mctsfw.make_game("hex", size=3)
-
-
-@pytest.fixture(scope="module")
-def hex4():
-    return mctsfw.make_game("hex", size=4)
-
-
-@pytest.fixture(scope="module")
 def saved(hex3, tmp_path_factory):
     """A small trained-looking ANET for 3x3 Hex saved to a file: (net, path)."""
     net = ANET(hex3, hidden_layers=[16, 8], activation="tanh", optimizer="rmsprop", learning_rate=0.01, seed=4)

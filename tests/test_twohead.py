@@ -52,16 +52,6 @@ class Board6x7(Game):
 
 
 @pytest.fixture(scope="module")
-def hex3():
-    return mctsfw.make_game("hex", size=3)
-
-
-@pytest.fixture(scope="module")
-def hex4():
-    return mctsfw.make_game("hex", size=4)
-
-
-@pytest.fixture(scope="module")
 def nim():
     return mctsfw.make_game("nim", piles=[3, 4, 5], max_take=3)
 
