@@ -78,6 +78,8 @@ def build_parser() -> argparse.ArgumentParser:
     selfplay = sub.add_parser("selfplay", parents=[common], help="AlphaZero-style self-play generations (resumable)")
     selfplay.add_argument("--game", help="game plugin name (config: game)")
     add_run_arguments(selfplay, "selfplay", "--generations", "generations in all (config: selfplay.generations)")
+    selfplay.add_argument("--workers", type=int,
+                          help="processes playing self-play games at once, 0 = one per core (config: selfplay.workers)")
 
     compare = sub.add_parser("compare", parents=[common], help="play agent A against agent B and report rates and times")
     compare.add_argument("a", help="agent A: random, mcts or a saved model (.keras)")
@@ -195,7 +197,7 @@ def command_play(args: argparse.Namespace) -> int:
 
 #: config keys that may change between the start of a run and its resumption
 RESUMABLE_CHANGES = (
-    "train.episodes", "train.display", "train.run_dir", "selfplay.generations", "selfplay.run_dir",
+    "train.episodes", "train.display", "train.run_dir", "selfplay.generations", "selfplay.run_dir", "selfplay.workers",
     "show.", "play.", "mcts.", "topp.",
 )
 
@@ -215,6 +217,8 @@ def run_training(
     from mctsfw.runs import RunDir
 
     flags = [f"{section}.{length_key}={length}"] if length is not None else []
+    if getattr(args, "workers", None) is not None:
+        flags.append(f"{section}.workers={args.workers}")
     if args.resume:
         run = RunDir(args.resume)
         if not run.exists():

@@ -155,6 +155,7 @@ RULES: dict[str, Check] = {
     "selfplay.gating_threshold": number(0, 1),
     "selfplay.starting_player": one_of("alternate", "random"),
     "selfplay.seed": whole(-1),
+    "selfplay.workers": whole(0),
 }
 
 

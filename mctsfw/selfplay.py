@@ -12,13 +12,22 @@ only if it wins ``gating_threshold`` of the games; a checkpoint per generation.
 The run directory is the on-policy trainer's (``mctsfw.runs``): the state is committed
 after every self-play game and after every training step, so a killed run resumes
 without repeating or losing a game.
+
+Every game draws its random numbers from its own seed (the run's seed and the game's
+number), so a game is the same whichever process plays it: with ``workers > 1`` the
+games of a generation are played by that many processes at once, and the run is the
+same as with one, only sooner. Their results are committed in game order, several at
+a time when they arrive together.
 """
 
 from __future__ import annotations
 
+import multiprocessing
+import os
 import random
 import tempfile
 import time
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,8 +35,9 @@ from typing import Any
 import numpy as np
 
 from mctsfw.config import plugin_params, section_settings
+from mctsfw.game import Game
 from mctsfw.leaf_evaluator import NetLeafEvaluator
-from mctsfw.mcts import MCTS, pick_action
+from mctsfw.mcts import MCTS, TreePolicy, pick_action
 from mctsfw.plugin_manager import Registries, default_registries
 from mctsfw.replay import ReplayBuffer
 from mctsfw.runs import RunDir, load_progress, save_progress
@@ -54,6 +64,7 @@ class SelfPlaySettings:
     gating_threshold: float
     starting_player: str
     seed: int
+    workers: int
 
     @classmethod
     def from_config(cls, config: dict) -> "SelfPlaySettings":
@@ -63,6 +74,65 @@ class SelfPlaySettings:
 def game_result(winner: int | None, player: int) -> float:
     """1 for a win of ``player``, 0.5 for a draw, 0 for a loss."""
     return 0.5 if winner is None else float(winner == player)
+
+
+Case = tuple[np.ndarray, np.ndarray, float]
+
+
+def self_play_game(game: Game, net, policy: TreePolicy, s: SelfPlaySettings, number: int,
+                   seed: int) -> tuple[dict[str, Any], list[Case]]:
+    """Game ``number`` of a run with seed ``seed``: its metrics record and its training
+    cases (state, visit distribution, value target), symmetries included. The game's
+    random numbers come from (seed, number) alone."""
+    started = time.perf_counter()
+    rng = np.random.default_rng([seed, number])
+    starter = (1 if number % 2 else 2) if s.starting_player == "alternate" else int(rng.choice((1, 2)))
+    mcts = MCTS(game, policy, evaluator=NetLeafEvaluator(game, net), seed=int(rng.integers(2**31)),
+                batch_size=s.batch_size)
+    state = game.initial_state(starter)
+    history = []
+    while not game.is_final(state):
+        root = mcts.search(state, search_games=s.search_games)
+        distribution = mcts.visit_distribution(root)
+        history.append((net.encode(state), distribution, game.current_player(state), 1.0 - root.q))
+        tau = s.temperature if len(history) <= s.temperature_moves else s.temperature_final
+        action = pick_action(distribution, tau, rng)
+        mcts.advance(action)
+        state = game.next_state(state, action)
+    winner = game.winner(state)
+    cases = []
+    for x, distribution, player, q in history:
+        z = game_result(winner, player)
+        target = (z + q) / 2 if s.value_target == "mean" else z
+        for x_sym, d_sym in game.symmetries(x, distribution) if s.augment else [(x, distribution)]:
+            cases.append((x_sym, d_sym, target))
+    record = {"kind": "game", "generation": (number - 1) // s.games_per_generation + 1, "game": number,
+              "starting_player": starter, "winner": winner, "moves": len(history),
+              "seconds": round(time.perf_counter() - started, 3)}
+    return record, cases
+
+
+# ---- self-play worker processes --------------------------------------------------------------
+_worker: dict[str, Any] = {}
+
+
+def _worker_start(config: dict) -> None:
+    """Build the game, the noisy PUCT policy and the net class once per worker process."""
+    registries = default_registries()
+    s = SelfPlaySettings.from_config(config)
+    game_name = config["game"]
+    _worker.update(
+        settings=s, net_class=registries.nets.get(s.net), net_file=None,
+        game=registries.games.get(game_name)(**plugin_params(config, "games", game_name)),
+        policy=registries.tree_policies.get("puct")(**plugin_params(config, "tree_policies", "puct")),
+    )
+
+
+def _worker_game(net_file: str, generation: int, number: int, seed: int) -> tuple[dict[str, Any], list[Case]]:
+    if _worker["net_file"] != (net_file, generation):  # a new generation's network
+        _worker["net"] = _worker["net_class"].load(net_file, _worker["game"])
+        _worker["net_file"] = (net_file, generation)
+    return self_play_game(_worker["game"], _worker["net"], _worker["policy"], _worker["settings"], number, seed)
 
 
 class SelfPlayTrainer:
@@ -78,6 +148,7 @@ class SelfPlayTrainer:
         if not hasattr(self.net_class, "evaluate"):
             raise ValueError(f"selfplay.net = {s.net!r}: self-play needs a policy-and-value network (pv_mlp, pv_resnet, ...)")
         self.tree_policy = self.registries.tree_policies.get("puct")(**plugin_params(config, "tree_policies", "puct"))
+        self._pool: ProcessPoolExecutor | None = None
         self.play_policy = self.registries.tree_policies.get("puct")(
             **{**plugin_params(config, "tree_policies", "puct"), "dirichlet_epsilon": 0.0}
         )
@@ -126,10 +197,11 @@ class SelfPlayTrainer:
             net.save(path)
             return self.net_class.load(path, self.game)
 
-    def _record(self, record: dict[str, Any]) -> None:
+    def _record(self, record: dict[str, Any], commit: bool = True) -> None:
         self.step += 1
         self.run.append_metrics({"step": self.step, **record})
-        self._commit()
+        if commit:
+            self._commit()
 
     # ---- the loop --------------------------------------------------------------------------------
     def train(self) -> dict[str, Any]:
@@ -150,21 +222,28 @@ class SelfPlayTrainer:
         try:
             while self.generation < s.generations:
                 if self.games_done < s.games_per_generation:
-                    record = self.self_play_game()
-                    self.games_done += 1
-                    self._record(record)
+                    for (record, cases), commit in self._generation_games():
+                        for x, distribution, target in cases:
+                            self.buffer.add(x, distribution, target)
+                        self.games_done += 1
+                        self._record({**record, "buffer_size": len(self.buffer)}, commit)
+                        if bar:
+                            bar.update(1)
+                            bar.set_postfix(generation=self.generation, buffer=len(self.buffer))
                 else:
                     record = self.train_generation()
                     self.generation += 1
                     self.games_done = 0
                     self.net.save(self.run.checkpoints_dir / f"{s.net}_gen{self.generation:04d}.keras")
                     self._record(record)
-                if bar:
-                    bar.update(1)
-                    bar.set_postfix(generation=self.generation, buffer=len(self.buffer))
+                    if bar:
+                        bar.update(1)
         finally:
             if bar:
                 bar.close()
+            if self._pool is not None:
+                self._pool.shutdown(cancel_futures=True)
+                self._pool = None
         return {
             "run_dir": str(self.run.path),
             "generations": self.generation,
@@ -173,36 +252,34 @@ class SelfPlayTrainer:
             "checkpoints": [str(p) for _, p in self.run.checkpoints()],
         }
 
+    def _generation_games(self):
+        """The rest of this generation's games, in order: ((record, cases), commit now?)."""
+        s = self.settings
+        first = self.generation * s.games_per_generation + self.games_done + 1
+        numbers = range(first, (self.generation + 1) * s.games_per_generation + 1)
+        workers = s.workers if s.workers > 0 else os.cpu_count() or 1
+        if workers <= 1:
+            for number in numbers:
+                yield self_play_game(self.game, self.best, self.tree_policy, s, number, self.seed), True
+            return
+        if self._pool is None:
+            context = multiprocessing.get_context("spawn")  # a forked TensorFlow may hang
+            self._pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_worker_start,
+                                             initargs=(self.config,))
+        net_file = self.run.path / "workers_net.keras"  # the network the workers play with
+        self.best.save(net_file)
+        try:
+            futures: list[Future] = [self._pool.submit(_worker_game, str(net_file), self.generation, n, self.seed)
+                                     for n in numbers]
+            for i, future in enumerate(futures):
+                result = future.result()
+                yield result, i + 1 == len(futures) or not futures[i + 1].done()
+        finally:
+            net_file.unlink(missing_ok=True)
+
     def searcher(self, net, policy, seed: int) -> MCTS:
         return MCTS(self.game, policy, evaluator=NetLeafEvaluator(self.game, net), seed=seed,
                     batch_size=self.settings.batch_size)
-
-    def self_play_game(self) -> dict[str, Any]:
-        s, game = self.settings, self.game
-        started = time.perf_counter()
-        number = self.generation * s.games_per_generation + self.games_done + 1
-        starter = (1 if number % 2 else 2) if s.starting_player == "alternate" else self.rng.choice((1, 2))
-        mcts = self.searcher(self.best, self.tree_policy, self.rng.randrange(2**31))
-        state = game.initial_state(starter)
-        history = []
-        while not game.is_final(state):
-            root = mcts.search(state, search_games=s.search_games)
-            distribution = mcts.visit_distribution(root)
-            player = game.current_player(state)
-            history.append((self.best.encode(state), distribution, player, 1.0 - root.q))
-            tau = s.temperature if len(history) <= s.temperature_moves else s.temperature_final
-            action = pick_action(distribution, tau, self.np_rng)
-            mcts.advance(action)
-            state = game.next_state(state, action)
-        winner = game.winner(state)
-        for x, distribution, player, q in history:
-            z = game_result(winner, player)
-            target = (z + q) / 2 if s.value_target == "mean" else z
-            for x_sym, d_sym in game.symmetries(x, distribution) if s.augment else [(x, distribution)]:
-                self.buffer.add(x_sym, d_sym, target)
-        seconds = time.perf_counter() - started
-        return {"kind": "game", "generation": self.generation + 1, "game": number, "starting_player": starter,
-                "winner": winner, "moves": len(history), "buffer_size": len(self.buffer), "seconds": round(seconds, 3)}
 
     def train_generation(self) -> dict[str, Any]:
         s = self.settings

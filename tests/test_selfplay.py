@@ -81,3 +81,25 @@ def test_selfplay_survives_kill_9_and_resumes(tmp_path):
     assert [r["step"] for r in records] == list(range(1, 17))
     assert [r["game"] for r in records if r["kind"] == "game"] == list(range(1, 13))
     assert len(buffer) > 0
+
+
+def test_worker_processes_play_the_same_games_as_one_process(tmp_path):
+    """Each game's random numbers come from its own seed, so two worker processes give
+    the run that one process gives: the same games, cases and networks."""
+    runs = {}
+    for workers in (1, 2):
+        run_dir = tmp_path / f"workers{workers}"
+        trainer = SelfPlayTrainer(tiny(run_dir, extra=[f"selfplay.workers={workers}"]), run_dir, progress=False)
+        trainer.train()
+        games = [{k: v for k, v in r.items() if k != "seconds"} for r in RunDir(run_dir).read_metrics()
+                 if r["kind"] == "game"]
+        runs[workers] = games, trainer.buffer, trainer.net
+        assert not (run_dir / "workers_net.keras").exists()
+    (games1, buffer1, net1), (games2, buffer2, net2) = runs[1], runs[2]
+    assert games1 == games2 and len(games1) == 6
+    n = len(buffer1)
+    assert n == len(buffer2) > 0
+    assert np.array_equal(buffer1.x[:n], buffer2.x[:n]) and np.array_equal(buffer1.y[:n], buffer2.y[:n])
+    assert np.array_equal(buffer1.z[:n], buffer2.z[:n])
+    x = buffer1.x[:n]
+    assert np.allclose(net1.evaluate(x)[0], net2.evaluate(x)[0], atol=1e-5)
