@@ -147,6 +147,8 @@ def make_player(spec: str, game: mctsfw.Game, config: dict, seed: int | None) ->
     # a saved model: the raw network, or with play.model_search_games > 0 a search guided by
     # it: UCT with its rollouts (a policy net), PUCT with its priors and values (policy and value)
     tree_policy = "puct" if hasattr(net_class_for(spec), "evaluate") else "uct"
+    policy_params = plugin_params(config, "tree_policies", tree_policy)
+    policy_params.pop("dirichlet_epsilon", None)  # root noise is for self-play; a player searches without it
     return mctsfw.make_actor(
         spec, game,
         search_games=config["play"]["model_search_games"],
@@ -155,7 +157,7 @@ def make_player(spec: str, game: mctsfw.Game, config: dict, seed: int | None) ->
         temperature=config["play"]["temperature"],
         seed=seed,
         tree_policy=tree_policy,
-        policy_params=plugin_params(config, "tree_policies", tree_policy),
+        policy_params=policy_params,
     )
 
 

@@ -117,3 +117,21 @@ def test_play_connect4_against_a_policy_value_network_with_temperature(tmp_path)
                      "--search-games", "40", "--no-display", "--seed", "2")
     assert result.returncode == 0, result.stderr
     assert "game 1:" in result.stdout and "pv_mlp_gen0000+mcts(40)" in result.stdout
+
+
+def test_a_saved_network_from_the_command_line_searches_without_root_noise(tmp_path):
+    """[tree_policies.puct] holds self-play's Dirichlet noise; play and compare leave it out
+    but take the rest of the table (here lambda)."""
+    import cli
+    import mctsfw
+    from mctsfw.config import load_config
+    from nets.twohead import PolicyValueMLP
+
+    game = mctsfw.make_game("connect4")
+    model = tmp_path / "pv_mlp_gen0000.keras"
+    PolicyValueMLP(game, hidden_layers=[16], seed=0).save(model)
+    config = load_config(ROOT / "hexzero.toml", None, [
+        "tree_policies.puct.dirichlet_epsilon=0.25", "tree_policies.puct.value_weight=0.5", "play.model_search_games=40",
+    ])
+    policy = cli.make_player(str(model), game, config, seed=1).mcts.tree_policy
+    assert policy.dirichlet_epsilon == 0.0 and policy.value_weight == 0.5

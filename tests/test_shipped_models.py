@@ -1,0 +1,52 @@
+"""The networks shipped under models/: each loads for the game its run's config names
+and gives a legal policy; the Connect Four network with search blocks a four in a row
+and takes the only winning move."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import mctsfw
+from mctsfw.actors import make_actor
+from mctsfw.checkpoints import load_net
+from mctsfw.config import load_config, plugin_params
+from tests.test_training import DEFAULTS, ROOT
+
+SHIPPED = sorted((ROOT / "models").glob("*/*.keras"))
+
+
+def game_of(model: Path) -> mctsfw.Game:
+    config = load_config(DEFAULTS, model.parent / "config.toml", [])
+    return mctsfw.make_game(config["game"], **plugin_params(config, "games", config["game"]))
+
+
+def test_models_are_shipped():
+    assert {p.parent.name for p in SHIPPED} >= {"hex5", "hex5-az", "connect4"}
+
+
+@pytest.mark.parametrize("model", SHIPPED, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_every_shipped_network_loads_and_gives_a_legal_policy(model):
+    game = game_of(model)
+    net = load_net(model, game)
+    state = game.initial_state()
+    probs = net.policy(state)
+    assert probs.shape == (game.num_actions,)
+    assert np.isclose(probs.sum(), 1.0, atol=1e-4) and (probs >= 0).all()
+
+
+def test_connect_four_network_with_search_wins_and_blocks():
+    model = ROOT / "models" / "connect4" / "pv_mlp_gen0393.keras"
+    game = game_of(model)
+
+    def move_after(columns: str) -> int:
+        state = game.initial_state(1)
+        for c in columns:
+            state = game.next_state(state, int(c))
+        return make_actor(model, game, search_games=200, seed=0).select_action(state)
+
+    # player 1 holds columns 0-2 of the bottom row; player 2, to move, must block at 3
+    assert move_after("06162") == 3
+    # player 1, to move, has three in column 6; player 2's open three on the bottom row
+    # (columns 1-3) wins next move whatever player 1 blocks, so only column 6 wins
+    assert move_after("616263") == 6
