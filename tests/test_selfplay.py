@@ -7,6 +7,7 @@ import sys
 import time
 
 import numpy as np
+import pytest
 
 from mctsfw.config import load_config
 from mctsfw.replay import ReplayBuffer
@@ -53,12 +54,13 @@ def test_mean_value_targets_lie_between_z_and_q(tmp_path):
     assert ((z > 0) & (z < 1)).any()
 
 
-def test_selfplay_survives_kill_9_and_resumes(tmp_path):
+@pytest.mark.parametrize("workers", [1, 2])
+def test_selfplay_survives_kill_9_and_resumes(tmp_path, workers):
     run_dir = tmp_path / "run"
 
     def start():
         args = [sys.executable, str(ROOT / "cli.py"), "selfplay", "--no-progress", "--run-dir", str(run_dir),
-                "--generations", "4", *sum((["--set", s] for s in TINY), [])]
+                "--generations", "4", "--workers", str(workers), *sum((["--set", s] for s in TINY), [])]
         return subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
     proc = start()
