@@ -79,6 +79,21 @@ def game_result(winner: int | None, player: int) -> float:
 Case = tuple[np.ndarray, np.ndarray, float]
 
 
+def self_play_pieces(config: dict, registries: Registries) -> tuple[SelfPlaySettings, Game, type, TreePolicy]:
+    """What a self-play game is built from, read from the config: the settings, the game,
+    the net class and PUCT with the config's root noise."""
+    s = SelfPlaySettings.from_config(config)
+    game_name = config["game"]
+    game = registries.games.get(game_name)(**plugin_params(config, "games", game_name))
+    policy = registries.tree_policies.get("puct")(**plugin_params(config, "tree_policies", "puct"))
+    return s, game, registries.nets.get(s.net), policy
+
+
+def searcher(game: Game, net, policy: TreePolicy, seed: int, batch_size: int) -> MCTS:
+    """PUCT search guided by ``net``: its priors and values, leaves batched under virtual loss."""
+    return MCTS(game, policy, evaluator=NetLeafEvaluator(game, net), seed=seed, batch_size=batch_size)
+
+
 def self_play_game(game: Game, net, policy: TreePolicy, s: SelfPlaySettings, number: int,
                    seed: int) -> tuple[dict[str, Any], list[Case]]:
     """Game ``number`` of a run with seed ``seed``: its metrics record and its training
@@ -87,8 +102,7 @@ def self_play_game(game: Game, net, policy: TreePolicy, s: SelfPlaySettings, num
     started = time.perf_counter()
     rng = np.random.default_rng([seed, number])
     starter = (1 if number % 2 else 2) if s.starting_player == "alternate" else int(rng.choice((1, 2)))
-    mcts = MCTS(game, policy, evaluator=NetLeafEvaluator(game, net), seed=int(rng.integers(2**31)),
-                batch_size=s.batch_size)
+    mcts = searcher(game, net, policy, int(rng.integers(2**31)), s.batch_size)
     state = game.initial_state(starter)
     history = []
     while not game.is_final(state):
@@ -118,14 +132,8 @@ _worker: dict[str, Any] = {}
 
 def _worker_start(config: dict) -> None:
     """Build the game, the noisy PUCT policy and the net class once per worker process."""
-    registries = default_registries()
-    s = SelfPlaySettings.from_config(config)
-    game_name = config["game"]
-    _worker.update(
-        settings=s, net_class=registries.nets.get(s.net), net_file=None,
-        game=registries.games.get(game_name)(**plugin_params(config, "games", game_name)),
-        policy=registries.tree_policies.get("puct")(**plugin_params(config, "tree_policies", "puct")),
-    )
+    settings, game, net_class, policy = self_play_pieces(config, default_registries())
+    _worker.update(settings=settings, game=game, net_class=net_class, policy=policy, net_file=None)
 
 
 def _worker_game(net_file: str, generation: int, number: int, seed: int) -> tuple[dict[str, Any], list[Case]]:
@@ -140,18 +148,15 @@ class SelfPlayTrainer:
         self.config = config
         self.run = RunDir(run_dir)
         self.registries = registries or default_registries()
-        self.settings = s = SelfPlaySettings.from_config(config)
         self.progress = progress
-        game_name = config["game"]
-        self.game = self.registries.games.get(game_name)(**plugin_params(config, "games", game_name))
-        self.net_class = self.registries.nets.get(s.net)
+        self.settings, self.game, self.net_class, self.tree_policy = self_play_pieces(config, self.registries)
         if not hasattr(self.net_class, "evaluate"):
-            raise ValueError(f"selfplay.net = {s.net!r}: self-play needs a policy-and-value network (pv_mlp, pv_resnet, ...)")
-        self.tree_policy = self.registries.tree_policies.get("puct")(**plugin_params(config, "tree_policies", "puct"))
-        self._pool: ProcessPoolExecutor | None = None
+            raise ValueError(f"selfplay.net = {self.settings.net!r}: self-play needs a policy-and-value network "
+                             "(pv_mlp, pv_resnet, ...)")
         self.play_policy = self.registries.tree_policies.get("puct")(
             **{**plugin_params(config, "tree_policies", "puct"), "dirichlet_epsilon": 0.0}
         )
+        self._pool: ProcessPoolExecutor | None = None
 
     # ---- state ----------------------------------------------------------------------------------
     def _fresh(self) -> None:
@@ -277,10 +282,6 @@ class SelfPlayTrainer:
         finally:
             net_file.unlink(missing_ok=True)
 
-    def searcher(self, net, policy, seed: int) -> MCTS:
-        return MCTS(self.game, policy, evaluator=NetLeafEvaluator(self.game, net), seed=seed,
-                    batch_size=self.settings.batch_size)
-
     def train_generation(self) -> dict[str, Any]:
         s = self.settings
         started = time.perf_counter()
@@ -311,8 +312,8 @@ class SelfPlayTrainer:
             seat = 1 if i % 2 == 0 else 2
             start = 1 if (i // 2) % 2 == 0 else 2
             searchers = {
-                seat: self.searcher(candidate, self.play_policy, self.rng.randrange(2**31)),
-                3 - seat: self.searcher(best, self.play_policy, self.rng.randrange(2**31)),
+                seat: searcher(game, candidate, self.play_policy, self.rng.randrange(2**31), s.batch_size),
+                3 - seat: searcher(game, best, self.play_policy, self.rng.randrange(2**31), s.batch_size),
             }
             state, moves = game.initial_state(start), 0
             while not game.is_final(state):
