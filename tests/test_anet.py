@@ -10,6 +10,7 @@ import mctsfw
 from mctsfw import ModelFileError
 from mctsfw.checkpoints import atomic_path
 from nets.anet import ANET, NumpyMLP
+from tests.conftest import random_states
 
 
 @pytest.fixture(scope="module")
@@ -19,19 +20,6 @@ def saved(hex3, tmp_path_factory):
     path = tmp_path_factory.mktemp("models") / "small.keras"
     net.save(path)
     return net, path
-
-
-def random_states(game, count, seed=0):
-    rng = np.random.default_rng(seed)
-    states = []
-    for _ in range(count):
-        state = game.initial_state(int(rng.integers(1, 3)))
-        for _ in range(int(rng.integers(0, game.num_actions // 2))):
-            if game.is_final(state):
-                break
-            state = game.next_state(state, int(rng.choice(game.legal_actions(state))))
-        states.append(state)
-    return states
 
 
 # ---- the numpy fast path ---------------------------------------------------------------------

@@ -12,6 +12,7 @@ from mctsfw import ModelFileError
 from mctsfw.game import Game
 from nets.anet import ANET
 from nets.twohead import PolicyValueMLP, PolicyValueResNet, value_targets, win_probability
+from tests.conftest import random_states
 
 
 class Board6x7(Game):
@@ -54,19 +55,6 @@ class Board6x7(Game):
 @pytest.fixture(scope="module")
 def nim():
     return mctsfw.make_game("nim", piles=[3, 4, 5], max_take=3)
-
-
-def random_states(game, count, seed=0):
-    rng = np.random.default_rng(seed)
-    states = []
-    for _ in range(count):
-        state = game.initial_state(int(rng.integers(1, 3)))
-        for _ in range(int(rng.integers(0, game.num_actions // 2))):
-            if game.is_final(state):
-                break
-            state = game.next_state(state, int(rng.choice(game.legal_actions(state))))
-        states.append(state)
-    return states
 
 
 def scramble(net, seed=0, scale=1.0):
