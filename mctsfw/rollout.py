@@ -14,20 +14,13 @@ from typing import Protocol
 import numpy as np
 
 from mctsfw.game import Action, Game, State
+from mctsfw.sampling import masked_policy
 
 
 class PolicyNet(Protocol):
     def forward(self, x: np.ndarray) -> np.ndarray: ...
 
     # optional: ``scores(x)``, any values ordered like ``forward``'s (logits), for greedy moves
-
-
-def masked_policy(probs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """Illegal actions zeroed, the rest renormalised (uniform over legal ones if all were ~0)."""
-    p = probs * mask
-    total = p.sum(axis=-1, keepdims=True)
-    uniform = mask / np.maximum(mask.sum(axis=-1, keepdims=True), 1.0)
-    return np.where(total > 1e-12, p / np.where(total > 1e-12, total, 1.0), uniform)
 
 
 class NetRolloutPolicy:

@@ -139,6 +139,8 @@ class ANET:
     """The actor network: an MLP policy over all actions of a game."""
 
     name = "anet"
+    roles = ("policy",)
+    input_kind = "flat"
     description = "MLP policy net (Keras; numpy inference): hidden_layers, activation, optimizer, learning_rate"
 
     def __init__(

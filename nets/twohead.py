@@ -97,6 +97,7 @@ class PolicyValueNet:
 
     name = ""
     description = ""
+    roles = ("policy", "policy_value")
     input_kind = "flat"
     #: constructor parameters and their defaults, in the order problems are reported
     DEFAULTS: dict[str, Any] = {}

@@ -1,0 +1,79 @@
+"""The one way hexzero turns a distribution over actions into a move.
+
+Search results (visit distributions), raw networks (their policies) and training all
+pick moves here, so temperature means the same thing everywhere:
+
+- temperature 0: the most probable action (the first of equals);
+- temperature T > 0: an action drawn with probability ~ p ** (1 / T), computed in log
+  space, so a tiny T gives the most probable action instead of NaNs;
+- anything else (negative, NaN, infinite) is refused by ``temperature_problem``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from mctsfw.game import Action
+
+
+def temperature_problem(value: Any) -> str | None:
+    """None for a usable temperature (a finite number >= 0), else the reason."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.floating, np.integer)):
+        return f"temperature must be a number, not {value!r}"
+    if not math.isfinite(value) or value < 0:
+        return f"temperature must be a finite number >= 0 (0 = the most probable move), not {value!r}"
+    return None
+
+
+def check_temperature(value: Any) -> float:
+    """``value`` as a float, or ValueError saying why it is no temperature."""
+    problem = temperature_problem(value)
+    if problem:
+        raise ValueError(problem)
+    return float(value)
+
+
+def masked_policy(probs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Illegal actions zeroed, the rest renormalised (uniform over legal ones if all were ~0)."""
+    p = probs * mask
+    total = p.sum(axis=-1, keepdims=True)
+    uniform = mask / np.maximum(mask.sum(axis=-1, keepdims=True), 1.0)
+    return np.where(total > 1e-12, p / np.where(total > 1e-12, total, 1.0), uniform)
+
+
+def tempered(distribution: np.ndarray, temperature: float) -> np.ndarray:
+    """Unnormalised weights ~ distribution ** (1 / temperature), the largest 1; zeros stay 0."""
+    p = np.asarray(distribution, dtype=np.float64)
+    if temperature == 1.0:
+        top = p.max()
+        return p / top if top > 0 else np.ones_like(p)
+    with np.errstate(divide="ignore"):
+        logs = np.log(p)
+    top = logs.max()
+    if not np.isfinite(top):  # all zero: every action alike
+        return np.ones_like(p)
+    return np.exp((logs - top) / temperature)
+
+
+def sample_action(distribution: np.ndarray, temperature: float, rng: np.random.Generator) -> Action:
+    """An action from ``distribution`` (non-negative weights over all actions; zero-weight
+    actions are never drawn): the most probable at temperature 0, else drawn with
+    probability ~ weight ** (1 / temperature). One ``rng.random()`` a draw."""
+    temperature = check_temperature(temperature)
+    if temperature == 0:
+        return int(np.argmax(distribution))
+    weights = tempered(distribution, temperature)
+    cumulative = np.cumsum(weights)
+    index = int(np.searchsorted(cumulative, rng.random() * cumulative[-1], side="right"))
+    # side="right" never lands on a zero-weight action; the clamp guards the top end's rounding
+    return min(index, len(weights) - 1)
+
+
+def sample_actions(probs: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One action per row of a batch of distributions ``(B, A)`` (temperature 1), vectorised."""
+    cumulative = probs.cumsum(axis=1)
+    draws = rng.random((len(probs), 1)) * cumulative[:, -1:]
+    return np.minimum((cumulative <= draws).sum(axis=1), probs.shape[1] - 1)
