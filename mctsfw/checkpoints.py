@@ -4,16 +4,15 @@
 run (models, replay buffers, run state): the writer fills a temporary file in the same
 directory, and only a complete file is moved over the old one (``os.replace`` is atomic
 on one file system). ``load_net`` finds the registered net class that can read a saved
-model, so the core loads models without importing ``nets/``.
+model, so the core loads models without importing ``nets/``; the file format itself
+(Keras archives) is the nets' business, in ``nets/keras_files.py``.
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import secrets
-import zipfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator
 
@@ -72,53 +71,6 @@ def _fsync_directory(directory: Path) -> None:
         pass
     finally:
         os.close(fd)
-
-
-def keras_model_name(path: str | os.PathLike) -> str:
-    """The name of the Keras model saved at ``path``, read from the ``.keras`` zip's
-    config.json (no TensorFlow). A missing file, a file that is no zip, or one without a
-    readable config raises ``ModelFileError`` naming the file and the reason."""
-    path = Path(path)
-    if not path.is_file():
-        raise ModelFileError(f"{path}: no such model file")
-    if not zipfile.is_zipfile(path):
-        raise ModelFileError(f"{path}: not a Keras model file (not a zip archive)")
-    try:
-        with zipfile.ZipFile(path) as archive:
-            return json.loads(archive.read("config.json"))["config"]["name"]
-    except Exception as error:
-        raise ModelFileError(f"{path}: not a Keras model file (no readable config.json: {error})") from None
-
-
-def has_model_name(path: str | os.PathLike, expected: str) -> bool:
-    """Whether ``path`` is a readable ``.keras`` file whose model is named ``expected``
-    (the ``can_load`` of every net: any unreadable or foreign file is simply not ours)."""
-    try:
-        return keras_model_name(path) == expected
-    except ModelFileError:
-        return False
-
-
-def save_keras_model(model, path: str | os.PathLike) -> Path:
-    """Write a Keras model (weights, architecture, optimizer state) to a ``.keras`` file,
-    atomically: an interrupted save never leaves a broken file where a good one was."""
-    import warnings
-
-    path = Path(path)
-    if path.suffix != ".keras":
-        raise ValueError(f"{path}: a Keras model file name must end with .keras")
-    with atomic_path(path) as tmp, warnings.catch_warnings():
-        # Keras's own conversion of its variables trips a numpy 2 deprecation notice
-        warnings.filterwarnings("ignore", message="__array__ implementation", category=DeprecationWarning)
-        model.save(tmp)
-    return path
-
-
-def check_model_name(path: str | os.PathLike, expected: str, net_name: str) -> None:
-    """Raise ``ModelFileError`` unless ``path`` holds a Keras model named ``expected``."""
-    model_name = keras_model_name(path)
-    if model_name != expected:
-        raise ModelFileError(f"{path}: the model {model_name!r} was not made by the {net_name} net")
 
 
 def net_class_for(path: str | os.PathLike) -> type:

@@ -28,7 +28,8 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 import mctsfw
-from mctsfw.checkpoints import ModelFileError, check_model_name, has_model_name, save_keras_model
+from mctsfw.checkpoints import ModelFileError
+from nets.keras_files import check_model_name, has_model_name, save_keras_model
 from mctsfw.game import Game, State
 from mctsfw.rollout import masked_policy
 from nets.anet import ANET, NUMPY_ACTIVATIONS, OPTIMIZERS, NumpyMLP, _is_whole, _keras, describe_game
