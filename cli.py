@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import warnings
 from pathlib import Path
 
 import mctsfw
@@ -386,11 +387,23 @@ def command_plugins(args: argparse.Namespace) -> int:
 COMMANDS = {"play": command_play, "train": command_train, "selfplay": command_selfplay, "topp": command_topp, "compare": command_compare, "plugins": command_plugins}
 
 
+def show_plugin_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """A plugin left out is one line on stderr (other warnings keep Python's format)."""
+    if issubclass(category, mctsfw.PluginImportWarning):
+        print(f"warning: {message}", file=sys.stderr)
+    else:
+        _show_warning(message, category, filename, lineno, file, line)
+
+
+_show_warning = warnings.showwarning
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    warnings.showwarning = show_plugin_warning
     try:
         return COMMANDS[args.command](args)
-    except (ConfigError, mctsfw.ModelFileError) as error:
+    except (ConfigError, mctsfw.ModelFileError, mctsfw.PluginError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     except EOFError:

@@ -22,6 +22,9 @@ from mctsfw.game import Game, IllegalMoveError
 from mctsfw.mcts import MCTS, Node, TreePolicy
 from mctsfw.plugin_manager import (
     DuplicatePluginError,
+    InvalidPluginError,
+    PluginError,
+    PluginImportWarning,
     UnknownPluginError,
     build_registries,
     default_registries,
@@ -58,10 +61,13 @@ __all__ = [
     "DuplicatePluginError",
     "Game",
     "IllegalMoveError",
+    "InvalidPluginError",
     "MCTS",
     "ModelFileError",
     "NetActor",
     "Node",
+    "PluginError",
+    "PluginImportWarning",
     "TreePolicy",
     "UnknownPluginError",
     "atomic_path",

@@ -1,8 +1,17 @@
-"""The plugin manager factory and the registries built from its hooks."""
+"""The plugin manager factory and the registries built from its hooks.
+
+Third-party plugins come from the ``mctsfw`` entry points, loaded one at a time: one
+that fails to import is left out with a ``PluginImportWarning`` naming it, and the
+rest work. Registration refuses what cannot work, with one line naming the plugin: two
+classes of one kind with one name (``DuplicatePluginError``), a class without a name,
+or a game class missing a method of the game protocol (``InvalidPluginError``).
+"""
 
 from __future__ import annotations
 
 import difflib
+import importlib.metadata
+import warnings
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Iterable
@@ -10,6 +19,13 @@ from typing import Any, Iterable
 import pluggy
 
 from mctsfw import hookspecs
+from mctsfw.game import Game
+
+#: the entry-point group of third-party plugins
+ENTRY_POINT_GROUP = "mctsfw"
+#: what every game must implement: the abstract methods of ``mctsfw.Game``
+GAME_METHODS = ("initial_state", "current_player", "legal_actions", "next_state", "is_final", "winner", "encode",
+                "render")
 
 #: (hook name, registry kind) for every registration hook
 KINDS = {
@@ -28,8 +44,20 @@ class UnknownPluginError(KeyError):
         return str(self.args[0])
 
 
-class DuplicatePluginError(ValueError):
-    """Two plugins registered the same name for the same kind."""
+class PluginError(ValueError):
+    """A plugin that cannot be registered; the message is one line naming it."""
+
+
+class DuplicatePluginError(PluginError):
+    """Two plugins registered the same name for the same kind, or two plugins share a name."""
+
+
+class InvalidPluginError(PluginError):
+    """A registered class that cannot work: no name, or a game missing a required method."""
+
+
+class PluginImportWarning(UserWarning):
+    """An installed plugin failed to import and was left out; the others work."""
 
 
 def unknown_name_message(kind: str, name: Any, available: Iterable[str]) -> str:
@@ -52,9 +80,42 @@ def make_plugin_manager(load_entrypoints: bool = True) -> pluggy.PluginManager:
     for module_name in BUILTIN_PLUGINS:
         pm.register(__import__(module_name, fromlist=["_"]), name=module_name)
     if load_entrypoints:
-        pm.load_setuptools_entrypoints("mctsfw")
+        load_entry_point_plugins(pm)
     pm.check_pending()
     return pm
+
+
+def load_entry_point_plugins(pm: pluggy.PluginManager, group: str = ENTRY_POINT_GROUP) -> list[str]:
+    """Register the plugins of the installed ``group`` entry points, one at a time, and
+    return their names. One that fails to import is left out with a
+    ``PluginImportWarning`` naming it and the error (pluggy's own loader would stop at
+    the first); two different plugins under one entry-point name raise
+    ``DuplicatePluginError``. The same plugin found twice (a distribution seen on two
+    paths) is registered once."""
+    loaded = []
+    for entry_point in importlib.metadata.entry_points(group=group):
+        where = f"{entry_point.name} = {entry_point.value}"
+        if entry_point.dist is not None:
+            where += f" (from {entry_point.dist.name} {entry_point.dist.version})"
+        try:
+            plugin = entry_point.load()
+        except Exception as error:  # a broken third-party package must not take the others down
+            warnings.warn(
+                f"plugin {where} failed to import and is left out: {type(error).__name__}: {error}",
+                PluginImportWarning,
+                stacklevel=2,
+            )
+            continue
+        registered = pm.get_plugin(entry_point.name)
+        if registered is plugin or pm.is_blocked(entry_point.name):
+            continue
+        if registered is not None:
+            raise DuplicatePluginError(
+                f"two plugins are named {entry_point.name!r}: {registered!r} and {where}; uninstall one of them"
+            )
+        pm.register(plugin, name=entry_point.name)
+        loaded.append(entry_point.name)
+    return loaded
 
 
 class Registry:
@@ -66,9 +127,14 @@ class Registry:
         self._providers: dict[str, str] = {}
 
     def add(self, cls: type, provider: str) -> None:
+        """Register ``cls`` under its ``name``; refuse it, with the reason, if it cannot work."""
         name = getattr(cls, "name", None)
         if not isinstance(name, str) or not name:
-            raise DuplicatePluginError(f"{provider}: {self.kind} class {cls!r} has no 'name'")
+            raise InvalidPluginError(f"{provider}: {self.kind} class {_class_name(cls)} has no 'name' (a non-empty string)")
+        if self.kind == "game":
+            problem = game_class_problem(cls)
+            if problem:
+                raise InvalidPluginError(f"{provider}: game class {_class_name(cls)} ({name!r}) {problem}")
         if name in self._classes:
             raise DuplicatePluginError(
                 f"{self.kind} {name!r} is registered twice: by {self._providers[name]} and by {provider}"
@@ -93,6 +159,28 @@ class Registry:
 
     def __iter__(self):
         return iter(self.names())
+
+
+def game_class_problem(cls: Any) -> str | None:
+    """Why ``cls`` cannot be a game (None if it can): not a class, a method of the game
+    protocol missing, or no ``num_actions``.
+
+    ``num_actions`` is either a class attribute (a fixed board) or set by the class's own
+    ``__init__`` from its parameters (Hex's n*n)."""
+    if not isinstance(cls, type):
+        return "is not a class"
+    missing = [m for m in GAME_METHODS if not callable(getattr(cls, m, None)) or getattr(cls, m) is getattr(Game, m)]
+    if missing:
+        return f"does not implement {', '.join(missing)} (required of every game)"
+    num_actions = getattr(cls, "num_actions", None)
+    declared = isinstance(num_actions, int) and not isinstance(num_actions, bool) and num_actions > 0
+    if not declared and cls.__init__ in (Game.__init__, object.__init__):
+        return "sets no num_actions (a class attribute, or set in __init__ from the game's parameters)"
+    return None
+
+
+def _class_name(cls: Any) -> str:
+    return getattr(cls, "__qualname__", None) or repr(cls)
 
 
 @dataclass(frozen=True)

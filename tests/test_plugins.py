@@ -8,20 +8,28 @@ from pathlib import Path
 import pytest
 
 import mctsfw
-from mctsfw.plugin_manager import Registry, build_registries, default_registries, make_plugin_manager
+from mctsfw.plugin_manager import (
+    GAME_METHODS,
+    Registry,
+    build_registries,
+    default_registries,
+    load_entry_point_plugins,
+    make_plugin_manager,
+)
 from mctsfw.match import play_game
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "tictactoe_plugin.py"
 
 
-def install_fake_distribution(target: Path) -> Path:
+def install_fake_distribution(target: Path, module: str = "tictactoe_plugin", source: str | None = None,
+                              entry_point: str = "tictactoe") -> Path:
     """What ``pip install`` of a package with an ``mctsfw`` entry point leaves on sys.path."""
-    (target / "tictactoe_plugin.py").write_text(EXAMPLE.read_text())
-    dist = target / "tictactoe_plugin-0.1.dist-info"
+    (target / f"{module}.py").write_text(EXAMPLE.read_text() if source is None else source)
+    dist = target / f"{module}-0.1.dist-info"
     dist.mkdir()
-    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: tictactoe-plugin\nVersion: 0.1\n")
-    (dist / "entry_points.txt").write_text("[mctsfw]\ntictactoe = tictactoe_plugin\n")
+    (dist / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {module.replace('_', '-')}\nVersion: 0.1\n")
+    (dist / "entry_points.txt").write_text(f"[mctsfw]\n{entry_point} = {module}\n")
     return target
 
 
@@ -56,7 +64,7 @@ def test_unknown_names_list_the_available_ones():
 
 
 def test_registry_rejects_duplicate_names():
-    registry = Registry("game")
+    registry = Registry("tree_policy")
 
     class A:
         name = "same"
@@ -127,3 +135,93 @@ def test_third_party_game_in_the_cli(tmp_path):
                      pythonpath=tmp_path, stdin="4\n4\n0\n1\n2\n3\n5\n6\n7\n8\n")
     assert "refused" in person.stdout
     assert "game 1:" in person.stdout or "no more input" in person.stderr
+
+
+# ---- plugins that cannot work ----------------------------------------------------------------
+BROKEN = "import no_such_module_anywhere  # a dependency the user has not installed\n"
+
+
+def test_a_plugin_that_fails_to_import_is_named_in_a_warning_and_the_rest_work(tmp_path, monkeypatch):
+    install_fake_distribution(tmp_path)
+    install_fake_distribution(tmp_path, module="broken_plugin", source=BROKEN, entry_point="broken")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    default_registries.cache_clear()
+    try:
+        with pytest.warns(mctsfw.PluginImportWarning) as caught:
+            registries = default_registries()
+        messages = [str(w.message) for w in caught if issubclass(w.category, mctsfw.PluginImportWarning)]
+        assert len(messages) == 1
+        assert "broken = broken_plugin (from broken-plugin 0.1) failed to import" in messages[0]
+        assert "ModuleNotFoundError" in messages[0] and "no_such_module_anywhere" in messages[0]
+        assert {"tictactoe", "hex", "nim"} <= set(registries.games.names())
+    finally:
+        default_registries.cache_clear()
+
+
+def test_the_cli_warns_in_one_line_and_keeps_working(tmp_path):
+    install_fake_distribution(tmp_path)
+    install_fake_distribution(tmp_path, module="broken_plugin", source=BROKEN, entry_point="broken")
+    listing = run_cli("plugins", pythonpath=tmp_path)
+    assert listing.returncode == 0, listing.stderr
+    assert "tictactoe" in listing.stdout and "hex" in listing.stdout
+    warning = [line for line in listing.stderr.splitlines() if "broken" in line]
+    assert len(warning) == 1 and warning[0].startswith("warning: plugin broken = broken_plugin")
+    assert "Traceback" not in listing.stderr
+
+
+def test_two_plugins_with_one_name_give_one_error_line_in_the_cli(tmp_path):
+    install_fake_distribution(tmp_path)
+    install_fake_distribution(tmp_path, module="tictactoe_copy", entry_point="tictactoe_copy")
+    listing = run_cli("plugins", pythonpath=tmp_path)
+    assert listing.returncode == 2
+    assert listing.stderr.strip().splitlines() == [
+        "error: game 'tictactoe' is registered twice: by tictactoe and by tictactoe_copy"
+    ]
+
+
+def test_two_entry_points_with_one_name_are_refused(tmp_path, monkeypatch):
+    install_fake_distribution(tmp_path)
+    other = tmp_path / "other"
+    other.mkdir()
+    install_fake_distribution(other, module="another_game", entry_point="tictactoe")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.syspath_prepend(str(other))
+    pm = make_plugin_manager(load_entrypoints=False)
+    with pytest.raises(mctsfw.DuplicatePluginError, match="two plugins are named 'tictactoe'.*another_game"):
+        load_entry_point_plugins(pm)
+
+
+def game_class(drop: str = "", **attributes):
+    """A complete game (the README's tic-tac-toe) with one method taken out."""
+    namespace: dict = {}
+    exec(EXAMPLE.read_text(), namespace)
+    body = {k: v for k, v in vars(namespace["TicTacToe"]).items() if k != drop}
+    body.update(attributes)
+    return type("Incomplete", (mctsfw.Game,), body)
+
+
+def register_games(*classes):
+    class Plugin:
+        @mctsfw.hookimpl
+        def mctsfw_register_games(self):
+            return list(classes)
+
+    pm = make_plugin_manager(load_entrypoints=False)
+    pm.register(Plugin(), name="third_party")
+    return build_registries(pm)
+
+
+@pytest.mark.parametrize("method", GAME_METHODS)
+def test_a_game_missing_a_required_method_is_refused_at_registration(method):
+    with pytest.raises(mctsfw.InvalidPluginError, match=rf"third_party: game class Incomplete .* does not implement {method} "):
+        register_games(game_class(drop=method, name=f"no_{method}"))
+
+
+def test_a_game_without_name_or_num_actions_is_refused():
+    assert register_games(game_class(name="complete")).games.get("complete")
+    with pytest.raises(mctsfw.InvalidPluginError, match="third_party: game class Incomplete has no 'name'"):
+        register_games(game_class(name=""))
+    with pytest.raises(mctsfw.InvalidPluginError, match="Incomplete \\('sizeless'\\) sets no num_actions"):
+        register_games(game_class(name="sizeless", num_actions=0))
+    with pytest.raises(mctsfw.InvalidPluginError, match="is not a class"):
+        register_games(game_class(name="x")())
