@@ -4,12 +4,8 @@
 saved network, which it loads through the net registry (the core never imports
 ``nets/``): the raw network (``NetActor``) or MCTS with network rollouts.
 
-Every actor also speaks the Online Hex Tournament (OHT) client protocol, whose methods
-a tournament server calls with keyword arguments (the parameter names are the
-contract): ``handle_series_start``, ``handle_game_start``, ``handle_get_action``,
-``handle_game_over``, ``handle_series_over``, ``handle_tournament_over``.
-``handle_get_action`` takes the flat state ``(player_to_move, cell_0, ...)`` and
-answers ``(row, col)``; it needs a game with ``from_flat`` and a square ``size``.
+Actors move only; playing games and matches between them is ``mctsfw.match``'s, and
+speaking a tournament server's protocol is an adapter's (``plugins/oht.py``).
 """
 
 from __future__ import annotations
@@ -17,13 +13,14 @@ from __future__ import annotations
 import os
 import random
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable
 
 import numpy as np
 
 from mctsfw.game import Action, Game, IllegalMoveError, State
 from mctsfw.mcts import MCTS, pick_action
-from mctsfw.rollout import PolicyNet, masked_policy
+from mctsfw.rollout import PolicyNet
+from mctsfw.sampling import check_temperature, masked_policy, sample_action
 
 
 class Actor:
@@ -33,7 +30,6 @@ class Actor:
 
     def __init__(self, game: Game):
         self.game = game
-        self.series: dict[str, Any] = {}
         self._label: str | None = None
 
     @property
@@ -53,62 +49,6 @@ class Actor:
 
     def reset(self) -> None:
         """Forget anything kept from the previous game."""
-
-    # ---- the OHT client protocol --------------------------------------------------------
-    # A tournament server calls these with keyword arguments: the parameter names are the
-    # contract and must not change. Player numbers are the series ids 1 and 2.
-    def handle_series_start(
-        self, unique_id: int, series_id: int, player_map: Any, num_games: int, game_params: Sequence[int]
-    ) -> None:
-        """A series begins: this agent is player ``series_id``; ``game_params`` is ``[board size]``.
-
-        ``player_map`` lists the ``(unique_id, series_id)`` pairs of both players.
-        """
-        size = getattr(self.game, "size", None)
-        if game_params and size is not None and int(game_params[0]) != size:
-            raise ValueError(f"this agent plays {self.game.name} of size {size}, the series asks for size {game_params[0]}")
-        self.series = {
-            "unique_id": unique_id,
-            "series_id": series_id,
-            "player_map": player_map,
-            "num_games": num_games,
-            "game_params": game_params,
-        }
-
-    def handle_game_start(self, start_player: int) -> None:
-        """A game of the series begins; player ``start_player`` (1 or 2) moves first."""
-        if start_player not in (1, 2):
-            raise ValueError(f"start_player is 1 or 2, not {start_player!r}")
-        self.reset()
-
-    def handle_get_action(self, state: Sequence[int]) -> tuple[int, int]:
-        """The move for the flat state ``(player_to_move, cell_0, ..., cell_{n*n-1})`` as ``(row, col)``.
-
-        A malformed state (not a sequence, wrong length, a player other than 1 or 2, a
-        cell outside 0..2) or a finished game raises ValueError saying what is wrong.
-        """
-        from_flat = getattr(self.game, "from_flat", None)
-        if from_flat is None or not hasattr(self.game, "size"):
-            raise TypeError(f"the OHT interface needs a square board game with flat states; {self.game.name} has none")
-        if isinstance(state, (str, bytes)) or not hasattr(state, "__len__"):
-            raise ValueError(f"the state must be a flat tuple (player_to_move, cell_0, ...), not {state!r}")
-        game_state = from_flat(state)
-        if self.game.is_final(game_state):
-            raise ValueError(f"the game in this state is over (player {self.game.winner(game_state)} has won)")
-        action = self.select_action(game_state)
-        return divmod(int(action), self.game.size)
-
-    def handle_game_over(self, winner: int, end_state: Sequence[int]) -> None:
-        """A game ended: ``winner`` is the series id of the winner, ``end_state`` the final flat state."""
-        self.reset()
-
-    def handle_series_over(self, stats: Any) -> None:
-        """The series ended; ``stats`` lists ``(unique_id, series_id, wins, losses)`` per player."""
-        self.series["stats"] = stats
-
-    def handle_tournament_over(self, score: Any) -> None:
-        """The tournament ended with this agent's ``score``."""
-        self.series["score"] = score
 
 
 class RandomActor(Actor):
@@ -227,13 +167,7 @@ class NetActor(Actor):
         return masked_policy(probs, self.game.legal_mask(state))
 
     def select_action(self, state: State) -> Action:
-        p = self.policy(state)
-        if self.selection == "greedy":
-            return int(p.argmax())
-        cumulative = np.cumsum(p, dtype=np.float64)
-        # side="right" never lands on a zero-probability (illegal) action
-        index = int(np.searchsorted(cumulative, self.rng.random() * cumulative[-1], side="right"))
-        return min(index, len(p) - 1)
+        return sample_action(self.policy(state), 0.0 if self.selection == "greedy" else 1.0, self.rng)
 
 
 ACTOR_KINDS = {"random": RandomActor, "mcts": MCTSActor, "human": HumanActor}
@@ -258,7 +192,9 @@ def make_actor(spec: str | os.PathLike, game: Game, **params) -> Actor:
     - ``random`` takes ``seed`` (other parameters are ignored);
     - ``mcts`` takes ``search_games``, ``time_limit`` (seconds), ``c``, ``seed``,
       ``tree_policy``, ``policy_params`` (more tree-policy parameters) and ``temperature``
-      (0: the most visited move; > 0: drawn with probability ~ visits ** (1/temperature));
+      (0: the most visited move; > 0: drawn with probability ~ visits ** (1/temperature),
+      ``mctsfw.sampling.sample_action``; a temperature that is not a finite number >= 0
+      raises ValueError saying so);
     - a model path (an existing file, or any name ending in ``.keras``) is loaded by the
       registered net that recognises it (``mctsfw.checkpoints.load_net``; a missing,
       broken or mismatched file raises ``ModelFileError``). With ``search_games=0`` (the
@@ -271,6 +207,8 @@ def make_actor(spec: str | os.PathLike, game: Game, **params) -> Actor:
       ``policy_params`` and ``temperature`` as for ``mcts``. The label is the file's
       stem, plus ``+mcts(N)`` when searching.
     """
+    if "temperature" in params:  # refused here for every kind, before anything is built or loaded
+        params["temperature"] = check_temperature(params["temperature"])
     cls = ACTOR_KINDS.get(spec) if isinstance(spec, str) else None
     if cls is None:
         if is_model_path(spec):

@@ -1,4 +1,16 @@
-"""Playing actual games and series between actors."""
+"""Playing games between actors: one game (``play_game``) and a match of many (``play_match``).
+
+``play_match`` is the one home of seats, openers and tallies: every comparison of two
+agents (``cli.py compare``, self-play gating, the strength report, TOPP's series, the
+OHT series) plays through it, each with its own schedule, and reads its figures from
+the one ``MatchResult``. A schedule is two short cycles:
+
+- ``seating``: A's player number in game 0, 1, ... (cycled): ``(1,)`` A is always
+  player 1; ``(1, 2)`` A is player 1 in the even games and player 2 in the odd ones;
+- ``openers``: who opens game 0, 1, ... (cycled), a player number (1, 2) or an actor
+  ("a", "b"): ``(1,)`` player 1 opens every game; ``(1, 2)`` the opener alternates;
+  ``("a", "a", "b", "b")`` A opens two games, then B two.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +18,7 @@ import statistics
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Callable, Protocol, Sequence
 
 from mctsfw.actors import Actor
 from mctsfw.game import Action, Game, State
@@ -23,6 +35,7 @@ class GameRecord:
     states: list[State] = field(default_factory=list)
     winner: int | None = None
     move_seconds: list[float] = field(default_factory=list)  # thinking time of each move
+    movers: list[int] = field(default_factory=list)  # the player who made each move
 
 
 def play_game(
@@ -46,6 +59,7 @@ def play_game(
         state = game.next_state(state, action)
         record.actions.append(action)
         record.states.append(state)
+        record.movers.append(mover)
         if display:
             display.show(game, state, action, mover)
     record.winner = game.winner(state)
@@ -59,91 +73,188 @@ def replay_record(game: Game, record: GameRecord, display: Display) -> None:
         display.show(game, after, action, game.current_player(before))
 
 
+# ---- matches ---------------------------------------------------------------------------------
 @dataclass
-class SeriesResult:
+class Tally:
+    """Games, wins, losses and draws of A in some of a match's games."""
+
     games: int = 0
-    wins: dict[int, int] = field(default_factory=lambda: {0: 0, 1: 0})  # by actor index (0: a, 1: b)
+    wins: int = 0
+    losses: int = 0
     draws: int = 0
-    records: list[GameRecord] = field(default_factory=list)
+
+    def _share(self, count: float) -> float:
+        return count / self.games if self.games else 0.0
+
+    @property
+    def win_rate(self) -> float:
+        return self._share(self.wins)
+
+    @property
+    def loss_rate(self) -> float:
+        return self._share(self.losses)
+
+    @property
+    def draw_rate(self) -> float:
+        return self._share(self.draws)
+
+    @property
+    def score(self) -> float:
+        """A's points per game: a win 1, a draw a half."""
+        return self._share(self.wins + 0.5 * self.draws)
 
     def as_dict(self) -> dict[str, Any]:
-        return {"games": self.games, "wins_a": self.wins[0], "wins_b": self.wins[1], "draws": self.draws}
+        return {"wins": self.wins, "losses": self.losses, "draws": self.draws, "games": self.games,
+                "win_rate": self.win_rate, "loss_rate": self.loss_rate, "draw_rate": self.draw_rate}
 
 
-def play_series(
+@dataclass
+class MatchResult:
+    """Every game of a match of A against B, and the figures read from them."""
+
+    a: str  # the actors' labels
+    b: str
+    records: list[GameRecord] = field(default_factory=list)
+    a_players: list[int] = field(default_factory=list)  # A's player number in each game
+    seconds: float = 0.0  # wall time of the whole match
+
+    @property
+    def games(self) -> int:
+        return len(self.records)
+
+    def winner(self, number: int) -> str | None:
+        """Who won game ``number``: "a", "b", or None for a draw."""
+        winner = self.records[number].winner
+        return None if winner is None else "a" if winner == self.a_players[number] else "b"
+
+    def a_opened(self, number: int) -> bool:
+        return self.records[number].starting_player == self.a_players[number]
+
+    def tally(self, a_player: int | None = None, a_opens: bool | None = None) -> Tally:
+        """A's results in the games where A was ``a_player`` (None: any) and where A
+        opened, or did not (``a_opens``; None: either)."""
+        tally = Tally()
+        for number in range(self.games):
+            if a_player is not None and self.a_players[number] != a_player:
+                continue
+            if a_opens is not None and self.a_opened(number) != a_opens:
+                continue
+            winner = self.winner(number)
+            tally.games += 1
+            tally.wins += winner == "a"
+            tally.losses += winner == "b"
+            tally.draws += winner is None
+        return tally
+
+    @property
+    def wins_a(self) -> int:
+        return self.tally().wins
+
+    @property
+    def wins_b(self) -> int:
+        return self.tally().losses
+
+    @property
+    def draws(self) -> int:
+        return self.tally().draws
+
+    def mean_seconds_per_move(self) -> dict[str, float]:
+        """The mean thinking time per move of A and of B."""
+        seconds: dict[str, list[float]] = {"a": [], "b": []}
+        for record, a_player in zip(self.records, self.a_players):
+            for mover, spent in zip(record.movers, record.move_seconds):
+                seconds["a" if mover == a_player else "b"].append(spent)
+        return {k: statistics.fmean(v) if v else 0.0 for k, v in seconds.items()}
+
+    def summary(self) -> dict[str, Any]:
+        """The figures of the match: A's results overall, per colour and per opener, the
+        mean thinking time per move of each, and the game lengths."""
+        lengths = {f"a_as_player_{p}": [len(r.actions) for r, a in zip(self.records, self.a_players) if a == p]
+                   for p in (1, 2)}
+        every = [len(r.actions) for r in self.records]
+        return {
+            "a": self.a,
+            "b": self.b,
+            "games": self.games,
+            "total": self.tally().as_dict(),
+            "a_as_player_1": self.tally(a_player=1).as_dict(),
+            "a_as_player_2": self.tally(a_player=2).as_dict(),
+            "a_moving_first": self.tally(a_opens=True).as_dict(),
+            "a_moving_second": self.tally(a_opens=False).as_dict(),
+            "mean_seconds_per_move": self.mean_seconds_per_move(),
+            "game_lengths": {
+                "mean": statistics.fmean(every) if every else 0.0,
+                "min": min(every, default=0),
+                "max": max(every, default=0),
+                "by_colour": {k: dict(sorted(Counter(v).items())) for k, v in lengths.items()},
+            },
+            "seconds": round(self.seconds, 3),
+        }
+
+
+Opener = int | str  # a player number (1, 2) or an actor ("a", "b")
+
+
+def schedule_problem(seating: Sequence[int], openers: Sequence[Opener]) -> str | None:
+    """None for a usable schedule, else what is wrong with it."""
+    if not seating or any(p not in (1, 2) or isinstance(p, bool) for p in seating):
+        return f"seating lists A's player number (1 or 2) game by game, not {seating!r}"
+    if not openers or any(o not in (1, 2, "a", "b") or isinstance(o, bool) for o in openers):
+        return f"openers lists who opens game by game: 1, 2 (a player) or 'a', 'b' (an actor), not {openers!r}"
+    return None
+
+
+def play_match(
     game: Game,
     actor_a: Actor,
     actor_b: Actor,
     games: int,
-    first_start: int = 1,
-    alternate: bool = True,
+    seating: Sequence[int] = (1,),
+    openers: Sequence[Opener] = (1, 2),
     display: Display | None = None,
-) -> SeriesResult:
-    """``games`` games of ``actor_a`` (player 1) against ``actor_b`` (player 2).
+    game_started: Callable[[int, int], None] | None = None,
+    game_ended: Callable[[int, GameRecord], None] | None = None,
+) -> MatchResult:
+    """``games`` games of ``actor_a`` against ``actor_b``, seated and opened as the
+    ``seating`` and ``openers`` cycles say (see the module's docstring); by default A is
+    player 1 and the opener alternates, player 1 first.
 
-    The starting player is ``first_start`` in game 0 and alternates when ``alternate``,
-    so each actor opens half of the games of an even series.
+    ``display`` sees every move. ``game_started(number, starting_player)`` and
+    ``game_ended(number, record)``, when given, are called around each game (the OHT
+    series tells its clients there). Each game resets both actors, A first.
     """
-    result = SeriesResult()
-    for i in range(games):
-        start = first_start if not alternate or i % 2 == 0 else 3 - first_start
-        record = play_game(game, {1: actor_a, 2: actor_b}, start, display)
-        result.games += 1
+    if isinstance(games, bool) or not isinstance(games, int) or games < 0:
+        raise ValueError(f"games must be a whole number >= 0, not {games!r}")
+    problem = schedule_problem(seating, openers)
+    if problem:
+        raise ValueError(problem)
+    result = MatchResult(actor_a.label, actor_b.label)
+    started = time.perf_counter()
+    for number in range(games):
+        a_player = seating[number % len(seating)]
+        opener = openers[number % len(openers)]
+        start = {"a": a_player, "b": 3 - a_player}.get(opener, opener)
+        if game_started:
+            game_started(number, start)
+        record = play_game(game, {a_player: actor_a, 3 - a_player: actor_b}, start, display)
         result.records.append(record)
-        if record.winner is None:
-            result.draws += 1
-        else:
-            result.wins[record.winner - 1] += 1
+        result.a_players.append(a_player)
+        if game_ended:
+            game_ended(number, record)
+    result.seconds = time.perf_counter() - started
     return result
 
 
+# ---- cli.py compare -------------------------------------------------------------------------
 def compare(
     game: Game, actor_a: Actor, actor_b: Actor, games: int, starting_player: int = 1, display: Display | None = None
 ) -> dict[str, Any]:
     """``games`` games of A against B, A taking player 1 in the even games and player 2 in
-    the odd ones; player ``starting_player`` opens every game. Win, loss and draw rates of
-    A overall and per colour, mean thinking time per move of each, and game lengths."""
-    seats = {"a_as_player_1": {"wins": 0, "losses": 0, "draws": 0, "games": 0},
-             "a_as_player_2": {"wins": 0, "losses": 0, "draws": 0, "games": 0}}
-    thinking = {"a": [], "b": []}
-    lengths: dict[str, list[int]] = {"a_as_player_1": [], "a_as_player_2": []}
-    for i in range(games):
-        a_player = 1 if i % 2 == 0 else 2
-        key = f"a_as_player_{a_player}"
-        record = play_game(game, {a_player: actor_a, 3 - a_player: actor_b}, starting_player, display)
-        tally = seats[key]
-        tally["games"] += 1
-        if record.winner is None:
-            tally["draws"] += 1
-        elif record.winner == a_player:
-            tally["wins"] += 1
-        else:
-            tally["losses"] += 1
-        lengths[key].append(len(record.actions))
-        mover = starting_player
-        for seconds in record.move_seconds:
-            thinking["a" if mover == a_player else "b"].append(seconds)
-            mover = 3 - mover
-    total = {k: sum(seat[k] for seat in seats.values()) for k in ("wins", "losses", "draws", "games")}
-    for tally in [*seats.values(), total]:
-        for k in ("wins", "losses", "draws"):
-            tally[f"{k[:-1] if k != 'losses' else 'loss'}_rate"] = tally[k] / tally["games"] if tally["games"] else 0.0
-    all_lengths = lengths["a_as_player_1"] + lengths["a_as_player_2"]
-    return {
-        "a": actor_a.label,
-        "b": actor_b.label,
-        "games": games,
-        "starting_player": starting_player,
-        "total": total,
-        **seats,
-        "mean_seconds_per_move": {k: statistics.fmean(v) if v else 0.0 for k, v in thinking.items()},
-        "game_lengths": {
-            "mean": statistics.fmean(all_lengths) if all_lengths else 0.0,
-            "min": min(all_lengths, default=0),
-            "max": max(all_lengths, default=0),
-            "by_colour": {k: dict(sorted(Counter(v).items())) for k, v in lengths.items()},
-        },
-    }
+    the odd ones; player ``starting_player`` opens every game. The match's summary: win,
+    loss and draw rates of A overall, per colour and per opener, mean thinking time per
+    move of each, and game lengths."""
+    result = play_match(game, actor_a, actor_b, games, seating=(1, 2), openers=(starting_player,), display=display)
+    return {**result.summary(), "starting_player": starting_player}
 
 
 def compare_report(result: dict[str, Any]) -> str:
@@ -158,7 +269,7 @@ def compare_report(result: dict[str, Any]) -> str:
             mean = result["game_lengths"]["mean"]
         else:
             counts = by[key]
-            mean = sum(k * v for k, v in counts.items()) / max(sum(counts.values()), 1)
+            mean = sum(int(k) * v for k, v in counts.items()) / max(sum(counts.values()), 1)
         lines.append(f"{title:<16}{t['games']:>6}{t['win_rate']:>9.0%}{t['loss_rate']:>9.0%}{t['draw_rate']:>8.0%}   {mean:.1f}")
     lengths = result["game_lengths"]
     lines.append(f"game lengths: {lengths['min']} to {lengths['max']} moves; by colour of A: "

@@ -34,13 +34,16 @@ from typing import Any
 
 import numpy as np
 
+from mctsfw.actors import Actor
 from mctsfw.config import plugin_params, section_settings
 from mctsfw.game import Game
 from mctsfw.leaf_evaluator import NetLeafEvaluator
 from mctsfw.mcts import MCTS, TreePolicy, pick_action
+from mctsfw.match import play_match
 from mctsfw.plugin_manager import Registries, default_registries
 from mctsfw.replay import ReplayBuffer
 from mctsfw.runs import RunDir, load_progress, save_progress
+from mctsfw.sampling import sample_action
 
 
 @dataclass
@@ -141,6 +144,40 @@ def _worker_game(net_file: str, generation: int, number: int, seed: int) -> tupl
         _worker["net"] = _worker["net_class"].load(net_file, _worker["game"])
         _worker["net_file"] = (net_file, generation)
     return self_play_game(_worker["game"], _worker["net"], _worker["policy"], _worker["settings"], number, seed)
+
+
+class GameClock:
+    """The number of moves played in the current game, shared by both players of a game."""
+
+    def __init__(self) -> None:
+        self.moves = 0
+
+
+class GatingPlayer(Actor):
+    """One side of a gating game: PUCT guided by ``net`` (``searcher``) with a fresh tree
+    each game, seeded from the trainer's ``seeds``; the game's first
+    ``settings.temperature_moves`` moves are drawn with ``settings.temperature`` (from
+    ``rng``), the rest are the most visited."""
+
+    kind = "gating"
+
+    def __init__(self, game: Game, net, policy: TreePolicy, settings: SelfPlaySettings, seeds: random.Random,
+                 rng: np.random.Generator, clock: GameClock):
+        super().__init__(game)
+        self.net, self.policy, self.settings = net, policy, settings
+        self.seeds, self.rng, self.clock = seeds, rng, clock
+        self.mcts: MCTS | None = None
+
+    def reset(self) -> None:
+        self.mcts = searcher(self.game, self.net, self.policy, self.seeds.randrange(2**31), self.settings.batch_size)
+        self.clock.moves = 0
+
+    def select_action(self, state):
+        s = self.settings
+        root = self.mcts.search(state, search_games=s.search_games)
+        temperature = s.temperature if self.clock.moves < s.temperature_moves else 0.0
+        self.clock.moves += 1
+        return sample_action(self.mcts.visit_distribution(root), temperature, self.rng)
 
 
 class SelfPlayTrainer:
@@ -303,24 +340,13 @@ class SelfPlayTrainer:
         return record
 
     def match(self, candidate, best, games: int) -> float:
-        """The candidate's score against ``best`` (draws count half), colours and openers
-        alternating; the first ``temperature_moves`` moves are drawn with temperature so
-        that the games differ."""
-        s, game = self.settings, self.game
-        points = 0.0
-        for i in range(games):
-            seat = 1 if i % 2 == 0 else 2
-            start = 1 if (i // 2) % 2 == 0 else 2
-            searchers = {
-                seat: searcher(game, candidate, self.play_policy, self.rng.randrange(2**31), s.batch_size),
-                3 - seat: searcher(game, best, self.play_policy, self.rng.randrange(2**31), s.batch_size),
-            }
-            state, moves = game.initial_state(start), 0
-            while not game.is_final(state):
-                mcts = searchers[game.current_player(state)]
-                root = mcts.search(state, search_games=s.search_games)
-                tau = s.temperature if moves < s.temperature_moves else 0.0
-                state = game.next_state(state, pick_action(mcts.visit_distribution(root), tau, self.np_rng))
-                moves += 1
-            points += game_result(game.winner(state), seat)
-        return points / games
+        """The candidate's score against ``best`` (draws count half): the candidate is
+        player 1 in the even games; player 1 opens games 0 and 1 of every four, player 2
+        games 2 and 3; the first ``temperature_moves`` moves of a game are drawn with
+        temperature so that the games differ."""
+        s = self.settings
+        plies = GameClock()
+        players = [GatingPlayer(self.game, net, self.play_policy, s, self.rng, self.np_rng, plies)
+                   for net in (candidate, best)]
+        result = play_match(self.game, *players, games, seating=(1, 2), openers=(1, 1, 2, 2))
+        return result.tally().score

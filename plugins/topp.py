@@ -1,7 +1,8 @@
 """The Tournament of Progressive Policies (TOPP): a round robin of saved agents.
 
-Every pair of agents plays a series of G games (``mctsfw.match.play_series``) with the
-starting player alternating within the series, so in an even series each agent opens
+Every pair of agents plays a series of G games (``mctsfw.match.play_match``: the first
+agent is player 1, the second player 2) with the starting player alternating within the
+series, so in an even series each agent opens
 half of the games. The result holds the pairwise matrix — ``matrix[i][j]`` is the
 number of games agent i won against agent j, so ``matrix[i][j] + matrix[j][i]`` is G
 less the draws — and the wins of each agent (the row sums), ranked.
@@ -28,7 +29,7 @@ from typing import Any, Iterable, Sequence, TextIO
 import mctsfw
 from mctsfw.actors import Actor
 from mctsfw.game import Game
-from mctsfw.match import Display, GameRecord, play_series, replay_record
+from mctsfw.match import Display, GameRecord, play_match, replay_record
 
 SELECTIONS = ("greedy", "sample")
 
@@ -321,22 +322,23 @@ class TOPP:
         for i, j in self.pairs():
             (label_a, actor_a), (label_b, actor_b) = self.agents[i], self.agents[j]
             self._say(f"{label_a} (player 1) vs {label_b} (player 2): {self.games_per_series} games")
-            series = play_series(
-                self.game, actor_a, actor_b, self.games_per_series, first_start=1, alternate=True, display=self.display
+            series = play_match(
+                self.game, actor_a, actor_b, self.games_per_series, seating=(1,), openers=(1, 2), display=self.display
             )
-            matrix[i][j] += series.wins[0]
-            matrix[j][i] += series.wins[1]
+            matrix[i][j] += series.wins_a
+            matrix[j][i] += series.wins_b
             games = []
             for g, record in enumerate(series.records):
-                opener = labels[i] if record.starting_player == 1 else labels[j]
-                winner = None if record.winner is None else labels[i] if record.winner == 1 else labels[j]
-                games.append({"starting_player": record.starting_player, "opener": opener, "winner": winner,
+                winner = series.winner(g)
+                games.append({"starting_player": record.starting_player,
+                              "opener": labels[i] if series.a_opened(g) else labels[j],
+                              "winner": None if winner is None else labels[i] if winner == "a" else labels[j],
                               "moves": len(record.actions)})
                 if self.gif_dir is not None:
                     self._save_gif(record, i, j, g)
-            details.append({"a": label_a, "b": label_b, "wins_a": series.wins[0], "wins_b": series.wins[1],
+            details.append({"a": label_a, "b": label_b, "wins_a": series.wins_a, "wins_b": series.wins_b,
                             "draws": series.draws, "games": games})
-            self._say(f"  {label_a} {series.wins[0]} - {series.wins[1]} {label_b}"
+            self._say(f"  {label_a} {series.wins_a} - {series.wins_b} {label_b}"
                       + (f" ({series.draws} drawn)" if series.draws else ""))
         return TOPPResult(labels, self.games_per_series, self.selection, repr(self.game), matrix, details)
 

@@ -15,39 +15,33 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import mctsfw  # noqa: E402
-from mctsfw.match import play_game  # noqa: E402
+from mctsfw.match import play_match  # noqa: E402
+
+#: the agent is player 1 in the even games; it moves first in games 0 and 1 of every four
+#: (as player 1, then as player 2), second in games 2 and 3
+BALANCED = {"seating": (1, 2), "openers": ("a", "a", "b", "b")}
+#: the agent's colour alternates as above; player 1 opens every game
+FIRST_PLAYER_STARTS = {"seating": (1, 2), "openers": (1,)}
 
 
 def evaluate(game, agent, opponent, games: int, first_player_starts: bool = False) -> dict:
-    wins = {"first": 0, "second": 0}
-    played = {"first": 0, "second": 0}
-    draws = 0
-    started = time.perf_counter()
-    for i in range(games):
-        agent_player = 1 if i % 2 == 0 else 2
-        agent_starts = agent_player == 1 if first_player_starts else (i // 2) % 2 == 0
-        start = agent_player if agent_starts else 3 - agent_player
-        actors = {agent_player: agent, 3 - agent_player: opponent}
-        record = play_game(game, actors, start)
-        key = "first" if agent_starts else "second"
-        played[key] += 1
-        wins[key] += record.winner == agent_player
-        draws += record.winner is None
-    total = wins["first"] + wins["second"]
+    """The agent's results against the opponent over ``games`` games, overall and by
+    whether it moved first."""
+    match = play_match(game, agent, opponent, games, **(FIRST_PLAYER_STARTS if first_player_starts else BALANCED))
+    total = match.tally()
     return {
         "games": games,
-        "wins": total,
-        "draws": draws,
-        "win_rate": total / games,
-        "win_rate_moving_first": wins["first"] / max(played["first"], 1),
-        "win_rate_moving_second": wins["second"] / max(played["second"], 1),
-        "seconds": round(time.perf_counter() - started, 1),
+        "wins": total.wins,
+        "draws": total.draws,
+        "win_rate": total.win_rate,
+        "win_rate_moving_first": match.tally(a_opens=True).win_rate,
+        "win_rate_moving_second": match.tally(a_opens=False).win_rate,
+        "seconds": round(match.seconds, 1),
     }
 
 

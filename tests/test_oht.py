@@ -1,4 +1,4 @@
-"""The OHT client protocol: its exact names, state checks, and the local series runner."""
+"""The OHT client adapter: its exact names, state checks, and the local series runner."""
 
 import inspect
 
@@ -6,7 +6,7 @@ import pytest
 
 import mctsfw
 from mctsfw.actors import Actor, HumanActor, MCTSActor, NetActor, RandomActor
-from plugins.oht import IllegalAnswerError, play_oht_series
+from plugins.oht import IllegalAnswerError, OHTClient, play_oht_series
 
 #: the tournament client's methods and their keyword parameters: the contract
 PROTOCOL = {
@@ -24,18 +24,32 @@ def hex4():
     return mctsfw.make_game("hex", size=4)
 
 
-@pytest.mark.parametrize("cls", [Actor, RandomActor, MCTSActor, HumanActor, NetActor])
-def test_method_and_keyword_names_are_those_of_the_tournament_client(cls):
+def test_method_and_keyword_names_are_those_of_the_tournament_client():
     for method, names in PROTOCOL.items():
-        parameters = inspect.signature(getattr(cls, method)).parameters
+        parameters = inspect.signature(getattr(OHTClient, method)).parameters
         assert list(parameters) == ["self", *names], method
 
 
-class SpyActor(RandomActor):
-    """A random player that records every protocol call and refuses positional arguments."""
+@pytest.mark.parametrize("cls", [Actor, RandomActor, MCTSActor, HumanActor, NetActor])
+def test_the_core_actors_know_no_tournament_protocol(cls):
+    assert not any(hasattr(cls, method) for method in PROTOCOL)
+    assert {"select_action", "reset", "label"} <= set(dir(cls))
+
+
+def test_any_actor_is_wrapped_but_only_for_a_game_with_flat_states(hex4):
+    client = OHTClient(mctsfw.make_actor("mcts", hex4, search_games=10, seed=1))
+    assert client.game is hex4 and client.label == client.actor.label
+    assert client.handle_get_action(state=(1,) + (0,) * 16) in {divmod(a, 4) for a in range(16)}
+    nim = mctsfw.make_game("nim", piles=[1, 2])
+    with pytest.raises(TypeError, match="flat states; nim has no size, from_flat, to_flat"):
+        OHTClient(RandomActor(nim))
+
+
+class SpyActor(OHTClient):
+    """A random player's client that records every protocol call and refuses positional arguments."""
 
     def __init__(self, game, seed):
-        super().__init__(game, seed=seed)
+        super().__init__(RandomActor(game, seed=seed))
         self.calls = []
 
     def _record(self, method, args, kwargs):
@@ -101,10 +115,13 @@ def test_the_runner_makes_the_servers_calls_in_order_with_keywords_and_flat_stat
 def test_mcts_beats_random_through_the_protocol(hex4):
     rand = mctsfw.make_actor("random", hex4, seed=5)
     mcts = mctsfw.make_actor("mcts", hex4, search_games=200, seed=5)
-    result = play_oht_series(hex4, rand, mcts, num_games=4)
+    client = OHTClient(mcts)
+    result = play_oht_series(hex4, rand, client, num_games=4)  # a bare actor is wrapped
     assert result.wins(2) >= 3, result.as_dict()
+    assert client.series["score"] == result.wins(2)
     assert result.stats == [(1, 1, result.wins(1), result.wins(2)), (2, 2, result.wins(2), result.wins(1))]
-    assert mcts.series["score"] == result.wins(2)
+    assert result.match.tally().losses == result.wins(2)  # the match runner's view of the same games
+    assert result.match.mean_seconds_per_move()["b"] > result.match.mean_seconds_per_move()["a"]
 
 
 def test_a_saved_anet_plays_through_the_protocol(hex4, tmp_path):
@@ -118,13 +135,14 @@ def test_a_saved_anet_plays_through_the_protocol(hex4, tmp_path):
     assert isinstance(searching, MCTSActor) and searching.label == "tiny+mcts(20)"
     result = play_oht_series(hex4, raw, searching, num_games=2)
     assert len(result.winners) == 2 and set(result.winners) <= {1, 2}
-    row, col = raw.handle_get_action(state=(2,) + (0,) * 16)
+    row, col = OHTClient(raw).handle_get_action(state=(2,) + (0,) * 16)
     assert 0 <= row < 4 and 0 <= col < 4
 
 
-class FixedAnswer(RandomActor):
-    def __init__(self, game, answer):
-        super().__init__(game)
+class FixedAnswer(OHTClient):
+    def __init__(self, game, answer, label=None):
+        super().__init__(RandomActor(game))
+        self.actor.label = label
         self.answer = answer
 
     def handle_get_action(self, state):
@@ -136,8 +154,7 @@ class FixedAnswer(RandomActor):
     [((9, 0), r"off the 4x4 board"), ("a1", r"\(row, col\) pair"), ((0.5, 1), r"\(row, col\) pair"), (None, r"pair")],
 )
 def test_an_illegal_answer_names_the_actor_and_the_move(hex4, answer, reason):
-    cheat = FixedAnswer(hex4, answer)
-    cheat.label = "cheater"
+    cheat = FixedAnswer(hex4, answer, label="cheater")
     with pytest.raises(IllegalAnswerError, match=rf"cheater \(player 1, unique id 1\) answered .*{reason}"):
         play_oht_series(hex4, cheat, RandomActor(hex4, seed=0), num_games=1)
 
@@ -164,13 +181,13 @@ def test_answering_a_taken_cell_is_reported(hex4):
     ],
 )
 def test_malformed_states_are_refused_with_a_clear_error(hex4, state, message):
-    actor = mctsfw.make_actor("random", hex4, seed=0)
+    actor = OHTClient(mctsfw.make_actor("random", hex4, seed=0))
     with pytest.raises(ValueError, match=message):
         actor.handle_get_action(state=state)
 
 
 def test_series_and_game_start_are_checked(hex4):
-    actor = mctsfw.make_actor("random", hex4)
+    actor = OHTClient(mctsfw.make_actor("random", hex4))
     with pytest.raises(ValueError, match="size 4, the series asks for size 5"):
         actor.handle_series_start(unique_id=1, series_id=1, player_map=[(1, 1), (2, 2)], num_games=2, game_params=[5])
     with pytest.raises(ValueError, match="start_player is 1 or 2"):
@@ -181,3 +198,13 @@ def test_the_runner_needs_a_game_with_flat_states():
     nim = mctsfw.make_game("nim", piles=[1, 2])
     with pytest.raises(TypeError, match="flat states"):
         play_oht_series(nim, RandomActor(nim), RandomActor(nim), num_games=1)
+
+
+def test_the_series_is_a_match_of_the_one_runner(hex4):
+    """Seats, openers and tallies come from mctsfw.match: series id 1 is A, openers alternate."""
+    result = play_oht_series(hex4, RandomActor(hex4, seed=3), RandomActor(hex4, seed=4), num_games=4, first_start=2)
+    match = result.match
+    assert match.a_players == [1, 1, 1, 1] and result.start_players == [2, 1, 2, 1]
+    assert [r.starting_player for r in match.records] == result.start_players
+    assert (match.wins_a, match.wins_b) == (result.wins(1), result.wins(2))
+    assert [len(r.actions) for r in match.records] == [len(m) for m in result.moves]

@@ -1,0 +1,158 @@
+"""The one match runner (seats, openers, tallies) and the one move sampler, as every user sees them."""
+
+import math
+
+import numpy as np
+import pytest
+
+import mctsfw
+from mctsfw.actors import NetActor, RandomActor
+from mctsfw.match import compare, compare_report, play_match
+
+
+class Recording(RandomActor):
+    """A random player that notes the player number it moves as."""
+
+    def __init__(self, game, seed):
+        super().__init__(game, seed=seed)
+        self.seats = []
+
+    def select_action(self, state):
+        self.seats.append(self.game.current_player(state))
+        return super().select_action(state)
+
+
+@pytest.mark.parametrize(
+    "seating, openers, a_players, starts",
+    [
+        ((1,), (1, 2), [1, 1, 1, 1, 1, 1], [1, 2, 1, 2, 1, 2]),  # TOPP and OHT series: A is player 1
+        ((1, 2), (2,), [1, 2, 1, 2, 1, 2], [2, 2, 2, 2, 2, 2]),  # compare --starting-player 2
+        ((1, 2), ("a", "a", "b", "b"), [1, 2, 1, 2, 1, 2], [1, 2, 2, 1, 1, 2]),  # strength report
+        ((1, 2), (1, 1, 2, 2), [1, 2, 1, 2, 1, 2], [1, 1, 2, 2, 1, 1]),  # self-play gating
+    ],
+)
+def test_schedules_seat_and_open_as_the_callers_always_did(hex3, seating, openers, a_players, starts):
+    a, b = Recording(hex3, 1), Recording(hex3, 2)
+    result = play_match(hex3, a, b, 6, seating=seating, openers=openers)
+    assert result.a_players == a_players
+    assert [r.starting_player for r in result.records] == starts
+    assert set(a.seats) == set(a_players)  # A really moved as those players
+    for record, a_player in zip(result.records, result.a_players):
+        assert record.movers[0] == record.starting_player
+        assert len(record.movers) == len(record.actions) == len(record.move_seconds)
+    total = result.tally()
+    assert total.games == 6 and total.wins + total.losses + total.draws == 6
+    for split in ("a_player", "a_opens"):
+        values = (1, 2) if split == "a_player" else (True, False)
+        parts = [result.tally(**{split: v}) for v in values]
+        assert sum(p.games for p in parts) == 6 and sum(p.wins for p in parts) == total.wins
+    assert result.tally(a_opens=True).games == sum(s == p for s, p in zip(starts, a_players))
+
+
+def test_tallies_and_score_are_read_from_the_records(hex3):
+    strong = mctsfw.make_actor("mcts", hex3, search_games=200, seed=1)
+    result = play_match(hex3, strong, RandomActor(hex3, seed=2), 8, seating=(1, 2), openers=("a", "b"))
+    winners = [result.winner(i) for i in range(8)]
+    assert result.wins_a == winners.count("a") >= 6 and result.wins_b == winners.count("b")
+    assert result.tally().score == (result.wins_a + 0.5 * result.draws) / 8
+    # both cycles have length 2: A is player 1 and opens in the even games, player 2 and second in the odd
+    assert result.tally(a_player=1, a_opens=True).games == 4 and result.tally(a_player=2, a_opens=True).games == 0
+    thinking = result.mean_seconds_per_move()
+    assert thinking["a"] > thinking["b"] > 0
+
+
+def test_bad_schedules_are_refused(hex3):
+    a, b = RandomActor(hex3), RandomActor(hex3)
+    with pytest.raises(ValueError, match="seating lists A's player number"):
+        play_match(hex3, a, b, 2, seating=(1, 3))
+    with pytest.raises(ValueError, match="openers lists who opens"):
+        play_match(hex3, a, b, 2, openers=("c",))
+    with pytest.raises(ValueError, match="games must be a whole number"):
+        play_match(hex3, a, b, -1)
+
+
+def test_compare_is_a_view_of_the_match(hex3):
+    result = compare(hex3, RandomActor(hex3, seed=1), RandomActor(hex3, seed=2), 6, starting_player=2)
+    assert result["starting_player"] == 2 and result["games"] == 6
+    assert result["a_as_player_1"]["games"] == result["a_as_player_2"]["games"] == 3
+    # player 2 opens every game, so A moves first exactly when it is player 2
+    assert result["a_moving_first"] == result["a_as_player_2"] and result["a_moving_second"] == result["a_as_player_1"]
+    assert sum(sum(v.values()) for v in result["game_lengths"]["by_colour"].values()) == 6
+    report = compare_report(result)
+    assert "player 2 opens every game" in report and "A as player 1" in report
+
+
+def test_the_strength_report_balances_colours_and_first_moves(hex3):
+    from scripts.strength_report import evaluate
+
+    strong = mctsfw.make_actor("mcts", hex3, search_games=100, seed=3)
+    r = evaluate(hex3, strong, RandomActor(hex3, seed=4), 8)
+    assert r["games"] == 8 and r["wins"] >= 6 and r["draws"] == 0
+    assert 0 <= r["win_rate_moving_second"] <= r["win_rate_moving_first"] + 0.5
+    assert r["win_rate"] == r["wins"] / 8
+
+
+def test_gating_plays_its_schedule_through_the_match_runner(tmp_path, monkeypatch):
+    import mctsfw.selfplay as selfplay
+    from mctsfw.config import load_config
+    from tests.test_training import DEFAULTS
+
+    config = load_config(DEFAULTS, None, [
+        "games.hex.size=3", "selfplay.search_games=8", "selfplay.batch_size=4", "nets.pv_mlp.hidden_layers=[8]",
+        "selfplay.seed=1", "selfplay.temperature_moves=2", f'selfplay.run_dir="{tmp_path}"',
+    ])
+    trainer = selfplay.SelfPlayTrainer(config, tmp_path, progress=False)
+    trainer._fresh()
+    played = []
+
+    def spy(*args, **kwargs):
+        played.append(selfplay_play_match(*args, **kwargs))
+        return played[-1]
+
+    selfplay_play_match = selfplay.play_match
+    monkeypatch.setattr(selfplay, "play_match", spy)
+    score = trainer.match(trainer.net, trainer.best, 4)
+    (result,) = played
+    assert result.a_players == [1, 2, 1, 2] and [r.starting_player for r in result.records] == [1, 1, 2, 2]
+    assert score == result.tally().score
+
+
+# ---- temperature ---------------------------------------------------------------------------------
+@pytest.mark.parametrize("bad", [float("inf"), float("nan"), -0.5, "hot", None])
+@pytest.mark.parametrize("spec", ["mcts", "random", "missing_model.keras"])
+def test_an_unusable_temperature_is_refused_at_construction(hex3, spec, bad):
+    with pytest.raises(ValueError, match="temperature must be"):
+        mctsfw.make_actor(spec, hex3, temperature=bad)
+
+
+@pytest.mark.xfail(reason="passes once MCTSActor samples with mctsfw.sampling.sample_action (H1's change)")
+def test_a_tiny_temperature_plays_the_most_visited_move(hex3):
+    actor = mctsfw.make_actor("mcts", hex3, search_games=60, temperature=0.002, seed=1)
+    state = hex3.initial_state()
+    action = actor.select_action(state)
+    assert action == int(np.argmax(actor.last_distribution))
+
+
+class PreferLowCells:
+    """A stand-in policy net: probabilities falling with the cell number."""
+
+    def __init__(self, num_actions):
+        self.probs = np.linspace(1.0, 0.1, num_actions, dtype=np.float32)
+
+    def forward(self, x):
+        return np.tile(self.probs / self.probs.sum(), (len(x), 1))
+
+
+def test_a_net_actor_draws_through_the_one_sampler(hex3):
+    from mctsfw.sampling import sample_action
+
+    state = hex3.next_state(hex3.initial_state(), 0)
+    greedy = NetActor(hex3, PreferLowCells(9))
+    assert greedy.select_action(state) == 1  # cell 0 is taken
+    sampler = NetActor(hex3, PreferLowCells(9), selection="sample", seed=5)
+    draws = [sampler.select_action(state) for _ in range(300)]
+    assert 0 not in draws and len(set(draws)) == 8
+    rng = np.random.default_rng(5)
+    expected = [sample_action(sampler.policy(state), 1.0, rng) for _ in range(300)]
+    assert draws == expected
+    assert math.isclose(draws.count(1) / 300, sampler.policy(state)[1], abs_tol=0.08)
