@@ -202,12 +202,29 @@ class Registries:
 
 
 def build_registries(pm: pluggy.PluginManager) -> Registries:
+    """One registry per kind from the registration hooks. A third-party hook that raises
+    (typically an import inside it failing) leaves that plugin's classes of that kind out,
+    with a ``PluginImportWarning``; a built-in one that raises is a bug and propagates."""
+    from mctsfw.builtins import BUILTIN_PLUGINS
+
     registries = {kind: Registry(kind) for kind in KINDS}
     for kind, hook_name in KINDS.items():
         hook = getattr(pm.hook, hook_name)
         for impl in hook.get_hookimpls():
             provider = pm.get_name(impl.plugin) or repr(impl.plugin)
-            for cls in impl.function() or []:
+            try:
+                classes = impl.function() or []
+            except Exception as error:
+                if provider in BUILTIN_PLUGINS:
+                    raise
+                warnings.warn(
+                    f"plugin {provider} failed in {hook_name} and its {kind.replace('_', ' ')}s are left out: "
+                    f"{type(error).__name__}: {error}",
+                    PluginImportWarning,
+                    stacklevel=2,
+                )
+                continue
+            for cls in classes:
                 registries[kind].add(cls, provider)
     return Registries(
         games=registries["game"],

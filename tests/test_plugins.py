@@ -158,6 +158,19 @@ def test_a_plugin_that_fails_to_import_is_named_in_a_warning_and_the_rest_work(t
         default_registries.cache_clear()
 
 
+def test_a_plugin_whose_hook_fails_to_import_is_left_out_with_a_warning():
+    class LazyImport:
+        @mctsfw.hookimpl
+        def mctsfw_register_games(self):
+            import no_such_module_anywhere  # noqa: F401
+
+    pm = make_plugin_manager(load_entrypoints=False)
+    pm.register(LazyImport(), name="lazy")
+    with pytest.warns(mctsfw.PluginImportWarning, match="plugin lazy failed in mctsfw_register_games .*no_such_module"):
+        registries = build_registries(pm)
+    assert "hex" in registries.games and "uct" in registries.tree_policies
+
+
 def test_the_cli_warns_in_one_line_and_keeps_working(tmp_path):
     install_fake_distribution(tmp_path)
     install_fake_distribution(tmp_path, module="broken_plugin", source=BROKEN, entry_point="broken")
