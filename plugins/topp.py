@@ -2,8 +2,7 @@
 
 Every pair of agents plays a series of G games (``mctsfw.match.play_match``: the first
 agent is player 1, the second player 2) with the starting player alternating within the
-series, so in an even series each agent opens
-half of the games. The result holds the pairwise matrix — ``matrix[i][j]`` is the
+series, so in an even series each agent opens half of the games. The result holds the pairwise matrix — ``matrix[i][j]`` is the
 number of games agent i won against agent j, so ``matrix[i][j] + matrix[j][i]`` is G
 less the draws — and the wins of each agent (the row sums), ranked.
 
