@@ -2,9 +2,10 @@
 
 Every pair of agents plays a series of G games (``mctsfw.match.play_match``: the first
 agent is player 1, the second player 2) with the starting player alternating within the
-series, so in an even series each agent opens half of the games. The result holds the pairwise matrix — ``matrix[i][j]`` is the
-number of games agent i won against agent j, so ``matrix[i][j] + matrix[j][i]`` is G
-less the draws — and the wins of each agent (the row sums), ranked.
+series, so in an even series each agent opens half of the games. The result holds the
+pairwise matrix — ``matrix[i][j]`` is the number of games agent i won against agent j,
+so ``matrix[i][j] + matrix[j][i]`` is G less the draws — and the wins of each agent (the
+row sums), ranked.
 
 The agents of a training run are its checkpoints (``RUN_DIR/checkpoints/*.keras``,
 ordered by the episode number in the name, ``anet_ep0050.keras``); each becomes the
