@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -45,7 +44,6 @@ def local_config() -> Path | None:
     return path if path.is_file() else None
 
 
-@lru_cache(maxsize=1)
 def effective_defaults() -> dict:
     """The values a command starts from here (declared defaults and the local hexzero.toml), for --help."""
     try:
@@ -69,11 +67,12 @@ def _flag_type(setting) -> Any:
 
 def config_flag(parser: argparse.ArgumentParser, flag: str, path: str, help: str | None = None, **kwargs) -> None:
     """A flag that stands for the config key ``path``: its type, choices and help come from
-    the key's declaration, with the default in effect here; its value becomes ``--set path=value``."""
+    the key's declaration, with the value in effect here (``parser.defaults_here``); its
+    value becomes ``--set path=value``."""
     setting = setting_at(path)
     if setting is None:
         raise KeyError(f"{flag}: {path} is not a declared config key")
-    now = value_at(effective_defaults(), path)
+    now = value_at(parser.defaults_here, path)
     text = f"{help or setting.help} (config: {path}; now {format_value(now)})"
     kwargs.setdefault("dest", "config:" + path)
     kwargs.setdefault("metavar", {int: "N", float: "X"}.get(setting.type, "NAME" if setting.plugin else "VALUE"))
@@ -103,8 +102,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="override one config value, e.g. --set games.hex.size=7 (repeatable; after every --config)",
     )
     sub = parser.add_subparsers(dest="command", required=True)
+    defaults_here = effective_defaults()
 
-    play = sub.add_parser("play", parents=[common], help="play games: people and agents")
+    def command(name: str, help: str) -> argparse.ArgumentParser:
+        parser = sub.add_parser(name, parents=[common], help=help)
+        parser.defaults_here = defaults_here  # the config values in effect, for the flags' help
+        return parser
+
+    play = command("play", "play games: people and agents")
     config_flag(play, "--game", "game")
     play.add_argument("--size", type=int, help="board size for games that have one (config: games.<game>.size)")
     config_flag(play, "--p1", "play.player1", "player 1: human, random, mcts or a model path")
@@ -122,10 +127,10 @@ def build_parser() -> argparse.ArgumentParser:
     config_flag(play, "--delay", "show.delay")
     play.add_argument("--gif", metavar="FILE", help="also save each game as an animated GIF (game N of several: FILE-N.gif)")
 
-    train = sub.add_parser("train", parents=[common], help="on-policy MCTS learning of a network (resumable)")
+    train = command("train", "on-policy MCTS learning of a network (resumable)")
     add_run_arguments(train, "train", "--episodes", "episodes")
 
-    topp = sub.add_parser("topp", parents=[common], help="Tournament of Progressive Policies between saved models")
+    topp = command("topp", "Tournament of Progressive Policies between saved models")
     topp.add_argument("run_dir", nargs="?", metavar="RUN_DIR",
                       help="a training run: its config.toml names the game, checkpoints/*.keras are the agents")
     topp.add_argument("--models", nargs="+", metavar="MODEL", help="model files (.keras) to play instead of a run's")
@@ -139,12 +144,12 @@ def build_parser() -> argparse.ArgumentParser:
     topp.add_argument("--gif", metavar="DIR", help="save every game as an animated GIF in DIR (config: topp.gif, into OUT/gifs)")
     topp.add_argument("--out", metavar="DIR", help="where topp.json and topp.png go (default: RUN_DIR/topp, else ./topp)")
 
-    selfplay = sub.add_parser("selfplay", parents=[common], help="AlphaZero-style self-play generations (resumable)")
+    selfplay = command("selfplay", "AlphaZero-style self-play generations (resumable)")
     config_flag(selfplay, "--game", "game")
     add_run_arguments(selfplay, "selfplay", "--generations", "generations")
     config_flag(selfplay, "--workers", "selfplay.workers")
 
-    compare = sub.add_parser("compare", parents=[common], help="play agent A against agent B and report rates and times")
+    compare = command("compare", "play agent A against agent B and report rates and times")
     compare.add_argument("a", help="agent A: random, mcts or a saved model (.keras)")
     compare.add_argument("b", help="agent B: random, mcts or a saved model (.keras)")
     compare.add_argument("--games", type=int, default=20, help="games to play (A is player 1 in half of them)")
@@ -157,13 +162,13 @@ def build_parser() -> argparse.ArgumentParser:
     compare.add_argument("--display", action="store_true", help="draw the games")
     compare.add_argument("--json", metavar="FILE", help="also write the results as JSON")
 
-    sub.add_parser("plugins", parents=[common], help="list registered games, nets, tree policies, evaluators, displays")
+    command("plugins", "list registered games, nets, tree policies, evaluators, displays")
     return parser
 
 
 def add_run_arguments(parser: argparse.ArgumentParser, section: str, length_flag: str, length_key: str) -> None:
     """The flags of a resumable learning command (train, selfplay)."""
-    config_flag(parser, "--run-dir", f"{section}.run_dir")
+    config_flag(parser, "--run-dir", f"{section}.run_dir", metavar="DIR")
     config_flag(parser, length_flag, f"{section}.{length_key}")
     parser.add_argument("--resume", metavar="RUN_DIR",
                         help="continue the run in RUN_DIR from its config snapshot; --config and --set apply to the "

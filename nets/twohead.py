@@ -32,7 +32,8 @@ from mctsfw.game import Game, State
 from mctsfw.rollout import masked_policy
 from mctsfw.schema import Parameters, Setting
 from nets.anet import (
-    ACTIVATION, HIDDEN_LAYERS, LEARNING_RATE, NUMPY_ACTIVATIONS, OPTIMIZER, SEED, NumpyMLP, _keras, describe_game,
+    ACTIVATION, HIDDEN_LAYERS, LEARNING_RATE, NUMPY_ACTIVATIONS, OPTIMIZER, OPTIMIZERS, SEED, NumpyMLP, _keras,
+    describe_game,
 )
 
 VALUE_HEADS = ("sigmoid", "tanh")
