@@ -12,17 +12,15 @@ from mctsfw.plugin_manager import Registry, build_registries, default_registries
 from mctsfw.match import play_game
 
 ROOT = Path(__file__).resolve().parent.parent
-EXAMPLE = ROOT / "examples" / "tictactoe_plugin.py"
+EXAMPLE_PACKAGE = ROOT / "examples" / "tictactoe"
+EXAMPLE = EXAMPLE_PACKAGE / "tictactoe_plugin.py"
 
 
 def install_fake_distribution(target: Path) -> Path:
-    """What ``pip install`` of a package with an ``mctsfw`` entry point leaves on sys.path."""
-    (target / "tictactoe_plugin.py").write_text(EXAMPLE.read_text())
-    dist = target / "tictactoe_plugin-0.1.dist-info"
-    dist.mkdir()
-    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: tictactoe-plugin\nVersion: 0.1\n")
-    (dist / "entry_points.txt").write_text("[mctsfw]\ntictactoe = tictactoe_plugin\n")
-    return target
+    """``pip install examples/tictactoe`` into ``target``: its pyproject.toml declares the entry point."""
+    from tests.packaging import pip_install
+
+    return pip_install(EXAMPLE_PACKAGE, target / "site")
 
 
 def run_cli(*args, pythonpath=None, stdin=""):
@@ -37,6 +35,7 @@ def run_cli(*args, pythonpath=None, stdin=""):
 def test_the_readme_example_is_the_example_file():
     readme = (ROOT / "README.md").read_text()
     assert EXAMPLE.read_text().strip() in readme
+    assert (EXAMPLE_PACKAGE / "pyproject.toml").read_text().strip() in readme
 
 
 def test_builtin_plugins_register_through_the_hooks():
@@ -97,8 +96,7 @@ def test_misspelled_hook_fails_loudly():
 
 
 def test_third_party_game_through_the_public_api(tmp_path, monkeypatch):
-    install_fake_distribution(tmp_path)
-    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.syspath_prepend(str(install_fake_distribution(tmp_path)))
     default_registries.cache_clear()
     try:
         assert default_registries().games.provider("tictactoe") == "tictactoe"
@@ -114,16 +112,20 @@ def test_third_party_game_through_the_public_api(tmp_path, monkeypatch):
 
 
 def test_third_party_game_in_the_cli(tmp_path):
-    install_fake_distribution(tmp_path)
-    listing = run_cli("plugins", pythonpath=tmp_path)
+    site = install_fake_distribution(tmp_path)
+    listing = run_cli("plugins", pythonpath=site)
     assert listing.returncode == 0, listing.stderr
     assert "tictactoe" in listing.stdout and "from tictactoe" in listing.stdout
     played = run_cli("play", "--game", "tictactoe", "--p1", "mcts", "--p2", "random", "--search-games", "200",
-                     "--games", "2", "--seed", "5", pythonpath=tmp_path)
+                     "--games", "2", "--seed", "5", pythonpath=site)
     assert played.returncode == 0, played.stderr
     assert "game 2:" in played.stdout and "X" in played.stdout
     # a person plays it too; an illegal move is refused and asked again
     person = run_cli("play", "--game", "tictactoe", "--p1", "human", "--p2", "mcts", "--search-games", "50",
-                     pythonpath=tmp_path, stdin="4\n4\n0\n1\n2\n3\n5\n6\n7\n8\n")
+                     pythonpath=site, stdin="4\n4\n0\n1\n2\n3\n5\n6\n7\n8\n")
     assert "refused" in person.stdout
     assert "game 1:" in person.stdout or "no more input" in person.stderr
+    # a plugin game without parameters refuses any, naming the key
+    unknown = run_cli("play", "--game", "tictactoe", "--set", "games.tictactoe.foo=1", pythonpath=site)
+    assert unknown.returncode == 2
+    assert unknown.stderr.strip() == "error: games.tictactoe.foo: unknown parameter of tictactoe (known: none)"
