@@ -239,6 +239,10 @@ def flag(args: argparse.Namespace, path: str) -> Any:
 def command_play(args: argparse.Namespace) -> int:
     game_name = flag(args, "game") or load_config(local_config(), args.config, args.overrides)["game"]
     config = load_config(local_config(), args.config, args.overrides + play_overrides(args, game_name))
+    problem = args.gif and output_file_problem(args.gif, "--gif")
+    if problem:  # checked before the games are played
+        print(f"error: {problem}", file=sys.stderr)
+        return 2
     game = mctsfw.make_game(config["game"], **plugin_params(config, "games", config["game"]))
     seed = None if config["mcts"]["seed"] == -1 else config["mcts"]["seed"]
     specs = {1: config["play"]["player1"], 2: config["play"]["player2"]}
@@ -273,6 +277,14 @@ def directory_problem(path: str | Path, what: str) -> str | None:
             return f"{what} {path} is a file, not a directory" if candidate == path else \
                 f"{what} {path} cannot be made: {candidate} is a file"
     return None
+
+
+def output_file_problem(path: str | Path, what: str) -> str | None:
+    """Why a file cannot be written at ``path`` (it is a directory, or a folder above it is a file)."""
+    path = Path(path)
+    if path.is_dir():
+        return f"{what} {path} is a directory, not a file"
+    return directory_problem(path.parent, what) if str(path.parent) not in ("", ".") else None
 
 
 def describe_resumable() -> str:
@@ -433,8 +445,9 @@ def command_topp(args: argparse.Namespace) -> int:
 def command_compare(args: argparse.Namespace) -> int:
     from mctsfw.match import compare, compare_report
 
-    if args.games < 1:
-        print("error: --games must be at least 1", file=sys.stderr)
+    problem = "--games must be at least 1" if args.games < 1 else args.json and output_file_problem(args.json, "--json")
+    if problem:
+        print(f"error: {problem}", file=sys.stderr)
         return 2
     as_play = argparse.Namespace(**{
         "size": args.size, "search_games": args.search_games, "config:game": args.game, "config:mcts.seed": args.seed,

@@ -236,6 +236,8 @@ def test_a_file_where_a_directory_belongs_is_refused_before_anything_runs(tmp_pa
     status, out, err = cli_main(capsys, "topp", "--models", *models, "--out", file, "--games", "2")
     assert status == 2 and "--out" in err and "is a file" in err and "TOPP on" not in out  # no game was played
     assert file.read_text() == "x"
+    assert "--gif" in refused(capsys, "play", "--p1", "random", "--p2", "random", "--no-display", "--gif", file / "g.gif")
+    assert "--json" in refused(capsys, "compare", "random", "random", "--games", "1", "--json", tmp_path)
 
 
 def test_several_config_files_merge_in_order_and_set_comes_last(tmp_path, capsys, monkeypatch):

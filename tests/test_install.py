@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from tests.packaging import PACKAGE_SOURCES, ROOT, pip_install
+from tests.installing import PACKAGE_SOURCES, ROOT, pip_install
 
 PROJECT = ("mctsfw", "games", "nets", "plugins", "cli")
 

@@ -18,7 +18,7 @@ EXAMPLE = EXAMPLE_PACKAGE / "tictactoe_plugin.py"
 
 def install_fake_distribution(target: Path) -> Path:
     """``pip install examples/tictactoe`` into ``target``: its pyproject.toml declares the entry point."""
-    from tests.packaging import pip_install
+    from tests.installing import pip_install
 
     return pip_install(EXAMPLE_PACKAGE, target / "site")
 
