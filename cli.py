@@ -299,17 +299,17 @@ def describe_resumable() -> str:
     return ", ".join(parts)
 
 
-def fixed_change_message(saved: dict, config: dict, run_path: Path) -> str | None:
-    """One line naming the keys that differ from the run's own and that a run keeps from
-    its start (None when there are none)."""
+def fixed_change_reason(saved: dict, config: dict) -> str | None:
+    """Why ``config`` cannot continue the run of ``saved``: the keys that differ and that a
+    run keeps from its start, with both values (None when there are none)."""
     fixed = fixed_changes(saved, config)
     if not fixed:
         return None
     shown = ", ".join(f"{k} = {json.dumps(value_at(config, k))} (the run has {json.dumps(value_at(saved, k))})"
                       for k in fixed[:4]) + (f" and {len(fixed) - 4} more" if len(fixed) > 4 else "")
-    return (f"{run_path} holds a run with another configuration: {shown}; a run keeps "
-            f"{'this key' if len(fixed) == 1 else 'these keys'} from its start, because they shape what it has "
-            f"already learnt (a resumed run may change {describe_resumable()})")
+    which = "this key from its start, because it shapes" if len(fixed) == 1 else \
+        "these keys from its start, because they shape"
+    return f"{shown}; a run keeps {which} what it has already learnt (a resumed run may change {describe_resumable()})"
 
 
 def run_training(args: argparse.Namespace, section: str, length_key: str, make_trainer, unit: str) -> int:
@@ -334,10 +334,9 @@ def run_training(args: argparse.Namespace, section: str, length_key: str, make_t
             return 2
         saved = load_config(run.config_path)
         config = load_config(run.config_path, args.config, args.overrides + flags)
-        fixed = fixed_change_message(saved, config, run.path)
+        fixed = fixed_change_reason(saved, config)
         if fixed:
-            print(f"error: --resume {run.path}: {fixed.split(': ', 1)[1]}; start a new run with --run-dir NEW_DIR",
-                  file=sys.stderr)
+            print(f"error: --resume {run.path}: {fixed}; start a new run with --run-dir NEW_DIR", file=sys.stderr)
             return 2
     else:
         config = load_config(local_config(), args.config, args.overrides + flags)
@@ -347,10 +346,10 @@ def run_training(args: argparse.Namespace, section: str, length_key: str, make_t
             return 2
         run = RunDir(config[section]["run_dir"])
         if run.exists():
-            fixed = fixed_change_message(load_config(run.config_path), config, run.path)
+            fixed = fixed_change_reason(load_config(run.config_path), config)
             if fixed:
-                print(f"error: {fixed}: continue it with --resume {run.path}, or start a new one with --run-dir NEW_DIR",
-                      file=sys.stderr)
+                print(f"error: {run.path} holds a run with another configuration: {fixed}: continue it with "
+                      f"--resume {run.path}, or start a new one with --run-dir NEW_DIR", file=sys.stderr)
                 return 2
     latest = run.latest()
     if latest:
