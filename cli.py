@@ -1,12 +1,15 @@
-"""hexzero's command line: play games, list plugins (train and tournaments come with the nets).
+"""hexzero's command line (installed as ``hexzero``; from a checkout ``python cli.py``).
 
-    python cli.py play                          a person against MCTS on 5x5 Hex
-    python cli.py play --p1 mcts --p2 mcts      two agents on the display
-    python cli.py play --game nim --p1 human    NIM against MCTS
-    python cli.py plugins                       what is registered, and by whom
+    hexzero play                          a person against MCTS on 5x5 Hex
+    hexzero play --p1 mcts --p2 mcts      two agents on the display
+    hexzero play --game nim --p1 human    NIM against MCTS
+    hexzero train / selfplay / topp       learning runs (resumable) and tournaments
+    hexzero plugins                       what is registered, and by whom
 
-Every command takes ``--config FILE`` (merged over hexzero.toml) and any number of
-``--set key.path=value``; a bad configuration lists every problem and exits with 2.
+Every command reads the declared defaults, then ``hexzero.toml`` in the current directory
+(if there is one), then each ``--config FILE`` in order, then every ``--set
+key.path=value`` and the command's flags; a bad configuration lists every problem and
+exits with 2.
 """
 
 from __future__ import annotations
@@ -16,73 +19,138 @@ import json
 import sys
 import warnings
 from pathlib import Path
+from typing import Any
 
 import mctsfw
-from mctsfw.checkpoints import net_class_for
-from mctsfw.config import ConfigError, load_config, plugin_params
+from mctsfw.checkpoints import ModelFileError, net_class_for
+from mctsfw.config import (
+    ConfigError, config_sections, declared_defaults, fixed_changes, load_config, override, plugin_params, setting_at,
+)
 from mctsfw.match import play_game, replay_record
+from mctsfw.plugin_manager import PluginError, UnknownPluginError
+from mctsfw.roles import RoleError
+from mctsfw.schema import format_value
 
-DEFAULT_CONFIG = Path(__file__).resolve().parent / "hexzero.toml"
+#: the configuration file a command reads from the current directory, when there is one
+LOCAL_CONFIG = "hexzero.toml"
+
+#: the errors that are the user's (a bad config, a missing or mismatched model file, an
+#: unknown plugin, a net without the role a command needs): one line, exit 2, no traceback
+USER_ERRORS = (ConfigError, ModelFileError, UnknownPluginError, PluginError, RoleError)
+
+
+def local_config() -> Path | None:
+    """``hexzero.toml`` of the current directory, if there is one (the checkout ships one)."""
+    path = Path(LOCAL_CONFIG)
+    return path if path.is_file() else None
+
+
+def effective_defaults() -> dict:
+    """The values a command starts from here (declared defaults and the local hexzero.toml), for --help."""
+    try:
+        return load_config(local_config())
+    except ConfigError:
+        return declared_defaults()
+
+
+def value_at(config: dict, path: str) -> Any:
+    node: Any = config
+    for part in path.split("."):
+        node = node.get(part) if isinstance(node, dict) else None
+    return node
+
+
+def _flag_type(setting) -> Any:
+    if setting.choices and any(isinstance(c, int) for c in setting.choices):
+        return lambda text: int(text) if text.strip().lstrip("-").isdigit() else text
+    return {int: int, float: float}.get(setting.type, str)
+
+
+def config_flag(parser: argparse.ArgumentParser, flag: str, path: str, help: str | None = None, **kwargs) -> None:
+    """A flag that stands for the config key ``path``: its type, choices and help come from
+    the key's declaration, with the value in effect here (``parser.defaults_here``); its
+    value becomes ``--set path=value``."""
+    setting = setting_at(path)
+    if setting is None:
+        raise KeyError(f"{flag}: {path} is not a declared config key")
+    now = value_at(parser.defaults_here, path)
+    text = f"{help or setting.help} (config: {path}; now {format_value(now)})"
+    kwargs.setdefault("dest", "config:" + path)
+    kwargs.setdefault("metavar", {int: "N", float: "X"}.get(setting.type, "NAME" if setting.plugin else "VALUE"))
+    if setting.type is bool and not setting.choices:
+        kwargs.pop("metavar")
+        parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=None, help=text, **kwargs)
+        return
+    if setting.choices:
+        kwargs["metavar"] = "{" + ",".join(map(str, setting.choices)) + "}"
+    parser.add_argument(flag, type=_flag_type(setting), help=text.replace("%", "%%"), **kwargs)
+
+
+def flag_overrides(args: argparse.Namespace) -> list[str]:
+    """The ``--set`` overrides that the given config flags stand for."""
+    return [override(dest.removeprefix("config:"), value)
+            for dest, value in vars(args).items() if dest.startswith("config:") and value is not None]
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="cli.py", description="hexzero: MCTS and Keras agents for board games")
+    parser = argparse.ArgumentParser(prog="hexzero", description="hexzero: MCTS and Keras agents for board games")
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--config", metavar="FILE", help="a TOML file merged over hexzero.toml")
+    common.add_argument("--config", metavar="FILE", action="append", default=[],
+                        help=f"a TOML file merged over ./{LOCAL_CONFIG} and the declared defaults (repeatable: "
+                             "later files win)")
     common.add_argument(
         "--set", metavar="KEY=VALUE", action="append", default=[], dest="overrides",
-        help="override one config value, e.g. --set games.hex.size=7 (repeatable)",
+        help="override one config value, e.g. --set games.hex.size=7 (repeatable; after every --config)",
     )
     sub = parser.add_subparsers(dest="command", required=True)
+    defaults_here = effective_defaults()
 
-    play = sub.add_parser("play", parents=[common], help="play games: people and agents")
-    play.add_argument("--game", help="game plugin name (config: game)")
+    def command(name: str, help: str) -> argparse.ArgumentParser:
+        parser = sub.add_parser(name, parents=[common], help=help)
+        parser.defaults_here = defaults_here  # the config values in effect, for the flags' help
+        return parser
+
+    play = command("play", "play games: people and agents")
+    config_flag(play, "--game", "game")
     play.add_argument("--size", type=int, help="board size for games that have one (config: games.<game>.size)")
-    play.add_argument("--p1", help="player 1: human, random, mcts or a model path (config: play.player1)")
-    play.add_argument("--p2", help="player 2 (config: play.player2)")
-    play.add_argument("--model-search-games", type=int,
-                      help="a saved model's MCTS search games per move; 0 = the raw network (config: play.model_search_games)")
+    config_flag(play, "--p1", "play.player1", "player 1: human, random, mcts or a model path")
+    config_flag(play, "--p2", "play.player2")
+    config_flag(play, "--model-search-games", "play.model_search_games")
     play.add_argument("--search-games", type=int,
                       help="search games per move of MCTS players and of saved models (config: mcts.search_games "
                            "and play.model_search_games)")
-    play.add_argument("--temperature", type=float,
-                      help="searching players draw moves ~ visits^(1/T); 0 = most visited (config: play.temperature)")
-    play.add_argument("--time-limit", type=float, help="MCTS seconds per move (config: mcts.time_limit)")
-    play.add_argument("--games", type=int, help="games in a row (config: play.games)")
-    play.add_argument("--starting-player", help="1, 2 or alternate (config: play.starting_player)")
-    play.add_argument("--seed", type=int, help="agents' random seed; -1 for a new one (config: mcts.seed)")
-    show = play.add_mutually_exclusive_group()
-    show.add_argument("--display", dest="show", action="store_true", default=None, help="draw the board (config: show.enabled)")
-    show.add_argument("--no-display", dest="show", action="store_false", help="do not draw the board")
-    play.add_argument("--delay", type=float, help="seconds to pause after each drawn move (config: show.delay)")
+    config_flag(play, "--temperature", "play.temperature")
+    config_flag(play, "--time-limit", "mcts.time_limit")
+    config_flag(play, "--games", "play.games")
+    config_flag(play, "--starting-player", "play.starting_player")
+    config_flag(play, "--seed", "mcts.seed")
+    config_flag(play, "--display", "show.enabled")
+    config_flag(play, "--delay", "show.delay")
     play.add_argument("--gif", metavar="FILE", help="also save each game as an animated GIF (game N of several: FILE-N.gif)")
 
-    train = sub.add_parser("train", parents=[common], help="on-policy MCTS learning of a network (resumable)")
-    add_run_arguments(train, "train", "--episodes", "actual games to play in all (config: train.episodes)")
+    train = command("train", "on-policy MCTS learning of a network (resumable)")
+    add_run_arguments(train, "train", "--episodes", "episodes")
 
-    topp = sub.add_parser("topp", parents=[common], help="Tournament of Progressive Policies between saved models")
+    topp = command("topp", "Tournament of Progressive Policies between saved models")
     topp.add_argument("run_dir", nargs="?", metavar="RUN_DIR",
                       help="a training run: its config.toml names the game, checkpoints/*.keras are the agents")
     topp.add_argument("--models", nargs="+", metavar="MODEL", help="model files (.keras) to play instead of a run's")
     topp.add_argument("--game", help="game plugin name (default: the run's game, else config: game)")
     topp.add_argument("--size", type=int, help="board size for games that have one")
-    topp.add_argument("--games", type=int, metavar="G", help="games per pair of agents (config: topp.games_per_series)")
-    topp.add_argument("--selection", choices=["greedy", "sample"], help="how a network picks its move (config: topp.selection)")
-    topp.add_argument("--seed", type=int, help="seed of sampling agents; -1 for a new one (config: topp.seed)")
-    topp_show = topp.add_mutually_exclusive_group()
-    topp_show.add_argument("--display", dest="show", action="store_true", default=None, help="draw the games (config: topp.display)")
-    topp_show.add_argument("--no-display", dest="show", action="store_false", help="do not draw the games")
-    topp.add_argument("--delay", type=float, help="seconds to pause after each drawn move (config: show.delay)")
+    config_flag(topp, "--games", "topp.games_per_series", metavar="G")
+    config_flag(topp, "--selection", "topp.selection")
+    config_flag(topp, "--seed", "topp.seed")
+    config_flag(topp, "--display", "topp.display")
+    config_flag(topp, "--delay", "show.delay")
     topp.add_argument("--gif", metavar="DIR", help="save every game as an animated GIF in DIR (config: topp.gif, into OUT/gifs)")
     topp.add_argument("--out", metavar="DIR", help="where topp.json and topp.png go (default: RUN_DIR/topp, else ./topp)")
 
-    selfplay = sub.add_parser("selfplay", parents=[common], help="AlphaZero-style self-play generations (resumable)")
-    selfplay.add_argument("--game", help="game plugin name (config: game)")
-    add_run_arguments(selfplay, "selfplay", "--generations", "generations in all (config: selfplay.generations)")
-    selfplay.add_argument("--workers", type=int,
-                          help="processes playing self-play games at once, 0 = one per core (config: selfplay.workers)")
+    selfplay = command("selfplay", "AlphaZero-style self-play generations (resumable)")
+    config_flag(selfplay, "--game", "game")
+    add_run_arguments(selfplay, "selfplay", "--generations", "generations")
+    config_flag(selfplay, "--workers", "selfplay.workers")
 
-    compare = sub.add_parser("compare", parents=[common], help="play agent A against agent B and report rates and times")
+    compare = command("compare", "play agent A against agent B and report rates and times")
     compare.add_argument("a", help="agent A: random, mcts or a saved model (.keras)")
     compare.add_argument("b", help="agent B: random, mcts or a saved model (.keras)")
     compare.add_argument("--games", type=int, default=20, help="games to play (A is player 1 in half of them)")
@@ -95,38 +163,30 @@ def build_parser() -> argparse.ArgumentParser:
     compare.add_argument("--display", action="store_true", help="draw the games")
     compare.add_argument("--json", metavar="FILE", help="also write the results as JSON")
 
-    sub.add_parser("plugins", parents=[common], help="list registered games, nets, tree policies, evaluators, displays")
+    command("plugins", "list registered games, nets, tree policies, evaluators, displays")
     return parser
 
 
-def add_run_arguments(parser: argparse.ArgumentParser, section: str, length_flag: str, length_help: str) -> None:
+def add_run_arguments(parser: argparse.ArgumentParser, section: str, length_flag: str, length_key: str) -> None:
     """The flags of a resumable learning command (train, selfplay)."""
-    parser.add_argument("--run-dir", help=f"the run directory (config: {section}.run_dir); an unfinished run there resumes")
-    parser.add_argument(length_flag, type=int, help=length_help)
-    parser.add_argument("--resume", metavar="RUN_DIR", help="continue the run in RUN_DIR with its own config snapshot")
+    config_flag(parser, "--run-dir", f"{section}.run_dir", metavar="DIR")
+    config_flag(parser, length_flag, f"{section}.{length_key}")
+    parser.add_argument("--resume", metavar="RUN_DIR",
+                        help="continue the run in RUN_DIR from its config snapshot; --config and --set apply to the "
+                             "keys a resumed run may change, and any other change is refused")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
 def play_overrides(args: argparse.Namespace, game_name: str) -> list[str]:
     """The config overrides that the play command's flags stand for."""
-    pairs = [
-        ("game", args.game and f'"{args.game}"'),
-        (f"games.{game_name}.size", args.size),
-        ("play.player1", args.p1 and f'"{args.p1}"'),
-        ("play.player2", args.p2 and f'"{args.p2}"'),
-        ("mcts.search_games", args.search_games),
-        ("play.model_search_games", args.model_search_games if args.model_search_games is not None else args.search_games),
-        ("play.temperature", args.temperature),
-        ("mcts.time_limit", args.time_limit),
-        ("play.games", args.games),
-        ("mcts.seed", args.seed),
-        ("show.enabled", None if args.show is None else str(args.show).lower()),
-        ("show.delay", args.delay),
-    ]
-    if args.starting_player is not None:
-        sp = args.starting_player
-        pairs.append(("play.starting_player", sp if sp in ("1", "2") else f'"{sp}"'))
-    return [f"{key}={value}" for key, value in pairs if value is not None]
+    pairs = flag_overrides(args)
+    if args.size is not None:
+        pairs.append(override(f"games.{game_name}.size", args.size))
+    if args.search_games is not None:
+        pairs.append(override("mcts.search_games", args.search_games))
+        if getattr(args, "config:play.model_search_games", None) is None:
+            pairs.append(override("play.model_search_games", args.search_games))
+    return pairs
 
 
 def make_player(spec: str, game: mctsfw.Game, config: dict, seed: int | None) -> mctsfw.Actor:
@@ -172,9 +232,18 @@ def save_gif(game: mctsfw.Game, record, path: str, number: int | None) -> None:
     print(f"saved {target}")
 
 
+def flag(args: argparse.Namespace, path: str) -> Any:
+    """The value given to the flag that stands for config key ``path`` (None if not given)."""
+    return getattr(args, "config:" + path, None)
+
+
 def command_play(args: argparse.Namespace) -> int:
-    game_name = args.game or load_config(DEFAULT_CONFIG, args.config, args.overrides)["game"]
-    config = load_config(DEFAULT_CONFIG, args.config, args.overrides + play_overrides(args, game_name))
+    game_name = flag(args, "game") or load_config(local_config(), args.config, args.overrides)["game"]
+    config = load_config(local_config(), args.config, args.overrides + play_overrides(args, game_name))
+    problem = args.gif and output_file_problem(args.gif, "--gif")
+    if problem:  # checked before the games are played
+        print(f"error: {problem}", file=sys.stderr)
+        return 2
     game = mctsfw.make_game(config["game"], **plugin_params(config, "games", config["game"]))
     seed = None if config["mcts"]["seed"] == -1 else config["mcts"]["seed"]
     specs = {1: config["play"]["player1"], 2: config["play"]["player2"]}
@@ -198,62 +267,101 @@ def command_play(args: argparse.Namespace) -> int:
     return 0
 
 
-#: config keys that may change between the start of a run and its resumption
-RESUMABLE_CHANGES = (
-    "train.episodes", "train.display", "train.run_dir", "selfplay.generations", "selfplay.run_dir", "selfplay.workers",
-    "show.", "play.", "mcts.", "topp.",
-)
+def directory_problem(path: str | Path, what: str) -> str | None:
+    """Why ``path`` cannot be (or become) a directory: it, or the nearest existing folder
+    above it, is a file. None when it can."""
+    path = Path(path)
+    for candidate in (path, *path.parents):
+        if candidate.exists():
+            if candidate.is_dir():
+                return None
+            return f"{what} {path} is a file, not a directory" if candidate == path else \
+                f"{what} {path} cannot be made: {candidate} is a file"
+    return None
 
 
-def training_config_changes(saved: dict, current: dict) -> list[str]:
-    from mctsfw.config import flatten_all
+def output_file_problem(path: str | Path, what: str) -> str | None:
+    """Why a file cannot be written at ``path`` (it is a directory, or a folder above it is a file)."""
+    path = Path(path)
+    if path.is_dir():
+        return f"{what} {path} is a directory, not a file"
+    return directory_problem(path.parent, what) if str(path.parent) not in ("", ".") else None
 
-    old, new = flatten_all(saved), flatten_all(current)
-    changed = sorted(k for k in set(old) | set(new) if old.get(k) != new.get(k))
-    return [k for k in changed if not k.startswith(RESUMABLE_CHANGES)]
+
+def describe_resumable() -> str:
+    """The keys a resumed run may change, whole sections as [name]."""
+    parts = []
+    for section in config_sections():
+        keys = [s.name for s in section.settings if s.resumable]
+        if section.name and keys and len(keys) == len(section.settings):
+            parts.append(f"[{section.name}]")
+        else:
+            parts += [section.path(k) for k in keys]
+    return ", ".join(parts)
 
 
-def run_training(
-    args: argparse.Namespace, section: str, length_key: str, length: int | None, make_trainer, unit: str
-) -> int:
-    """Start, resume or extend the run of ``[section]`` (train or selfplay)."""
+def fixed_change_reason(saved: dict, config: dict) -> str | None:
+    """Why ``config`` cannot continue the run of ``saved``: the keys that differ and that a
+    run keeps from its start, with both values (None when there are none)."""
+    fixed = fixed_changes(saved, config)
+    if not fixed:
+        return None
+    shown = ", ".join(f"{k} = {json.dumps(value_at(config, k))} (the run has {json.dumps(value_at(saved, k))})"
+                      for k in fixed[:4]) + (f" and {len(fixed) - 4} more" if len(fixed) > 4 else "")
+    which = "this key from its start, because it shapes" if len(fixed) == 1 else \
+        "these keys from its start, because they shape"
+    return f"{shown}; a run keeps {which} what it has already learnt (a resumed run may change {describe_resumable()})"
+
+
+def run_training(args: argparse.Namespace, section: str, length_key: str, make_trainer, unit: str) -> int:
+    """Start, resume or extend the run of ``[section]`` (train or selfplay).
+
+    With ``--resume RUN_DIR`` the run's config snapshot is the base, and ``--config`` and
+    ``--set`` apply over it; without it, a run found in the run directory is continued
+    when the config asks for it. Either way a change to a key a run keeps from its start
+    (one not declared ``resumable``) is refused, naming the key: never silently dropped.
+    """
     from mctsfw.runs import RunDir
 
-    flags = [f"{section}.{length_key}={length}"] if length is not None else []
-    if getattr(args, "workers", None) is not None:
-        flags.append(f"{section}.workers={args.workers}")
+    flags = flag_overrides(args)
     if args.resume:
-        run = RunDir(args.resume)
-        if not run.exists():
-            print(f"error: {args.resume} holds no run (no config.toml)", file=sys.stderr)
+        if flag(args, f"{section}.run_dir") is not None:
+            print("error: give the run directory once: --resume RUN_DIR or --run-dir RUN_DIR, not both", file=sys.stderr)
             return 2
-        config = load_config(DEFAULT_CONFIG, run.config_path, flags)
+        problem = directory_problem(args.resume, "--resume")
+        run = RunDir(args.resume)
+        if problem or not run.exists():
+            print(f"error: {problem or f'{args.resume} holds no run (no config.toml)'}", file=sys.stderr)
+            return 2
+        saved = load_config(run.config_path)
+        config = load_config(run.config_path, args.config, args.overrides + flags)
+        fixed = fixed_change_reason(saved, config)
+        if fixed:
+            print(f"error: --resume {run.path}: {fixed}; start a new run with --run-dir NEW_DIR", file=sys.stderr)
+            return 2
     else:
-        if args.run_dir:
-            flags.append(f'{section}.run_dir="{args.run_dir}"')
-        if getattr(args, "game", None):
-            flags.append(f'game="{args.game}"')
-        config = load_config(DEFAULT_CONFIG, args.config, args.overrides + flags)
+        config = load_config(local_config(), args.config, args.overrides + flags)
+        problem = directory_problem(config[section]["run_dir"], f"{section}.run_dir:")
+        if problem:
+            print(f"error: {problem}", file=sys.stderr)
+            return 2
         run = RunDir(config[section]["run_dir"])
         if run.exists():
-            changes = training_config_changes(load_config(DEFAULT_CONFIG, run.config_path), config)
-            if changes:
-                print(
-                    f"error: {run.path} holds a run with another configuration ({', '.join(changes)} differ): "
-                    f"continue it with --resume {run.path}, or start a new one with --run-dir NEW_DIR",
-                    file=sys.stderr,
-                )
+            fixed = fixed_change_reason(load_config(run.config_path), config)
+            if fixed:
+                print(f"error: {run.path} holds a run with another configuration: {fixed}: continue it with "
+                      f"--resume {run.path}, or start a new one with --run-dir NEW_DIR", file=sys.stderr)
                 return 2
     latest = run.latest()
     if latest:
         print(f"resuming {run.path} after {unit} {latest[0]} ({length_key}: {config[section][length_key]})")
     trainer = make_trainer(config, run.path, progress=not args.no_progress)
     if latest:
-        run.write_config(config)  # a longer run keeps its new length
+        run.write_config(config)  # a resumed run keeps the changes it was given (a longer run, say)
     try:
         summary = trainer.train()
     except KeyboardInterrupt:
-        print(f"\ninterrupted: resume with python cli.py {args.command} --resume {run.path}", file=sys.stderr)
+        print(f"\ninterrupted: resume with hexzero {args.command} --resume {run.path}", file=sys.stderr)
         return 130
     done = summary.get("episodes", summary.get("generations"))
     print(f"{done} {length_key} in {run.path} ({summary['this_time']} {unit}s this time, {summary['seconds']:.1f} s); "
@@ -261,20 +369,20 @@ def run_training(
     for path in summary["checkpoints"]:
         print(f"  {path}")
     print(f"metrics: {run.metrics_path}")
-    print(f"next: python cli.py topp {run.path}")
+    print(f"next: hexzero topp {run.path}")
     return 0
 
 
 def command_train(args: argparse.Namespace) -> int:
     from mctsfw.training import Trainer
 
-    return run_training(args, "train", "episodes", args.episodes, Trainer, "episode")
+    return run_training(args, "train", "episodes", Trainer, "episode")
 
 
 def command_selfplay(args: argparse.Namespace) -> int:
     from mctsfw.selfplay import SelfPlayTrainer
 
-    return run_training(args, "selfplay", "generations", args.generations, SelfPlayTrainer, "step")
+    return run_training(args, "selfplay", "generations", SelfPlayTrainer, "step")
 
 
 def command_topp(args: argparse.Namespace) -> int:
@@ -286,16 +394,10 @@ def command_topp(args: argparse.Namespace) -> int:
         return 2
     run_dir = Path(args.run_dir) if args.run_dir else None
     if run_dir is not None and not run_dir.is_dir():
-        print(f"error: {run_dir}: no such run directory", file=sys.stderr)
+        reason = "is a file, not a run directory" if run_dir.exists() else "no such run directory"
+        print(f"error: {run_dir}: {reason}", file=sys.stderr)
         return 2
-    pairs = [
-        ("topp.games_per_series", args.games),
-        ("topp.selection", args.selection and f'"{args.selection}"'),
-        ("topp.seed", args.seed),
-        ("topp.display", None if args.show is None else str(args.show).lower()),
-        ("show.delay", args.delay),
-    ]
-    config = load_config(DEFAULT_CONFIG, args.config, args.overrides + [f"{k}={v}" for k, v in pairs if v is not None])
+    config = load_config(local_config(), args.config, args.overrides + flag_overrides(args))
     # the game: the run's own (its config snapshot), unless named on the command line
     game_config = config
     if run_dir is not None and (run_dir / "config.toml").is_file():
@@ -313,6 +415,11 @@ def command_topp(args: argparse.Namespace) -> int:
             raise ValueError(f"a tournament needs at least 2 models, found {len(paths)}: {', '.join(map(str, paths))}")
         out_dir = Path(args.out) if args.out else (run_dir / "topp" if run_dir is not None else Path("topp"))
         gif_dir = Path(args.gif) if args.gif else (out_dir / "gifs" if topp_config["gif"] else None)
+        # checked before the games are played, not when their results are written
+        for directory, what in ((out_dir, "--out"), (gif_dir, "--gif")):
+            problem = directory and directory_problem(directory, what)
+            if problem:
+                raise ValueError(problem)
         display = None
         if topp_config["display"]:
             display = mctsfw.default_registries().displays.get(config["display"])(delay=config["show"]["delay"])
@@ -338,16 +445,16 @@ def command_topp(args: argparse.Namespace) -> int:
 def command_compare(args: argparse.Namespace) -> int:
     from mctsfw.match import compare, compare_report
 
-    if args.games < 1:
-        print("error: --games must be at least 1", file=sys.stderr)
+    problem = "--games must be at least 1" if args.games < 1 else args.json and output_file_problem(args.json, "--json")
+    if problem:
+        print(f"error: {problem}", file=sys.stderr)
         return 2
-    as_play = argparse.Namespace(
-        game=args.game, size=args.size, p1=args.a, p2=args.b, search_games=args.search_games, time_limit=None,
-        games=None, seed=args.seed, show=False, delay=None, model_search_games=None, temperature=args.temperature,
-        starting_player=None,
-    )
-    game_name = args.game or load_config(DEFAULT_CONFIG, args.config, args.overrides)["game"]
-    config = load_config(DEFAULT_CONFIG, args.config, args.overrides + play_overrides(as_play, game_name))
+    as_play = argparse.Namespace(**{
+        "size": args.size, "search_games": args.search_games, "config:game": args.game, "config:mcts.seed": args.seed,
+        "config:play.temperature": args.temperature, "config:play.player1": args.a, "config:play.player2": args.b,
+    })
+    game_name = args.game or load_config(local_config(), args.config, args.overrides)["game"]
+    config = load_config(local_config(), args.config, args.overrides + play_overrides(as_play, game_name))
     game = mctsfw.make_game(config["game"], **plugin_params(config, "games", config["game"]))
     seed = None if config["mcts"]["seed"] == -1 else config["mcts"]["seed"]
     actors = [make_player(spec, game, config, None if seed is None else seed + i) for i, spec in enumerate((args.a, args.b))]
@@ -366,7 +473,7 @@ def command_compare(args: argparse.Namespace) -> int:
 
 
 def command_plugins(args: argparse.Namespace) -> int:
-    load_config(DEFAULT_CONFIG, args.config, args.overrides)  # a broken config fails here too
+    load_config(local_config(), args.config, args.overrides)  # a broken config fails here too
     registries = mctsfw.default_registries()
     for title, registry in [
         ("games", registries.games),
@@ -403,7 +510,7 @@ def main(argv: list[str] | None = None) -> int:
     warnings.showwarning = show_plugin_warning
     try:
         return COMMANDS[args.command](args)
-    except (ConfigError, mctsfw.ModelFileError, mctsfw.PluginError) as error:
+    except USER_ERRORS as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     except EOFError:

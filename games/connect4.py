@@ -26,6 +26,7 @@ import numpy as np
 
 import mctsfw
 from mctsfw.game import Game, IllegalMoveError
+from mctsfw.schema import Parameters, Setting
 
 MIN_SIZE, MAX_SIZE = 4, 16
 LINE = 4  # stones in a row that win
@@ -47,7 +48,13 @@ class ConnectFour(Game):
     name = "connect4"
     description = "Connect Four: drop stones into columns, four in a row wins (6 rows x 7 columns by default)"
 
-    def __init__(self, rows: int = 6, columns: int = 7):
+    parameters = Parameters(
+        Setting("rows", 6, "board rows (standard Connect Four: 6 rows, 7 columns, four in a row wins)",
+                low=MIN_SIZE, high=MAX_SIZE),
+        Setting("columns", 7, "board columns", low=MIN_SIZE, high=MAX_SIZE),
+    )
+
+    def __init__(self, rows: int = parameters.default("rows"), columns: int = parameters.default("columns")):
         problems = self.param_problems({"rows": rows, "columns": columns})
         if problems:
             raise ValueError("; ".join(problems))
@@ -62,18 +69,6 @@ class ConnectFour(Game):
         self.top_row = sum(self.top)
         # the bit of each cell in row-major order (row 0 = bottom), as encode lays the cells out
         self._cell_bits = np.array([r + c * h for r in range(self.rows) for c in range(self.columns)], dtype=np.int64)
-
-    @classmethod
-    def param_problems(cls, params: dict[str, Any]) -> list[str]:
-        known = {"rows", "columns"}
-        problems = [
-            f"{key}: unknown parameter of connect4 (known: {', '.join(sorted(known))})" for key in sorted(set(params) - known)
-        ]
-        for key, default in (("rows", 6), ("columns", 7)):
-            value = params.get(key, default)
-            if isinstance(value, bool) or not isinstance(value, int) or not MIN_SIZE <= value <= MAX_SIZE:
-                problems.append(f"{key}: must be a whole number from {MIN_SIZE} to {MAX_SIZE}, not {value!r}")
-        return problems
 
     def params(self) -> dict[str, Any]:
         return {"rows": self.rows, "columns": self.columns}

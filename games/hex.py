@@ -24,6 +24,7 @@ import numpy as np
 
 import mctsfw
 from mctsfw.game import Game, IllegalMoveError
+from mctsfw.schema import Parameters, Setting
 
 MIN_SIZE, MAX_SIZE = 3, 19
 
@@ -54,7 +55,11 @@ class Hex(Game):
     name = "hex"
     description = "Hex on an n x n board (OHT orientation: player 1 joins rows, player 2 columns)"
 
-    def __init__(self, size: int = 5):
+    parameters = Parameters(
+        Setting("size", 5, "board side (the shipped networks are trained on 5)", low=MIN_SIZE, high=MAX_SIZE),
+    )
+
+    def __init__(self, size: int = parameters.default("size")):
         problems = self.param_problems({"size": size})
         if problems:
             raise ValueError("; ".join(problems))
@@ -74,15 +79,6 @@ class Hex(Game):
         self.sides = {1: (row0, row0 << (n * (n - 1))), 2: (col0, col0 << (n - 1))}
         self._not_first_col = self.full & ~col0
         self._not_last_col = self.full & ~(col0 << (n - 1))
-
-    @classmethod
-    def param_problems(cls, params: dict[str, Any]) -> list[str]:
-        unknown = sorted(set(params) - {"size"})
-        problems = [f"{key}: unknown parameter of hex (known: size)" for key in unknown]
-        size = params.get("size", 5)
-        if isinstance(size, bool) or not isinstance(size, int) or not MIN_SIZE <= size <= MAX_SIZE:
-            problems.append(f"size: must be a whole number from {MIN_SIZE} to {MAX_SIZE}, not {size!r}")
-        return problems
 
     def params(self) -> dict[str, Any]:
         return {"size": self.size}

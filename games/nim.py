@@ -17,15 +17,29 @@ import numpy as np
 
 import mctsfw
 from mctsfw.game import Game, IllegalMoveError
+from mctsfw.schema import Parameters, Setting
 
 NimState = tuple  # (player_to_move, (pile_0, pile_1, ...))
+
+MAX_PILES, MAX_STONES = 10, 100
 
 
 class Nim(Game):
     name = "nim"
     description = "NIM with one or more piles, an optional cap per move, normal or misère play"
 
-    def __init__(self, piles: list[int] | tuple[int, ...] = (3, 4, 5), max_take: int = 0, misere: bool = False):
+    #: bounds that keep a game drawable and searchable: at most MAX_PILES piles of MAX_STONES
+    #: stones, so at most 1,000 actions and games of at most 1,000 moves (a pile is drawn as
+    #: one mark per stone; the action space is piles x the largest take)
+    parameters = Parameters(
+        Setting("piles", [3, 4, 5], "stones in each pile at the start",
+                items=Setting("pile", 1, "stones", low=1, high=MAX_STONES), min_items=1, max_items=MAX_PILES),
+        Setting("max_take", 0, "most stones taken in one move; 0 = no cap", low=0, high=MAX_STONES),
+        Setting("misere", False, "true: who takes the last stone loses"),
+    )
+
+    def __init__(self, piles: list[int] | tuple[int, ...] = parameters.default("piles"),
+                 max_take: int = parameters.default("max_take"), misere: bool = parameters.default("misere")):
         problems = self.param_problems({"piles": piles, "max_take": max_take, "misere": misere})
         if problems:
             raise ValueError("; ".join(problems))
@@ -39,24 +53,6 @@ class Nim(Game):
             + (f" (at most {self.max_take})" if self.max_take else "")
             + ", like '2 3'"
         )
-
-    @classmethod
-    def param_problems(cls, params: dict[str, Any]) -> list[str]:
-        known = {"piles", "max_take", "misere"}
-        problems = [f"{k}: unknown parameter of nim (known: {', '.join(sorted(known))})" for k in sorted(set(params) - known)]
-        piles = params.get("piles", (3, 4, 5))
-        if (
-            not isinstance(piles, (list, tuple))
-            or not piles
-            or any(isinstance(p, bool) or not isinstance(p, int) or p < 1 for p in piles)
-        ):
-            problems.append(f"piles: must be a non-empty list of whole numbers >= 1, not {piles!r}")
-        max_take = params.get("max_take", 0)
-        if isinstance(max_take, bool) or not isinstance(max_take, int) or max_take < 0:
-            problems.append(f"max_take: must be a whole number >= 0 (0 = no cap), not {max_take!r}")
-        if not isinstance(params.get("misere", False), bool):
-            problems.append(f"misere: must be true or false, not {params['misere']!r}")
-        return problems
 
     def params(self) -> dict[str, Any]:
         return {"piles": list(self.piles), "max_take": self.max_take, "misere": self.misere}

@@ -5,6 +5,8 @@ place where the core names them, by module path only (it never imports them itse
 """
 
 BUILTIN_PLUGINS = [
+    "mctsfw.training",  # declares [train]
+    "mctsfw.selfplay",  # declares [selfplay]
     "games.hex",
     "games.nim",
     "games.connect4",

@@ -1,21 +1,35 @@
-"""Load, override and validate the TOML configuration (``hexzero.toml``).
+"""Load, merge, override and validate the TOML configuration.
 
-``load_config`` reads the defaults file, merges a user's file over it, applies
-``key.path=value`` overrides, and validates the result against ``RULES`` and the
-registries. Validation collects every problem before it raises ``ConfigError``.
+Every key is declared once (``mctsfw.schema``): the top-level plugin keys and ``[mcts]``
+and ``[play]`` here, the other sections beside the code that reads them (collected
+through the ``mctsfw_config_sections`` hook), plugin parameters in the plugin classes
+(``[games.<name>]``, ``[nets.<name>]``, ``[tree_policies.<name>]``).
+
+``load_config`` builds a config in this order, each layer over the one before:
+
+1. the declared defaults (an installed package needs no file);
+2. ``defaults``: a file such as ``hexzero.toml`` (the command line reads the one in the
+   current directory, if there is one) or a run's ``config.toml``;
+3. each user file (``--config``), in order;
+4. the ``key.path=value`` overrides (``--set``);
+
+then validates it: every problem is collected, each with its key path, before
+``ConfigError`` is raised.
 """
 
 from __future__ import annotations
 
 import copy
 import difflib
+import json
+import math
 import tomllib
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Iterable, Sequence
 
 from mctsfw.plugin_manager import Registries, default_registries, unknown_name_message
-
-Check = Callable[[Any], "str | None"]
+from mctsfw.sampling import temperature_problem
+from mctsfw.schema import Parameters, Section, Setting
 
 
 class ConfigError(ValueError):
@@ -23,152 +37,133 @@ class ConfigError(ValueError):
 
     def __init__(self, problems: list[str], source: str = "config"):
         self.problems = problems
-        super().__init__(f"{source}: {len(problems)} problem(s)\n" + "\n".join(f"  - {p}" for p in problems))
+        self.source = source
+        if len(problems) == 1:
+            message = problems[0] if source == "config" else f"{source}: {problems[0]}"
+        else:
+            message = f"{source}: {len(problems)} problems\n" + "\n".join(f"  - {p}" for p in problems)
+        super().__init__(message)
 
 
-# ---- checks: each returns None when the value is fine, else the reason --------------------
-def whole(low: int | None = None, high: int | None = None) -> Check:
-    def check(value):
-        if isinstance(value, bool) or not isinstance(value, int):
-            return "must be a whole number"
-        if low is not None and value < low:
-            return f"must be at least {low}"
-        if high is not None and value > high:
-            return f"must be at most {high}"
-        return None
-
-    return check
-
-
-def number(low: float | None = None, high: float | None = None, low_open: bool = False) -> Check:
-    def check(value):
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            return "must be a number"
-        if low is not None and (value <= low if low_open else value < low):
-            return f"must be {'greater than' if low_open else 'at least'} {low}"
-        if high is not None and value > high:
-            return f"must be at most {high}"
-        return None
-
-    return check
-
-
-def boolean(value):
-    return None if isinstance(value, bool) else "must be true or false"
-
-
-def one_of(*choices: Any) -> Check:
-    def check(value):
-        return None if value in choices else f"must be one of {', '.join(map(repr, choices))}"
-
-    return check
-
-
-def text(value):
-    return None if isinstance(value, str) and value else "must be a non-empty string"
-
-
-def plugin(kind: str) -> Check:
-    """A name registered for ``kind``; ``validate`` checks it against the registries."""
-
-    def check(value):
-        return None if isinstance(value, str) else "must be a plugin name (a string)"
-
-    check.plugin_kind = kind  # type: ignore[attr-defined]
-    return check
-
-
-def _unknown(kind: str, value: str, names: Iterable[str]) -> str:
-    message = unknown_name_message(kind, value, names)
-    # "unknown game 'hexx'; available: ..." -> "unknown game; available: ..." (the key path names the value)
-    head, _, rest = message.partition("; ")
-    return f"{' '.join(head.split(' ')[:-1])}; {rest}"
-
-
-def actor_spec(value):
-    if not isinstance(value, str) or not value:
-        return "must be human, random, mcts or the path of a saved model"
+# ---- the core's declarations ------------------------------------------------------------------
+def _actor_spec_problem(value: Any) -> str | None:
     if value in ("human", "random", "mcts") or value.endswith(".keras") or Path(value).exists():
         return None
-    return "must be human, random, mcts or the path of a saved model"
+    return f"must be human, random, mcts or the path of a saved model (.keras), not {value!r}"
 
+
+#: the top-level keys: which plugins a command uses
+TOP_LEVEL = Section("", "the plugins a command uses", [
+    Setting("game", "hex", "the game plugin to play (hex, nim, connect4, or any installed plugin)", plugin="game"),
+    Setting("tree_policy", "uct", "the MCTS tree policy plugin", plugin="tree_policy"),
+    Setting("display", "terminal", "the display plugin that shows actual games", plugin="display", resumable=True),
+    Setting("net", "anet", "the network plugin that training builds", plugin="net"),
+])
+
+
+def _budget_problems(config: dict, registries: Registries) -> list[str]:
+    mcts = config["mcts"]
+    if mcts["search_games"] == 0 and mcts["time_limit"] == 0:
+        return ["mcts: give search_games > 0 or time_limit > 0 (both are 0)"]
+    return []
+
+
+#: the search of MCTS players (``cli.py play`` and ``compare``; ``make_actor("mcts", ...)``)
+MCTS_SECTION = Section("mcts", "the search of MCTS players (play, compare)", [
+    Setting("search_games", 1000, "search games (tree descents + rollouts) per actual move; 0 = use time_limit",
+            low=0, resumable=True),
+    Setting("time_limit", 0.0, "seconds per actual move; 0 = no time limit (search_games alone)", low=0, resumable=True),
+    Setting("seed", -1, "random seed of agents; -1 = a new seed every run", low=-1, resumable=True),
+], checks=[_budget_problems])
+
+#: ``cli.py play``: who plays, how many games, how saved models and searchers pick moves
+PLAY_SECTION = Section("play", "cli.py play", [
+    Setting("player1", "human", "human, random, mcts, or the path of a saved model (.keras)",
+            check=_actor_spec_problem, resumable=True),
+    Setting("player2", "mcts", "player 2: human, random, mcts, or the path of a saved model",
+            check=_actor_spec_problem, resumable=True),
+    Setting("starting_player", 1, 'who opens: 1, 2, or "alternate" (alternates over a series of games)',
+            choices=(1, 2, "alternate"), resumable=True),
+    Setting("games", 1, "games to play in a row", low=1, resumable=True),
+    Setting("model_search_games", 0,
+            "a saved model as player: 0 = the raw network; N = MCTS with N search games guided by it",
+            low=0, resumable=True),
+    Setting("model_selection", "greedy",
+            'the raw network\'s move: its most probable ("greedy") or drawn from it ("sample")',
+            choices=("greedy", "sample"), resumable=True),
+    Setting("temperature", 0.0, "searching players: 0 = the most visited move; T > 0 = drawn ~ visits^(1/T)",
+            kind=float, check=temperature_problem, resumable=True),
+])
 
 #: plugin tables: section name -> registry kind; ``[games.hex]`` holds the hex plugin's parameters
 PLUGIN_TABLES = {"games": "game", "tree_policies": "tree_policy", "nets": "net"}
 
-#: every plain key the configuration may hold, with its check
-RULES: dict[str, Check] = {
-    "game": plugin("game"),
-    "tree_policy": plugin("tree_policy"),
-    "display": plugin("display"),
-    "net": plugin("net"),
-    "mcts.search_games": whole(0),
-    "mcts.time_limit": number(0),
-    "mcts.seed": whole(-1),
-    "show.enabled": boolean,
-    "show.delay": number(0),
-    "play.player1": actor_spec,
-    "play.player2": actor_spec,
-    "play.starting_player": one_of(1, 2, "alternate"),
-    "play.games": whole(1),
-    "play.model_search_games": whole(0),
-    "play.model_selection": one_of("greedy", "sample"),
-    "play.temperature": number(0),
-    "train.run_dir": text,
-    "train.episodes": whole(1),
-    "train.search_games": whole(1),
-    "train.checkpoints": whole(2),
-    "train.replay_size": whole(1),
-    "train.minibatch": whole(1),
-    "train.epochs": whole(1),
-    "train.epsilon": number(0, 1),
-    "train.epsilon_decay": number(0, 1),
-    "train.epsilon_min": number(0, 1),
-    "train.starting_player": one_of("alternate", "random"),
-    "train.move_selection": one_of("sample", "greedy"),
-    "train.rollout_selection": one_of("greedy", "sample"),
-    "train.augment": boolean,
-    "train.display": boolean,
-    "train.seed": whole(-1),
-    "topp.games_per_series": whole(1),
-    "topp.selection": one_of("greedy", "sample"),
-    "topp.display": boolean,
-    "topp.gif": boolean,
-    "topp.seed": whole(-1),
-    "selfplay.run_dir": text,
-    "selfplay.net": plugin("net"),
-    "selfplay.generations": whole(1),
-    "selfplay.games_per_generation": whole(1),
-    "selfplay.search_games": whole(1),
-    "selfplay.batch_size": whole(1),
-    "selfplay.temperature": number(0),
-    "selfplay.temperature_moves": whole(0),
-    "selfplay.temperature_final": number(0),
-    "selfplay.value_target": one_of("z", "mean"),
-    "selfplay.average_positions": boolean,
-    "selfplay.augment": boolean,
-    "selfplay.replay_size": whole(1),
-    "selfplay.epochs": whole(1),
-    "selfplay.minibatch": whole(1),
-    "selfplay.gating": boolean,
-    "selfplay.gating_games": whole(2),
-    "selfplay.gating_threshold": number(0, 1),
-    "selfplay.starting_player": one_of("alternate", "random"),
-    "selfplay.seed": whole(-1),
-    "selfplay.workers": whole(0),
-}
+
+def config_sections(registries: Registries | None = None) -> list[Section]:
+    """Every declared section: the top-level keys, ``[mcts]``, ``[play]``, then the plugins'."""
+    registries = registries or default_registries()
+    return [TOP_LEVEL, MCTS_SECTION, PLAY_SECTION, *registries.sections]
+
+
+def plugin_parameters(cls: type) -> Parameters:
+    """The declared parameters of a plugin class (none declared: no parameters)."""
+    return getattr(cls, "parameters", None) or Parameters()
+
+
+def declared_defaults(registries: Registries | None = None) -> dict:
+    """The configuration made of the declared defaults alone (what an installed package runs)."""
+    registries = registries or default_registries()
+    sections = config_sections(registries)
+    config: dict[str, Any] = dict(TOP_LEVEL.defaults())
+    for table, kind in PLUGIN_TABLES.items():
+        config[table] = {}
+        for name in registries.of(kind).names():
+            defaults = plugin_parameters(registries.of(kind).get(name)).defaults()
+            if defaults:
+                config[table][name] = defaults
+    for section in sections[1:]:
+        config[section.name] = section.defaults()
+    return config
+
+
+def setting_at(path: str, registries: Registries | None = None) -> Setting | None:
+    """The declaration of the key ``path`` ("train.episodes", "games.hex.size"), None if undeclared."""
+    registries = registries or default_registries()
+    parts = path.split(".")
+    if parts[0] in PLUGIN_TABLES and len(parts) == 3:
+        registry = registries.of(PLUGIN_TABLES[parts[0]])
+        return plugin_parameters(registry.get(parts[1])).get(parts[2]) if parts[1] in registry else None
+    section_name, key = (parts[0], parts[1]) if len(parts) == 2 else ("", parts[0]) if len(parts) == 1 else (None, None)
+    for section in config_sections(registries):
+        if section.name == section_name:
+            return section.settings.get(key)
+    return None
+
+
+def resumable_keys(registries: Registries | None = None) -> list[str]:
+    """The keys a resumed run may change (declared ``resumable``)."""
+    return [
+        section.path(s.name) for section in config_sections(registries) for s in section.settings if s.resumable
+    ]
 
 
 # ---- loading ------------------------------------------------------------------------------
 def read_toml(path: str | Path) -> dict:
+    """A TOML file as a dict; ConfigError naming the file for anything that is not one."""
     path = Path(path)
     try:
-        with path.open("rb") as f:
-            return tomllib.load(f)
+        text = path.read_bytes().decode("utf-8")
+        return tomllib.loads(text)
     except FileNotFoundError:
         raise ConfigError([f"file not found: {path}"], str(path)) from None
+    except IsADirectoryError:
+        raise ConfigError(["a directory, not a TOML file"], str(path)) from None
+    except UnicodeDecodeError as error:
+        raise ConfigError([f"not a TOML file: not UTF-8 text (byte {error.start})"], str(path)) from None
     except tomllib.TOMLDecodeError as error:
         raise ConfigError([f"not valid TOML: {error}"], str(path)) from None
+    except OSError as error:
+        raise ConfigError([f"cannot be read: {error.strerror or error}"], str(path)) from None
 
 
 def merge(base: dict, over: dict) -> dict:
@@ -185,13 +180,24 @@ def parse_override(item: str) -> tuple[list[str], Any]:
     """``"mcts.search_games=200"`` -> (["mcts", "search_games"], 200); a bare word stays a string."""
     key, sep, raw = item.partition("=")
     key = key.strip()
-    if not sep or not key:
+    if not sep or not key or any(not part.strip() for part in key.split(".")):
         raise ConfigError([f"--set {item!r}: expected key.path=value"])
     try:
         value = tomllib.loads(f"v = {raw.strip()}")["v"]
     except tomllib.TOMLDecodeError:
         value = raw.strip()
-    return key.split("."), value
+    return [part.strip() for part in key.split(".")], value
+
+
+def override(path: str, value: Any) -> str:
+    """The ``--set`` text that sets ``path`` to ``value`` (what a command-line flag stands for)."""
+    if isinstance(value, str):
+        return f"{path}={json.dumps(value)}"
+    if isinstance(value, bool):
+        return f"{path}={str(value).lower()}"
+    if isinstance(value, float) and not math.isfinite(value):
+        return f"{path}={'nan' if math.isnan(value) else ('inf' if value > 0 else '-inf')}"
+    return f"{path}={value!r}"
 
 
 def apply_overrides(config: dict, overrides: Iterable[str]) -> dict:
@@ -199,43 +205,36 @@ def apply_overrides(config: dict, overrides: Iterable[str]) -> dict:
     for item in overrides:
         path, value = parse_override(item)
         node = config
-        for part in path[:-1]:
+        for depth, part in enumerate(path[:-1]):
             node = node.setdefault(part, {})
             if not isinstance(node, dict):
-                raise ConfigError([f"--set {item!r}: {'.'.join(path[:-1])} is not a table"])
+                raise ConfigError([f"--set {item!r}: {'.'.join(path[:depth + 1])} is a value, not a table"])
+        if isinstance(node.get(path[-1]), dict) and not isinstance(value, dict):
+            raise ConfigError([f"--set {item!r}: {'.'.join(path)} is a table; set one of its keys "
+                               f"({'.'.join(path)}.KEY=VALUE)"])
         node[path[-1]] = value
     return config
 
 
 def load_config(
-    defaults: str | Path,
-    user_file: str | Path | None = None,
+    defaults: str | Path | None = None,
+    user_file: str | Path | Sequence[str | Path] | None = None,
     overrides: Iterable[str] = (),
     registries: Registries | None = None,
 ) -> dict:
-    """The validated configuration: defaults, then the user's file, then overrides."""
-    config = read_toml(defaults)
-    if user_file is not None:
-        config = merge(config, read_toml(user_file))
+    """The validated configuration: declared defaults, then the ``defaults`` file, then each
+    user file in order, then the overrides."""
+    registries = registries or default_registries()
+    config = declared_defaults(registries)
+    files = [user_file] if isinstance(user_file, (str, Path)) else list(user_file or [])
+    for path in ([defaults] if defaults is not None else []) + files:
+        config = merge(config, read_toml(path))
     config = apply_overrides(config, overrides)
     validate(config, registries)
     return config
 
 
 # ---- validation ----------------------------------------------------------------------------
-def flatten(config: dict, prefix: str = "") -> dict[str, Any]:
-    flat = {}
-    for key, value in config.items():
-        path = f"{prefix}{key}"
-        if isinstance(value, dict) and path.split(".")[0] not in PLUGIN_TABLES:
-            flat.update(flatten(value, path + "."))
-        elif isinstance(value, dict) and "." not in path:
-            flat[path] = value  # a plugin section: checked table by table below
-        else:
-            flat[path] = value
-    return flat
-
-
 def flatten_all(config: dict, prefix: str = "") -> dict[str, Any]:
     """Every leaf value by its full key path, plugin tables included."""
     flat = {}
@@ -250,57 +249,85 @@ def flatten_all(config: dict, prefix: str = "") -> dict[str, Any]:
 def validate(config: dict, registries: Registries | None = None) -> None:
     """Raise ConfigError listing every problem of ``config``, each with its key path."""
     registries = registries or default_registries()
+    sections = {section.name: section for section in config_sections(registries)}
+    top = sections[""]
+    known_paths = [s.path(k) for s in sections.values() for k in s.settings.names()] + list(PLUGIN_TABLES)
     problems: list[str] = []
-    flat = flatten(config)
-    for path, value in flat.items():
-        if path in PLUGIN_TABLES:
-            problems += plugin_table_problems(path, value, registries)
+    troubled: set[str] = set()  # sections with a problem: their cross-checks are skipped
+
+    def unknown(path: str) -> str:
+        close = difflib.get_close_matches(path, known_paths, n=1)
+        return f"{path}: unknown key" + (f'. Did you mean "{close[0]}"?' if close else "")
+
+    for key, value in config.items():
+        if key in PLUGIN_TABLES:
+            problems += plugin_table_problems(key, value, registries)
+        elif key in top.settings:
+            reason = setting_problem(top.settings[key], value, registries)
+            if reason:
+                problems.append(f"{key}: {reason}")
+                troubled.add("")
+        elif key in sections:
+            if not isinstance(value, dict):
+                problems.append(f"{key}: must be a table ([{key}] with {', '.join(sections[key].settings.names())}), "
+                                f"not {value!r}")
+                troubled.add(key)
+                continue
+            for name, item in value.items():
+                setting = sections[key].settings.get(name)
+                reason = unknown(f"{key}.{name}") if setting is None else setting_problem(setting, item, registries)
+                if reason:
+                    problems.append(reason if setting is None else f"{key}.{name}: {reason}")
+                    troubled.add(key)
+        else:
+            problems.append(unknown(key))
+    for section in sections.values():
+        table = config if section.name == "" else config.get(section.name)
+        if not isinstance(table, dict):
+            if section.name not in config:
+                problems.append(f"{section.name}: missing")
+                troubled.add(section.name)
             continue
-        check = RULES.get(path)
-        if check is None:
-            close = difflib.get_close_matches(path, list(RULES) + list(PLUGIN_TABLES), n=1)
-            hint = f'. Did you mean "{close[0]}"?' if close else ""
-            problems.append(f"{path}: unknown key{hint}")
-            continue
-        kind = getattr(check, "plugin_kind", None)
-        reason = _check_plugin(kind, value, registries) if kind else check(value)
-        if reason:
-            problems.append(f"{path} = {value!r}: {reason}")
-    for path in RULES:
-        if path not in flat:
-            problems.append(f"{path}: missing")
-    mcts = config.get("mcts", {})
-    if mcts.get("search_games") == 0 and not mcts.get("time_limit"):
-        problems.append("mcts: give search_games > 0 or time_limit > 0 (both are 0)")
-    train = config.get("train", {})
-    episodes, checkpoints = train.get("episodes"), train.get("checkpoints")
-    if isinstance(episodes, int) and isinstance(checkpoints, int) and checkpoints > episodes + 1:
-        problems.append(f"train.checkpoints = {checkpoints}: at most episodes + 1 = {episodes + 1}")
+        for name in section.settings.names():
+            if name not in table:
+                problems.append(f"{section.path(name)}: missing")
+                troubled.add(section.name)
+    for section in sections.values():
+        if section.checks and section.name not in troubled and "" not in troubled:
+            for check in section.checks:
+                problems += list(check(config, registries))
     if problems:
         raise ConfigError(problems)
 
 
-def _check_plugin(kind: str, value: Any, registries: Registries) -> str | None:
-    if not isinstance(value, str):
-        return "must be a plugin name (a string)"
-    registry = registries.of(kind)
-    return None if value in registry else _unknown(kind, value, registry.names())
+def setting_problem(setting: Setting, value: Any, registries: Registries) -> str | None:
+    """Why ``value`` does not fit ``setting`` (a plugin name is looked up in its registry)."""
+    reason = setting.problem(value)
+    if reason or setting.plugin is None:
+        return reason
+    registry = registries.of(setting.plugin)
+    return None if value in registry else unknown_name_message(setting.plugin, value, registry.names())
 
 
 def plugin_table_problems(section: str, tables: Any, registries: Registries) -> list[str]:
     kind = PLUGIN_TABLES[section]
     registry = registries.of(kind)
     if not isinstance(tables, dict):
-        return [f"{section}: must be a table of [{section}.<name>] tables"]
+        return [f"{section}: must be a table of [{section}.<name>] tables, not {tables!r}"]
     problems = []
     for name, params in tables.items():
         if name not in registry:
-            problems.append(f"{section}.{name}: {_unknown(kind, name, registry.names())}")
+            problems.append(f"{section}.{name}: {unknown_name_message(kind, name, registry.names())}")
             continue
         if not isinstance(params, dict):
-            problems.append(f"{section}.{name}: must be a table of parameters")
+            problems.append(f"{section}.{name}: must be a table of parameters, not {params!r}")
             continue
-        problems += [f"{section}.{name}.{p}" for p in registry.get(name).param_problems(params)]
+        cls = registry.get(name)
+        if hasattr(cls, "param_problems"):
+            found = cls.param_problems(params)
+        else:
+            found = plugin_parameters(cls).problems(name, params)
+        problems += [f"{section}.{name}.{p}" for p in found]
     return problems
 
 
@@ -309,6 +336,13 @@ def plugin_params(config: dict, section: str, name: str) -> dict:
     return dict(config.get(section, {}).get(name, {}))
 
 
-def section_settings(cls: type, config: dict, section: str):
-    """A dataclass ``cls`` filled from the keys of ``[section]`` that it names."""
-    return cls(**{name: config[section][name] for name in cls.__dataclass_fields__})
+def changed_keys(saved: dict, current: dict) -> list[str]:
+    """The key paths whose values differ between two configs."""
+    old, new = flatten_all(saved), flatten_all(current)
+    return sorted(k for k in set(old) | set(new) if old.get(k) != new.get(k))
+
+
+def fixed_changes(saved: dict, current: dict, registries: Registries | None = None) -> list[str]:
+    """The changed keys that a resumed run may not change (not declared ``resumable``)."""
+    registries = registries or default_registries()
+    return [k for k in changed_keys(saved, current) if not getattr(setting_at(k, registries), "resumable", False)]

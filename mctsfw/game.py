@@ -12,6 +12,8 @@ from typing import Any, Callable, Hashable, Sequence
 
 import numpy as np
 
+from mctsfw.schema import Parameters
+
 State = Hashable
 Action = int
 
@@ -35,11 +37,15 @@ class Game:
     #: how a person types a move, shown by ``cli.py play``
     move_help: str = "the action number"
 
+    #: the constructor's parameters (the ``[games.<name>]`` table), each declared once
+    parameters: Parameters = Parameters()
+
     # ---- parameters -------------------------------------------------------------
     @classmethod
     def param_problems(cls, params: dict[str, Any]) -> list[str]:
-        """Every problem with these constructor parameters, as 'key: reason' lines."""
-        return []
+        """Every problem with these constructor parameters, as 'key: reason' lines: unknown
+        names and values the declared ``parameters`` refuse (override to add rules across them)."""
+        return cls.parameters.problems(cls.name, params)
 
     def params(self) -> dict[str, Any]:
         """The parameters that rebuild this game with ``make_game(name, **params)``."""

@@ -25,7 +25,9 @@ def mctsfw_register_games() -> list[type]:
 
     Return game classes: subclasses of ``mctsfw.Game`` with a unique ``name``,
     constructed as ``cls(**params)`` from ``make_game(name, **params)`` or the
-    ``[game.<name>]`` table of the config.
+    ``[games.<name>]`` table of the config. Declare the parameters as
+    ``parameters = mctsfw.schema.Parameters(Setting(...), ...)``: validation, defaults and
+    unknown-parameter errors follow from it.
     """
 
 
@@ -34,7 +36,8 @@ def mctsfw_register_nets() -> list[type]:
     """Called once when the registries are built.
 
     Return policy-network classes with a unique ``name``, constructed as
-    ``cls(game, **params)`` from the ``[net.<name>]`` table of the config.
+    ``cls(game, **params)`` from the ``[nets.<name>]`` table of the config (parameters
+    declared as for games).
     """
 
 
@@ -43,7 +46,7 @@ def mctsfw_register_tree_policies() -> list[type]:
     """Called once when the registries are built.
 
     Return tree-policy classes (subclasses of ``mctsfw.TreePolicy``) with a unique
-    ``name``, constructed as ``cls(**params)`` from ``[tree_policy.<name>]``. The MCTS
+    ``name``, constructed as ``cls(**params)`` from ``[tree_policies.<name>]`` (parameters declared as for games). The MCTS
     engine asks the tree policy which child to descend into at every expanded node.
     """
 
@@ -63,4 +66,15 @@ def mctsfw_register_displays() -> list[type]:
 
     Return display classes with a unique ``name``: they are shown the states of actual
     games (never rollouts) through ``show(game, state, last_action)``.
+    """
+
+
+@hookspec
+def mctsfw_config_sections() -> list:
+    """Called once when the registries are built.
+
+    Return ``mctsfw.schema.Section`` objects: the config tables a plugin reads
+    (``[topp]``, ``[show]``, ...), each setting declared once with its type, default,
+    bounds, help and whether a resumed run may change it. Validation, the defaults, the
+    settings objects and ``--help`` follow from them; two plugins may not declare one name.
     """

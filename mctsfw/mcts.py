@@ -35,6 +35,7 @@ from typing import Callable, Protocol, Sequence
 import numpy as np
 
 from mctsfw.game import Action, Game, State, opponent
+from mctsfw.schema import Parameters
 
 
 class Node:
@@ -92,9 +93,13 @@ class TreePolicy:
     name = ""
     description = ""
 
+    #: the constructor's parameters (the ``[tree_policies.<name>]`` table), each declared once
+    parameters: Parameters = Parameters()
+
     @classmethod
     def param_problems(cls, params: dict) -> list[str]:
-        return []
+        """Unknown names and values the declared ``parameters`` refuse, as 'key: reason' lines."""
+        return cls.parameters.problems(cls.name, params)
 
     def select_child(self, node: Node) -> Node:
         raise NotImplementedError

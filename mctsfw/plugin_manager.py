@@ -190,6 +190,8 @@ class Registries:
     tree_policies: Registry
     evaluators: Registry
     displays: Registry
+    #: the config sections declared through ``mctsfw_config_sections``, in registration order
+    sections: tuple = ()
 
     def of(self, kind: str) -> Registry:
         return {
@@ -226,7 +228,17 @@ def build_registries(pm: pluggy.PluginManager) -> Registries:
                 continue
             for cls in classes:
                 registries[kind].add(cls, provider)
+    sections: dict[str, Any] = {}
+    for impl in pm.hook.mctsfw_config_sections.get_hookimpls():
+        provider = pm.get_name(impl.plugin) or repr(impl.plugin)
+        for section in impl.function() or []:
+            if section.name in sections:
+                raise DuplicatePluginError(
+                    f"config section [{section.name}] is declared twice: by {sections[section.name][0]} and by {provider}"
+                )
+            sections[section.name] = (provider, section)
     return Registries(
+        sections=tuple(section for _, section in sections.values()),
         games=registries["game"],
         nets=registries["net"],
         tree_policies=registries["tree_policy"],

@@ -28,50 +28,65 @@ import random
 import tempfile
 import time
 from concurrent.futures import Future, ProcessPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from mctsfw.actors import Actor
-from mctsfw.config import plugin_params, section_settings
+from mctsfw.config import plugin_params
 from mctsfw.game import Game
+from mctsfw.hookspecs import hookimpl
 from mctsfw.leaf_evaluator import NetLeafEvaluator
 from mctsfw.mcts import MCTS, TreePolicy, pick_action
 from mctsfw.match import play_match
 from mctsfw.plugin_manager import Registries, default_registries
 from mctsfw.replay import ReplayBuffer
 from mctsfw.runs import RunDir, load_progress, save_progress
-from mctsfw.sampling import sample_action
+from mctsfw.sampling import sample_action, temperature_problem
+from mctsfw.schema import Section, SectionSettings, Setting
 
 
-@dataclass
-class SelfPlaySettings:
-    net: str
-    generations: int
-    games_per_generation: int
-    search_games: int
-    batch_size: int
-    temperature: float
-    temperature_moves: int
-    temperature_final: float
-    value_target: str
-    average_positions: bool
-    augment: bool
-    replay_size: int
-    epochs: int
-    minibatch: int
-    gating: bool
-    gating_games: int
-    gating_threshold: float
-    starting_player: str
-    seed: int
-    workers: int
+#: ``[selfplay]``: AlphaZero-style generations (``cli.py selfplay``)
+SELFPLAY_SECTION = Section("selfplay", "cli.py selfplay: AlphaZero-style generations", [
+    Setting("run_dir", "runs/hex5-az", "the run directory (relative to the current one); an unfinished run there is "
+            "resumed", resumable=True),
+    Setting("net", "pv_mlp", "a policy-and-value net plugin: pv_mlp or pv_resnet", plugin="net"),
+    Setting("generations", 20, "train steps (each after games_per_generation self-play games)", low=1, resumable=True),
+    Setting("games_per_generation", 20, "self-play games before each train step", low=1),
+    Setting("search_games", 200, "PUCT simulations per move ([tree_policies.puct] holds c_puct and the noise)", low=1),
+    Setting("batch_size", 16, "leaves evaluated per network call (virtual loss keeps them apart)", low=1),
+    Setting("temperature", 1.0, "tau: moves drawn ~ visits^(1/tau) for the first temperature_moves moves ...",
+            check=temperature_problem),
+    Setting("temperature_moves", 6, "... of each game ...", low=0),
+    Setting("temperature_final", 0.0, "... then this (0 = the most visited move)", check=temperature_problem),
+    Setting("value_target", "z", '"z": the game\'s result for the player to move; "mean": the mean of z and the root\'s Q',
+            choices=("z", "mean")),
+    Setting("average_positions", True, "merge duplicate positions, averaging their targets, before training"),
+    Setting("augment", True, "add the game's symmetric cases (Hex: 180-degree turn; Connect Four: mirror)"),
+    Setting("replay_size", 20000, "cases kept (the newest)", low=1),
+    Setting("epochs", 2, "passes over the (averaged) buffer per generation", low=1),
+    Setting("minibatch", 64, "cases per gradient step", low=1),
+    Setting("gating", False, "play the new net against the best one and keep it only if it scores ..."),
+    Setting("gating_games", 20, "... in this many games ...", low=2),
+    Setting("gating_threshold", 0.55, "... at least this (draws count half)", low=0, high=1),
+    Setting("starting_player", "alternate", 'who opens each self-play game: "alternate" or "random"',
+            choices=("alternate", "random")),
+    Setting("seed", 0, "random seed of the run; -1 = a new seed every run", low=-1),
+    Setting("workers", 1, "processes playing a generation's games at once (0 = one per core); the games and the run "
+            "are the same whatever this is, only the time differs", low=0, resumable=True),
+])
 
-    @classmethod
-    def from_config(cls, config: dict) -> "SelfPlaySettings":
-        return section_settings(cls, config, "selfplay")
+
+@hookimpl
+def mctsfw_config_sections():
+    return [SELFPLAY_SECTION]
+
+
+class SelfPlaySettings(SectionSettings):
+    """The ``[selfplay]`` values as attributes (``settings.generations``)."""
+
+    section = SELFPLAY_SECTION
 
 
 def game_result(winner: int | None, player: int) -> float:

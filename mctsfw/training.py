@@ -14,41 +14,64 @@ from __future__ import annotations
 
 import random
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from mctsfw.config import plugin_params, section_settings
+from mctsfw.config import plugin_params
+from mctsfw.hookspecs import hookimpl
 from mctsfw.mcts import MCTS
 from mctsfw.plugin_manager import Registries, default_registries
 from mctsfw.replay import ReplayBuffer
 from mctsfw.rollout import NetRolloutPolicy
 from mctsfw.runs import RunDir, load_progress, save_progress
+from mctsfw.schema import Section, SectionSettings, Setting
 
 
-@dataclass
-class TrainSettings:
-    episodes: int
-    search_games: int
-    checkpoints: int
-    replay_size: int
-    minibatch: int
-    epochs: int
-    epsilon: float
-    epsilon_decay: float
-    epsilon_min: float
-    starting_player: str
-    move_selection: str
-    rollout_selection: str
-    augment: bool
-    display: bool
-    seed: int
+def _checkpoint_problems(config: dict, registries) -> list[str]:
+    train = config["train"]
+    if train["checkpoints"] > train["episodes"] + 1:
+        return [f"train.checkpoints: must be at most episodes + 1 = {train['episodes'] + 1}, not {train['checkpoints']}"]
+    return []
 
-    @classmethod
-    def from_config(cls, config: dict) -> "TrainSettings":
-        return section_settings(cls, config, "train")
+
+#: ``[train]``: on-policy MCTS learning (``cli.py train``)
+TRAIN_SECTION = Section("train", "cli.py train: on-policy MCTS learning", [
+    Setting("run_dir", "runs/hex5", "the run directory (relative to the current one); an unfinished run there is resumed",
+            resumable=True),
+    Setting("episodes", 200, "actual games played", low=1, resumable=True),
+    Setting("search_games", 500, "MCTS search games (ANET rollouts) before every actual move", low=1),
+    Setting("checkpoints", 5, "K cached networks, the first before episode 1 (untrained), the last at the end", low=2),
+    Setting("replay_size", 4000, "replay buffer capacity (cases); the oldest go first", low=1),
+    Setting("minibatch", 512, "cases drawn from the buffer to train on after each episode", low=1),
+    Setting("epochs", 5, "passes over that minibatch", low=1),
+    Setting("epsilon", 0.5, "rollout exploration: a random move with this probability ...", low=0, high=1),
+    Setting("epsilon_decay", 0.99, "... multiplied by this after every episode ...", low=0, high=1),
+    Setting("epsilon_min", 0.05, "... down to this", low=0, high=1),
+    Setting("starting_player", "alternate", 'who starts each episode: "alternate" or "random"',
+            choices=("alternate", "random")),
+    Setting("move_selection", "greedy",
+            'the actual move from the visit distribution: "greedy" (most visited) or "sample"',
+            choices=("greedy", "sample")),
+    Setting("rollout_selection", "greedy",
+            'rollout moves off epsilon: the net\'s most probable ("greedy") or drawn from it ("sample")',
+            choices=("greedy", "sample")),
+    Setting("augment", True, "also train on the game's symmetric cases (Hex: the board turned 180 degrees)"),
+    Setting("display", False, "draw the actual games while training", resumable=True),
+    Setting("seed", 0, "random seed of the run; -1 = a new seed every run", low=-1),
+], checks=[_checkpoint_problems])
+
+
+@hookimpl
+def mctsfw_config_sections():
+    return [TRAIN_SECTION]
+
+
+class TrainSettings(SectionSettings):
+    """The ``[train]`` values as attributes (``settings.episodes``)."""
+
+    section = TRAIN_SECTION
 
     def checkpoint_episodes(self) -> list[int]:
         """K episodes spread evenly from 0 (untrained) to the last one."""

@@ -17,7 +17,6 @@ Keras is imported on first use, not with this module: building the plugin regist
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -28,6 +27,7 @@ from mctsfw.checkpoints import ModelFileError
 from nets.keras_files import check_model_name, has_model_name, save_keras_model
 from mctsfw.game import Game, State
 from mctsfw.rollout import masked_policy
+from mctsfw.schema import Parameters, Setting
 
 #: the Keras model's name: how ``can_load`` recognises a file saved by ANET
 MODEL_NAME = "anet"
@@ -35,13 +35,15 @@ MODEL_NAME = "anet"
 ACTIVATION_NAMES = ("linear", "sigmoid", "tanh", "relu")
 #: lower-case config name -> Keras optimizer class name
 OPTIMIZERS = {"adagrad": "Adagrad", "sgd": "SGD", "rmsprop": "RMSprop", "adam": "Adam"}
-DEFAULTS: dict[str, Any] = {
-    "hidden_layers": (128, 128),
-    "activation": "relu",
-    "optimizer": "adam",
-    "learning_rate": 0.001,
-    "seed": None,
-}
+
+#: the parameters shared by the nets with a dense trunk (``[nets.anet]``, ``[nets.pv_mlp]``)
+HIDDEN_LAYERS = Setting("hidden_layers", [128, 128], "neurons per hidden layer; [] = no hidden layer",
+                        items=Setting("units", 1, "neurons", low=1))
+ACTIVATION = Setting("activation", "relu", "activation of the hidden layers", choices=ACTIVATION_NAMES, ignore_case=True)
+OPTIMIZER = Setting("optimizer", "adam", "the Keras optimizer", choices=tuple(OPTIMIZERS), ignore_case=True)
+LEARNING_RATE = Setting("learning_rate", 0.001, "the optimizer's learning rate", low=0, above=True)
+SEED = Setting("seed", None, "seed of the initial weights; -1 or None = a new one (training passes the run's seed)",
+               low=-1, kind=int)
 
 
 def _keras():
@@ -144,13 +146,15 @@ class ANET:
     input_kind = "flat"
     description = "MLP policy net (Keras; numpy inference): hidden_layers, activation, optimizer, learning_rate"
 
+    parameters = Parameters(HIDDEN_LAYERS, ACTIVATION, OPTIMIZER, LEARNING_RATE, SEED)
+
     def __init__(
         self,
         game: Game,
-        hidden_layers: Sequence[int] = (128, 128),
-        activation: str = "relu",
-        optimizer: str = "adam",
-        learning_rate: float = 0.001,
+        hidden_layers: Sequence[int] = parameters.default("hidden_layers"),
+        activation: str = parameters.default("activation"),
+        optimizer: str = parameters.default("optimizer"),
+        learning_rate: float = parameters.default("learning_rate"),
         seed: int | None = None,
     ):
         params = {
@@ -178,26 +182,7 @@ class ANET:
     @classmethod
     def param_problems(cls, params: dict[str, Any]) -> list[str]:
         """Every problem with these constructor parameters (the ``[nets.anet]`` table)."""
-        known = list(DEFAULTS)
-        problems = [
-            f"{key}: unknown parameter of {cls.name} (known: {', '.join(known)})" for key in sorted(set(params) - set(known))
-        ]
-        hidden = params.get("hidden_layers", DEFAULTS["hidden_layers"])
-        if not isinstance(hidden, (list, tuple)) or not all(_is_whole(u) and u > 0 for u in hidden):
-            problems.append(f"hidden_layers: must be a list of positive whole numbers (neurons per hidden layer), not {hidden!r}")
-        activation = params.get("activation", DEFAULTS["activation"])
-        if not isinstance(activation, str) or activation.lower() not in ACTIVATION_NAMES:
-            problems.append(f"activation: must be one of {', '.join(ACTIVATION_NAMES)}, not {activation!r}")
-        optimizer = params.get("optimizer", DEFAULTS["optimizer"])
-        if not isinstance(optimizer, str) or optimizer.lower() not in OPTIMIZERS:
-            problems.append(f"optimizer: must be one of {', '.join(OPTIMIZERS)}, not {optimizer!r}")
-        rate = params.get("learning_rate", DEFAULTS["learning_rate"])
-        if isinstance(rate, bool) or not isinstance(rate, (int, float)) or not (rate > 0 and math.isfinite(rate)):
-            problems.append(f"learning_rate: must be a number > 0, not {rate!r}")
-        seed = params.get("seed", DEFAULTS["seed"])
-        if seed is not None and not (_is_whole(seed) and seed >= -1):
-            problems.append(f"seed: must be a whole number >= 0, or -1 for a new seed every run, not {seed!r}")
-        return problems
+        return cls.parameters.problems(cls.name, params)
 
     def params(self) -> dict[str, Any]:
         """The parameters that rebuild this net's architecture and optimizer."""
@@ -338,11 +323,11 @@ class ANET:
         self.fast = NumpyMLP.from_keras(model)
         hidden = self.fast.layers[:-1]
         self.hidden_layers = tuple(W.shape[1] for W, _, _ in hidden)
-        self.activation = hidden[0][2] if hidden else DEFAULTS["activation"]
+        self.activation = hidden[0][2] if hidden else ACTIVATION.default
         self.seed = None
         self.rng = np.random.default_rng()
         if model.optimizer is None:  # saved uncompiled: train with the defaults
-            self.optimizer, self.learning_rate = DEFAULTS["optimizer"], DEFAULTS["learning_rate"]
+            self.optimizer, self.learning_rate = OPTIMIZER.default, LEARNING_RATE.default
             self._compile(model)
         else:
             self.optimizer = type(model.optimizer).__name__.lower()

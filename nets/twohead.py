@@ -21,7 +21,6 @@ convolutions over every core.
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -32,7 +31,11 @@ from mctsfw.checkpoints import ModelFileError
 from nets.keras_files import check_model_name, has_model_name, save_keras_model
 from mctsfw.game import Game, State
 from mctsfw.rollout import masked_policy
-from nets.anet import ANET, NUMPY_ACTIVATIONS, OPTIMIZERS, NumpyMLP, _is_whole, _keras, describe_game
+from mctsfw.schema import Parameters, Setting
+from nets.anet import (
+    ACTIVATION, HIDDEN_LAYERS, LEARNING_RATE, NUMPY_ACTIVATIONS, OPTIMIZER, OPTIMIZERS, SEED, NumpyMLP, _keras,
+    describe_game,
+)
 
 VALUE_HEADS = ("sigmoid", "tanh")
 
@@ -50,26 +53,10 @@ def win_probability(v: np.ndarray, value_head: str) -> np.ndarray:
     return (v + 1.0) * 0.5 if value_head == "tanh" else v
 
 
-# ---- parameter checks shared by both nets ------------------------------------------------------
-def _value_head_problem(value: Any) -> str | None:
-    if not isinstance(value, str) or value.lower() not in VALUE_HEADS:
-        return f"value_head: must be one of {', '.join(VALUE_HEADS)}, not {value!r}"
-    return None
-
-
-def _l2_problem(value: Any) -> str | None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not (value >= 0 and math.isfinite(value)):
-        return f"l2: must be a number >= 0 (L2 weight decay; 0 for none), not {value!r}"
-    return None
-
-
-def _whole_problem(key: str, minimum: int, what: str) -> Callable[[Any], str | None]:
-    def check(value: Any) -> str | None:
-        if not (_is_whole(value) and value >= minimum):
-            return f"{key}: must be a whole number >= {minimum} ({what}), not {value!r}"
-        return None
-
-    return check
+# ---- parameters shared by both nets ------------------------------------------------------------
+VALUE_HEAD = Setting("value_head", "sigmoid", '"sigmoid": win probability, binary cross-entropy; "tanh": [-1, 1], '
+                     "mean squared error", choices=VALUE_HEADS, ignore_case=True)
+L2 = Setting("l2", 1e-4, "L2 weight decay; 0 for none", low=0)
 
 
 def _optimizer_settings(model) -> tuple[str, float] | None:
@@ -91,8 +78,8 @@ def _layer_l2(layer) -> float:
 class PolicyValueNet:
     """A Keras network with a policy head and a value head, evaluated in numpy.
 
-    Subclasses set ``name``, ``input_kind`` ("flat" or "planes"), ``DEFAULTS`` and
-    ``CHECKS`` (their own parameters' checks), and implement ``_build_model``,
+    Subclasses set ``name``, ``input_kind`` ("flat" or "planes"), ``parameters`` (the
+    declared constructor parameters), and implement ``_build_model``,
     ``_make_fast`` and ``_read_architecture``.
     """
 
@@ -100,12 +87,8 @@ class PolicyValueNet:
     description = ""
     roles = ("policy", "policy_value")
     input_kind = "flat"
-    #: constructor parameters and their defaults, in the order problems are reported
-    DEFAULTS: dict[str, Any] = {}
-    #: parameter -> check of its value (None when fine); shared parameters are checked by ANET's rules
-    CHECKS: dict[str, Callable[[Any], str | None]] = {}
-    #: the parameters ANET's ``param_problems`` already checks with the same meaning
-    ANET_PARAMS = ("hidden_layers", "activation", "optimizer", "learning_rate", "seed")
+    #: the constructor's parameters (the ``[nets.<name>]`` table), each declared once
+    parameters = Parameters()
 
     def _setup(self, game: Game, params: dict[str, Any]) -> None:
         problems = self.param_problems(params)
@@ -131,17 +114,7 @@ class PolicyValueNet:
     @classmethod
     def param_problems(cls, params: dict[str, Any]) -> list[str]:
         """Every problem with these constructor parameters (the ``[nets.<name>]`` table)."""
-        known = list(cls.DEFAULTS)
-        problems = [
-            f"{key}: unknown parameter of {cls.name} (known: {', '.join(known)})" for key in sorted(set(params) - set(known))
-        ]
-        shared = {key: value for key, value in params.items() if key in cls.ANET_PARAMS and key in cls.DEFAULTS}
-        problems += ANET.param_problems(shared)
-        for key, check in cls.CHECKS.items():
-            problem = check(params.get(key, cls.DEFAULTS[key]))
-            if problem:
-                problems.append(problem)
-        return problems
+        return cls.parameters.problems(cls.name, params)
 
     def params(self) -> dict[str, Any]:
         """The parameters that rebuild this net's architecture and optimizer."""
@@ -340,7 +313,7 @@ class PolicyValueNet:
         self._read_architecture(model)
         settings = _optimizer_settings(model)
         if settings is None:  # saved uncompiled: train with the defaults
-            self.optimizer, self.learning_rate = self.DEFAULTS["optimizer"], self.DEFAULTS["learning_rate"]
+            self.optimizer, self.learning_rate = self.parameters.default("optimizer"), self.parameters.default("learning_rate")
             self._compile(model)
         else:
             self.optimizer, self.learning_rate = settings
@@ -394,26 +367,17 @@ class PolicyValueMLP(PolicyValueNet):
     name = "pv_mlp"
     description = "two-headed MLP (policy + value; numpy inference): hidden_layers, activation, value_head, l2"
     input_kind = "flat"
-    DEFAULTS: dict[str, Any] = {
-        "hidden_layers": (128, 128),
-        "activation": "relu",
-        "optimizer": "adam",
-        "learning_rate": 0.001,
-        "value_head": "sigmoid",
-        "l2": 1e-4,
-        "seed": None,
-    }
-    CHECKS = {"value_head": _value_head_problem, "l2": _l2_problem}
+    parameters = Parameters(HIDDEN_LAYERS, ACTIVATION, OPTIMIZER, LEARNING_RATE, VALUE_HEAD, L2, SEED)
 
     def __init__(
         self,
         game: Game,
-        hidden_layers: Sequence[int] = (128, 128),
-        activation: str = "relu",
-        optimizer: str = "adam",
-        learning_rate: float = 0.001,
-        value_head: str = "sigmoid",
-        l2: float = 1e-4,
+        hidden_layers: Sequence[int] = parameters.default("hidden_layers"),
+        activation: str = parameters.default("activation"),
+        optimizer: str = parameters.default("optimizer"),
+        learning_rate: float = parameters.default("learning_rate"),
+        value_head: str = parameters.default("value_head"),
+        l2: float = parameters.default("l2"),
         seed: int | None = None,
     ):
         params = dict(
@@ -464,7 +428,7 @@ class PolicyValueMLP(PolicyValueNet):
     def _read_architecture(self, model) -> None:
         hidden = [layer for layer in model.layers if type(layer).__name__ == "Dense" and layer.name not in ("policy", "value")]
         self.hidden_layers = tuple(int(layer.units) for layer in hidden)
-        self.activation = hidden[0].get_config()["activation"] if hidden else self.DEFAULTS["activation"]
+        self.activation = hidden[0].get_config()["activation"] if hidden else self.parameters.default("activation")
 
 
 # ---- the residual CNN --------------------------------------------------------------------------------
@@ -541,27 +505,16 @@ class PolicyValueResNet(PolicyValueNet):
     name = "pv_resnet"
     description = "two-headed residual CNN for 2D boards (numpy inference): blocks, filters, value_head, l2"
     input_kind = "planes"
-    DEFAULTS: dict[str, Any] = {
-        "blocks": 4,
-        "filters": 64,
-        "policy_filters": 2,
-        "value_filters": 1,
-        "value_hidden": 64,
-        "optimizer": "adam",
-        "learning_rate": 0.001,
-        "value_head": "sigmoid",
-        "l2": 1e-4,
-        "seed": None,
-    }
-    CHECKS = {
-        "blocks": _whole_problem("blocks", 0, "residual blocks"),
-        "filters": _whole_problem("filters", 1, "channels of the trunk"),
-        "policy_filters": _whole_problem("policy_filters", 1, "channels of the policy head's 1x1 convolution"),
-        "value_filters": _whole_problem("value_filters", 1, "channels of the value head's 1x1 convolution"),
-        "value_hidden": _whole_problem("value_hidden", 1, "units of the value head's hidden layer"),
-        "value_head": _value_head_problem,
-        "l2": _l2_problem,
-    }
+    parameters = Parameters(
+        Setting("blocks", 4, "residual blocks", low=0, hint="residual blocks"),
+        Setting("filters", 64, "3x3 filters per convolution", low=1, hint="channels of the trunk"),
+        Setting("policy_filters", 2, "1x1 filters of the policy head", low=1,
+                hint="channels of the policy head's 1x1 convolution"),
+        Setting("value_filters", 1, "1x1 filters of the value head", low=1,
+                hint="channels of the value head's 1x1 convolution"),
+        Setting("value_hidden", 64, "dense units of the value head", low=1, hint="units of the value head's hidden layer"),
+        OPTIMIZER, LEARNING_RATE, VALUE_HEAD, L2, SEED,
+    )
     #: batch norm's moving averages follow training quickly: self-play trains only a few steps per generation
     BN_MOMENTUM = 0.9
     #: batches up to this size run through numpy (one state: about 0.4 ms against 1.5 ms for the
@@ -571,15 +524,15 @@ class PolicyValueResNet(PolicyValueNet):
     def __init__(
         self,
         game: Game,
-        blocks: int = 4,
-        filters: int = 64,
-        policy_filters: int = 2,
-        value_filters: int = 1,
-        value_hidden: int = 64,
-        optimizer: str = "adam",
-        learning_rate: float = 0.001,
-        value_head: str = "sigmoid",
-        l2: float = 1e-4,
+        blocks: int = parameters.default("blocks"),
+        filters: int = parameters.default("filters"),
+        policy_filters: int = parameters.default("policy_filters"),
+        value_filters: int = parameters.default("value_filters"),
+        value_hidden: int = parameters.default("value_hidden"),
+        optimizer: str = parameters.default("optimizer"),
+        learning_rate: float = parameters.default("learning_rate"),
+        value_head: str = parameters.default("value_head"),
+        l2: float = parameters.default("l2"),
         seed: int | None = None,
     ):
         params = dict(

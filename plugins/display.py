@@ -8,6 +8,13 @@ from typing import TextIO
 
 import mctsfw
 from mctsfw.game import Game, State
+from mctsfw.schema import Section, Setting
+
+#: ``[show]``: how actual games are shown (read by every command that draws games)
+SHOW_SECTION = Section("show", "showing actual games (never rollouts)", [
+    Setting("enabled", True, "draw the board after every actual move (cli.py play)", resumable=True),
+    Setting("delay", 0.0, "seconds to pause after each drawn move", low=0, resumable=True),
+])
 
 
 class TerminalDisplay:
@@ -33,3 +40,8 @@ class TerminalDisplay:
 @mctsfw.hookimpl
 def mctsfw_register_displays():
     return [TerminalDisplay]
+
+
+@mctsfw.hookimpl
+def mctsfw_config_sections():
+    return [SHOW_SECTION]

@@ -8,8 +8,7 @@ import numpy as np
 
 import mctsfw
 from mctsfw.mcts import Node, TreePolicy
-
-PARAMS = {"c_puct": 1.5, "dirichlet_alpha": 0.3, "dirichlet_epsilon": 0.25, "value_weight": 1.0}
+from mctsfw.schema import Parameters, Setting
 
 
 class PUCT(TreePolicy):
@@ -27,8 +26,20 @@ class PUCT(TreePolicy):
     description = "PUCT with evaluator priors and values, Dirichlet root noise (needs a policy-and-value net)"
     needs_evaluator = True
 
-    def __init__(self, c_puct: float = 1.5, dirichlet_alpha: float = 0.3, dirichlet_epsilon: float = 0.25,
-                 value_weight: float = 1.0):
+    parameters = Parameters(
+        Setting("c_puct", 1.5, "weight of the prior against the mean value", low=0),
+        Setting("dirichlet_alpha", 0.3, "root noise Dir(alpha) in self-play (smaller alpha: spikier noise; "
+                "~10 / legal moves)", low=0),
+        Setting("dirichlet_epsilon", 0.25, "share of noise in the root's priors; players use 0 (no noise)",
+                low=0, high=1),
+        Setting("value_weight", 1.0, "lambda: leaf value = lambda * value head + (1 - lambda) * random playout",
+                low=0, high=1),
+    )
+
+    def __init__(self, c_puct: float = parameters.default("c_puct"),
+                 dirichlet_alpha: float = parameters.default("dirichlet_alpha"),
+                 dirichlet_epsilon: float = parameters.default("dirichlet_epsilon"),
+                 value_weight: float = parameters.default("value_weight")):
         self.c_puct = float(c_puct)
         self.dirichlet_alpha = float(dirichlet_alpha)
         self.dirichlet_epsilon = float(dirichlet_epsilon)
@@ -36,13 +47,9 @@ class PUCT(TreePolicy):
 
     @classmethod
     def param_problems(cls, params: dict) -> list[str]:
-        problems = [f"{k}: unknown parameter of puct (known: {', '.join(PARAMS)})" for k in sorted(set(params) - set(PARAMS))]
-        for key, low, high in (("c_puct", 0, None), ("dirichlet_alpha", 0, None), ("dirichlet_epsilon", 0, 1),
-                               ("value_weight", 0, 1)):
-            value = params.get(key, PARAMS[key])
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or value < low or (high is not None and value > high):
-                problems.append(f"{key}: must be a number from {low}{f' to {high}' if high is not None else ' up'}, not {value!r}")
-        if params.get("dirichlet_alpha", 1) == 0 and params.get("dirichlet_epsilon", 0) > 0:
+        problems = super().param_problems(params)
+        alpha, epsilon = params.get("dirichlet_alpha", 1), params.get("dirichlet_epsilon", 0)
+        if not problems and alpha == 0 and epsilon > 0:
             problems.append("dirichlet_alpha: must be > 0 when dirichlet_epsilon > 0")
         return problems
 

@@ -30,6 +30,7 @@ import mctsfw
 from mctsfw.actors import Actor
 from mctsfw.game import Game
 from mctsfw.match import Display, GameRecord, play_match, replay_record
+from mctsfw.schema import Section, Setting
 
 SELECTIONS = ("greedy", "sample")
 
@@ -369,3 +370,22 @@ def _file_safe(label: str) -> str:
 @mctsfw.hookimpl
 def mctsfw_register_evaluators():
     return [TOPP]
+
+
+#: ``[topp]``: the tournament of ``cli.py topp`` (a resumed training run may change it)
+TOPP_SECTION = Section("topp", "cli.py topp: the Tournament of Progressive Policies", [
+    Setting("games_per_series", 20, "G: games between every pair of agents; the starting player alternates",
+            low=1, resumable=True),
+    Setting("selection", "sample", 'how a network picks its move: "sample" (drawn from its policy) or "greedy" (most '
+            "probable). Two greedy nets replay the same game every time they meet with the same opener, so on 5x5 "
+            "Hex a greedy TOPP shows mostly who opened", choices=SELECTIONS, resumable=True),
+    Setting("display", False, "draw the tournament's games on the display", resumable=True),
+    Setting("gif", False, "save every game as an animated GIF (in OUT/gifs unless --gif DIR)", resumable=True),
+    Setting("seed", 0, "seed of sampling agents (agent i gets seed + i); -1 = a new seed every run", low=-1,
+            resumable=True),
+])
+
+
+@mctsfw.hookimpl
+def mctsfw_config_sections():
+    return [TOPP_SECTION]

@@ -6,6 +6,7 @@ import math
 
 import mctsfw
 from mctsfw.mcts import Node, TreePolicy
+from mctsfw.schema import Parameters, Setting
 
 
 class UCT(TreePolicy):
@@ -19,16 +20,13 @@ class UCT(TreePolicy):
     name = "uct"
     description = "UCB1 applied to trees; exploration constant c"
 
-    def __init__(self, c: float = 1.4):
-        self.c = float(c)
+    parameters = Parameters(
+        Setting("c", 1.4, "exploration constant: sqrt(2) ~ 1.4 is the textbook value for results in [0, 1] "
+                "(the shipped 5x5 networks were trained with 1.0, which their configs keep)", low=0),
+    )
 
-    @classmethod
-    def param_problems(cls, params: dict) -> list[str]:
-        problems = [f"{k}: unknown parameter of uct (known: c)" for k in sorted(set(params) - {"c"})]
-        c = params.get("c", 1.4)
-        if isinstance(c, bool) or not isinstance(c, (int, float)) or c < 0:
-            problems.append(f"c: must be a number >= 0, not {c!r}")
-        return problems
+    def __init__(self, c: float = parameters.default("c")):
+        self.c = float(c)
 
     def select_child(self, node: Node) -> Node:
         explore = self.c * math.sqrt(math.log(node.visits))

@@ -245,8 +245,9 @@ def test_bad_parameters_raise(hex3):
 
 
 def test_the_net_is_registered_and_the_config_checks_its_table():
-    from cli import DEFAULT_CONFIG
     from mctsfw.config import ConfigError, load_config
+
+    DEFAULT_CONFIG = None  # the declared defaults alone
 
     assert mctsfw.default_registries().nets.get("anet") is ANET
     config = load_config(DEFAULT_CONFIG, overrides=["nets.anet.hidden_layers=[64]", 'nets.anet.activation="sigmoid"'])

@@ -135,3 +135,130 @@ def test_a_saved_network_from_the_command_line_searches_without_root_noise(tmp_p
     ])
     policy = cli.make_player(str(model), game, config, seed=1).mcts.tree_policy
     assert policy.dirichlet_epsilon == 0.0 and policy.value_weight == 0.5
+
+
+# ---- configuration on the command line --------------------------------------------------------------
+TINY_TRAIN = [
+    "--set", "games.hex.size=3", "--set", "train.search_games=8", "--set", "train.checkpoints=2",
+    "--set", "train.minibatch=16", "--set", "train.epochs=1", "--set", "train.replay_size=50",
+    "--set", "nets.anet.hidden_layers=[8]", "--no-progress",
+]
+
+
+def cli_main(capsys, *argv):
+    """``cli.main(argv)`` in this process: (exit status, stdout, stderr)."""
+    import cli
+
+    status = cli.main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def refused(capsys, *argv) -> str:
+    """The one error line of a command that must exit with 2."""
+    status, out, err = cli_main(capsys, *argv)
+    assert status == 2, (argv, out[-500:], err)
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+    assert err.startswith("error: ")
+    return err.strip()
+
+
+def test_resume_applies_resumable_changes_and_refuses_the_others(tmp_path, capsys, monkeypatch):
+    from mctsfw.config import read_toml
+    from mctsfw.runs import RunDir
+
+    monkeypatch.chdir(tmp_path)  # no hexzero.toml here: the declared defaults
+    run = RunDir(tmp_path / "run")
+    assert cli_main(capsys, "train", "--run-dir", run.path, "--episodes", "1", *TINY_TRAIN)[0] == 0
+    # --set of a resumable key on --resume is applied, not dropped
+    status, out, err = cli_main(capsys, "train", "--resume", run.path, "--set", "train.episodes=2", "--no-progress")
+    assert status == 0, err
+    assert "resuming" in out and len(run.read_metrics()) == 2
+    assert read_toml(run.config_path)["train"]["episodes"] == 2
+    # so is a --config file's
+    more = tmp_path / "more.toml"
+    more.write_text("[train]\nepisodes = 3\n")
+    assert cli_main(capsys, "train", "--resume", run.path, "--config", more, "--no-progress")[0] == 0
+    assert len(run.read_metrics()) == 3
+    # a key the run keeps from its start is refused, by --set or --config, naming it and why
+    line = refused(capsys, "train", "--resume", run.path, "--set", "train.minibatch=7")
+    assert "train.minibatch = 7 (the run has 16)" in line and "from its start" in line and "train.episodes" in line
+    other = tmp_path / "other.toml"
+    other.write_text("[train]\nminibatch = 7\n[games.hex]\nsize = 4\n")
+    line = refused(capsys, "train", "--resume", run.path, "--config", other)
+    assert "games.hex.size" in line and "train.minibatch" in line
+    # starting it again without --resume: the same rule, the same message it always gave
+    line = refused(capsys, "train", "--run-dir", run.path, "--episodes", "3", *TINY_TRAIN, "--set", "train.minibatch=7")
+    assert "holds a run with another configuration: train.minibatch" in line and f"--resume {run.path}" in line
+    assert len(run.read_metrics()) == 3  # nothing was played
+    line = refused(capsys, "train", "--resume", run.path, "--run-dir", tmp_path / "elsewhere")
+    assert "not both" in line
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["plugins", "--set", "mcts=3"], "mcts is a table"),
+    (["plugins", "--set", "mcts.search_games.x=1"], "mcts.search_games is a value, not a table"),
+    (["play", "--set", "show.delay=nan"], "show.delay: must be a finite number"),
+    (["play", "--set", "mcts.time_limit=nan"], "mcts.time_limit: must be a finite number"),
+    (["play", "--time-limit", "inf"], "mcts.time_limit: must be a finite number"),
+    (["play", "--temperature", "inf"], "play.temperature: must be a finite number"),
+    (["play", "--temperature", "nan"], "play.temperature: must be a finite number"),
+    (["play", "--temperature", "-1"], "play.temperature: temperature must be a finite number >= 0"),
+    (["play", "--games", "0"], "play.games: must be a whole number >= 1, not 0"),
+    (["play", "--starting-player", "3"], "play.starting_player: must be one of 1, 2, alternate"),
+    (["play", "--game", "nim", "--set", "games.nim.piles=[1000]"], "games.nim.piles: must be a list of 1 to 10"),
+    (["play", "--set", "games.hex.colour=1"], "games.hex.colour: unknown parameter of hex (known: size)"),
+    (["play", "--size", "2"], "games.hex.size: must be a whole number from 3 to 19, not 2"),
+    (["topp", "--models", "a.keras", "b.keras", "--games", "0"], "topp.games_per_series: must be a whole number >= 1"),
+    (["selfplay", "--workers", "-1"], "selfplay.workers: must be a whole number >= 0, not -1"),
+    (["train", "--episodes", "0"], "train.episodes: must be a whole number >= 1, not 0"),
+])
+def test_bad_values_exit_2_with_one_line(capsys, argv, message):
+    assert message in refused(capsys, *argv, *(["--no-display", "--p1", "random"] if argv[0] == "play" else []))
+
+
+def test_bad_config_files_exit_2_with_one_line(tmp_path, capsys):
+    assert "a directory, not a TOML file" in refused(capsys, "plugins", "--config", tmp_path)
+    latin = tmp_path / "latin.toml"
+    latin.write_bytes(b'game = "h\xe9x"\n')
+    assert f"{latin}: not a TOML file: not UTF-8 text" in refused(capsys, "plugins", "--config", latin)
+    assert "file not found" in refused(capsys, "plugins", "--config", tmp_path / "nope.toml")
+
+
+def test_a_file_where_a_directory_belongs_is_refused_before_anything_runs(tmp_path, capsys):
+    models = [ROOT / "models" / "hex5" / f"anet_ep{n:04d}.keras" for n in (0, 250)]
+    file = tmp_path / "a_file"
+    file.write_text("x")
+    assert "is a file, not a directory" in refused(capsys, "train", "--run-dir", file)
+    assert "cannot be made: " in refused(capsys, "selfplay", "--run-dir", file / "run")
+    assert "is a file" in refused(capsys, "train", "--resume", file)
+    assert "is a file, not a run directory" in refused(capsys, "topp", file)
+    status, out, err = cli_main(capsys, "topp", "--models", *models, "--out", file, "--games", "2")
+    assert status == 2 and "--out" in err and "is a file" in err and "TOPP on" not in out  # no game was played
+    assert file.read_text() == "x"
+    assert "--gif" in refused(capsys, "play", "--p1", "random", "--p2", "random", "--no-display", "--gif", file / "g.gif")
+    assert "--json" in refused(capsys, "compare", "random", "random", "--games", "1", "--json", tmp_path)
+
+
+def test_several_config_files_merge_in_order_and_set_comes_last(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    first, second = tmp_path / "first.toml", tmp_path / "second.toml"
+    first.write_text('[games.hex]\nsize = 3\n[play]\nplayer1 = "random"\nplayer2 = "random"\ngames = 2\n')
+    second.write_text("[games.hex]\nsize = 4\n[play]\ngames = 3\n")
+    status, out, _ = cli_main(capsys, "play", "--config", first, "--config", second, "--no-display",
+                              "--set", "play.games=4")
+    assert status == 0 and "Hex(size=4)" in out and "game 4:" in out and "game 5:" not in out
+
+
+def test_the_local_hexzero_toml_and_help_show_the_values_in_effect(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "hexzero.toml").write_text('[games.hex]\nsize = 3\n[play]\nplayer1 = "random"\ngames = 2\n')
+    status, out, _ = cli_main(capsys, "play", "--p2", "random", "--no-display")
+    assert status == 0 and "Hex(size=3)" in out and "game 2:" in out
+    with pytest.raises(SystemExit):
+        cli_main(capsys, "play", "--help")
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert "(config: play.games; now 2)" in help_text and '(config: play.player1; now "random")' in help_text
+    (tmp_path / "hexzero.toml").unlink()  # none here: the declared defaults
+    status, out, _ = cli_main(capsys, "play", "--p1", "random", "--p2", "random", "--no-display")
+    assert status == 0 and "Hex(size=5)" in out and "game 2:" not in out

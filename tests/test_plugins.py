@@ -19,12 +19,20 @@ from mctsfw.plugin_manager import (
 from mctsfw.match import play_game
 
 ROOT = Path(__file__).resolve().parent.parent
-EXAMPLE = ROOT / "examples" / "tictactoe_plugin.py"
+EXAMPLE_PACKAGE = ROOT / "examples" / "tictactoe"
+EXAMPLE = EXAMPLE_PACKAGE / "tictactoe_plugin.py"
 
 
-def install_fake_distribution(target: Path, module: str = "tictactoe_plugin", source: str | None = None,
+def install_example(target: Path) -> Path:
+    """``pip install examples/tictactoe`` into ``target``: its pyproject.toml declares the entry point."""
+    from tests.installing import pip_install
+
+    return pip_install(EXAMPLE_PACKAGE, target / "site")
+
+
+def fake_distribution(target: Path, module: str = "tictactoe_plugin", source: str | None = None,
                               entry_point: str = "tictactoe") -> Path:
-    """What ``pip install`` of a package with an ``mctsfw`` entry point leaves on sys.path."""
+    """A hand-made stand-in for what ``pip install`` of a package with an ``mctsfw`` entry point leaves on sys.path."""
     (target / f"{module}.py").write_text(EXAMPLE.read_text() if source is None else source)
     dist = target / f"{module}-0.1.dist-info"
     dist.mkdir()
@@ -45,6 +53,7 @@ def run_cli(*args, pythonpath=None, stdin=""):
 def test_the_readme_example_is_the_example_file():
     readme = (ROOT / "README.md").read_text()
     assert EXAMPLE.read_text().strip() in readme
+    assert (EXAMPLE_PACKAGE / "pyproject.toml").read_text().strip() in readme
 
 
 def test_builtin_plugins_register_through_the_hooks():
@@ -105,8 +114,7 @@ def test_misspelled_hook_fails_loudly():
 
 
 def test_third_party_game_through_the_public_api(tmp_path, monkeypatch):
-    install_fake_distribution(tmp_path)
-    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.syspath_prepend(str(install_example(tmp_path)))
     default_registries.cache_clear()
     try:
         assert default_registries().games.provider("tictactoe") == "tictactoe"
@@ -122,19 +130,23 @@ def test_third_party_game_through_the_public_api(tmp_path, monkeypatch):
 
 
 def test_third_party_game_in_the_cli(tmp_path):
-    install_fake_distribution(tmp_path)
-    listing = run_cli("plugins", pythonpath=tmp_path)
+    site = install_example(tmp_path)
+    listing = run_cli("plugins", pythonpath=site)
     assert listing.returncode == 0, listing.stderr
     assert "tictactoe" in listing.stdout and "from tictactoe" in listing.stdout
     played = run_cli("play", "--game", "tictactoe", "--p1", "mcts", "--p2", "random", "--search-games", "200",
-                     "--games", "2", "--seed", "5", pythonpath=tmp_path)
+                     "--games", "2", "--seed", "5", pythonpath=site)
     assert played.returncode == 0, played.stderr
     assert "game 2:" in played.stdout and "X" in played.stdout
     # a person plays it too; an illegal move is refused and asked again
     person = run_cli("play", "--game", "tictactoe", "--p1", "human", "--p2", "mcts", "--search-games", "50",
-                     pythonpath=tmp_path, stdin="4\n4\n0\n1\n2\n3\n5\n6\n7\n8\n")
+                     pythonpath=site, stdin="4\n4\n0\n1\n2\n3\n5\n6\n7\n8\n")
     assert "refused" in person.stdout
     assert "game 1:" in person.stdout or "no more input" in person.stderr
+    # a plugin game without parameters refuses any, naming the key
+    unknown = run_cli("play", "--game", "tictactoe", "--set", "games.tictactoe.foo=1", pythonpath=site)
+    assert unknown.returncode == 2
+    assert unknown.stderr.strip() == "error: games.tictactoe.foo: unknown parameter of tictactoe (known: none)"
 
 
 # ---- plugins that cannot work ----------------------------------------------------------------
@@ -142,8 +154,8 @@ BROKEN = "import no_such_module_anywhere  # a dependency the user has not instal
 
 
 def test_a_plugin_that_fails_to_import_is_named_in_a_warning_and_the_rest_work(tmp_path, monkeypatch):
-    install_fake_distribution(tmp_path)
-    install_fake_distribution(tmp_path, module="broken_plugin", source=BROKEN, entry_point="broken")
+    fake_distribution(tmp_path)
+    fake_distribution(tmp_path, module="broken_plugin", source=BROKEN, entry_point="broken")
     monkeypatch.syspath_prepend(str(tmp_path))
     default_registries.cache_clear()
     try:
@@ -172,8 +184,8 @@ def test_a_plugin_whose_hook_fails_to_import_is_left_out_with_a_warning():
 
 
 def test_the_cli_warns_in_one_line_and_keeps_working(tmp_path):
-    install_fake_distribution(tmp_path)
-    install_fake_distribution(tmp_path, module="broken_plugin", source=BROKEN, entry_point="broken")
+    fake_distribution(tmp_path)
+    fake_distribution(tmp_path, module="broken_plugin", source=BROKEN, entry_point="broken")
     listing = run_cli("plugins", pythonpath=tmp_path)
     assert listing.returncode == 0, listing.stderr
     assert "tictactoe" in listing.stdout and "hex" in listing.stdout
@@ -183,8 +195,8 @@ def test_the_cli_warns_in_one_line_and_keeps_working(tmp_path):
 
 
 def test_two_plugins_with_one_name_give_one_error_line_in_the_cli(tmp_path):
-    install_fake_distribution(tmp_path)
-    install_fake_distribution(tmp_path, module="tictactoe_copy", entry_point="tictactoe_copy")
+    fake_distribution(tmp_path)
+    fake_distribution(tmp_path, module="tictactoe_copy", entry_point="tictactoe_copy")
     listing = run_cli("plugins", pythonpath=tmp_path)
     assert listing.returncode == 2
     assert listing.stderr.strip().splitlines() == [
@@ -193,10 +205,10 @@ def test_two_plugins_with_one_name_give_one_error_line_in_the_cli(tmp_path):
 
 
 def test_two_entry_points_with_one_name_are_refused(tmp_path, monkeypatch):
-    install_fake_distribution(tmp_path)
+    fake_distribution(tmp_path)
     other = tmp_path / "other"
     other.mkdir()
-    install_fake_distribution(other, module="another_game", entry_point="tictactoe")
+    fake_distribution(other, module="another_game", entry_point="tictactoe")
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.syspath_prepend(str(other))
     pm = make_plugin_manager(load_entrypoints=False)

@@ -384,8 +384,8 @@ def test_param_problems():
          "seed": 1.5, "blocks": 2}  # fmt: skip
     )
     assert [p.split(":")[0] for p in problems] == [
-        "blocks", "hidden_layers", "activation", "optimizer", "learning_rate", "seed", "value_head", "l2",
-    ]  # fmt: skip
+        "blocks", "hidden_layers", "activation", "optimizer", "learning_rate", "value_head", "l2", "seed",
+    ]  # fmt: skip  (unknown names first, then the declared order)
     known = "hidden_layers, activation, optimizer, learning_rate, value_head, l2, seed"
     assert problems[0] == f"blocks: unknown parameter of pv_mlp (known: {known})"
     assert "value_head: must be one of sigmoid, tanh, not 'softmax'" in problems
