@@ -506,9 +506,9 @@ _show_warning = warnings.showwarning
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    warnings.showwarning = show_plugin_warning
+    warnings.showwarning = show_plugin_warning  # before the parser: its --help reads the plugins' settings
     try:
+        args = build_parser().parse_args(argv)
         return COMMANDS[args.command](args)
     except USER_ERRORS as error:
         print(f"error: {error}", file=sys.stderr)

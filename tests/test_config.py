@@ -192,11 +192,41 @@ def test_nim_piles_are_bounded():
     assert mctsfw.make_game("nim", piles=[100] * 10).num_actions == 1000
 
 
+class CompleteGame(mctsfw.Game):
+    """Every method of the game protocol (registration refuses a game without them)."""
+
+    num_actions = 1
+
+    def initial_state(self, starting_player=1):
+        return starting_player
+
+    def current_player(self, state):
+        return state
+
+    def legal_actions(self, state):
+        return []
+
+    def next_state(self, state, action):
+        raise mctsfw.IllegalMoveError("no moves")
+
+    def is_final(self, state):
+        return True
+
+    def winner(self, state):
+        return None
+
+    def encode(self, state):
+        return [state]
+
+    def render(self, state):
+        return ""
+
+
 def test_a_plugin_game_refuses_unknown_parameters():
-    class Solitaire(mctsfw.Game):
+    class Solitaire(CompleteGame):
         name = "solitaire"
 
-    class Dice(mctsfw.Game):
+    class Dice(CompleteGame):
         name = "dice"
         parameters = Parameters(Setting("sides", 6, "faces of the die", low=2))
 
