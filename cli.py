@@ -26,7 +26,7 @@ from mctsfw.checkpoints import ModelFileError, net_class_for
 from mctsfw.config import (
     ConfigError, config_sections, declared_defaults, fixed_changes, load_config, override, plugin_params, setting_at,
 )
-from mctsfw.match import play_game, replay_record
+from mctsfw.match import play_match, replay_record
 from mctsfw.plugin_manager import PluginError, UnknownPluginError
 from mctsfw.roles import RoleError
 from mctsfw.schema import format_value
@@ -252,18 +252,20 @@ def command_play(args: argparse.Namespace) -> int:
     if config["show"]["enabled"] or "human" in specs.values():
         display = mctsfw.default_registries().displays.get(config["display"])(delay=config["show"]["delay"])
     starting = config["play"]["starting_player"]
-    score = {1: 0, 2: 0, None: 0}
+    games = config["play"]["games"]
     print(f"{game!r}: player 1 = {actors[1].label}, player 2 = {actors[2].label}")
-    for i in range(config["play"]["games"]):
-        start = (1 + i % 2) if starting == "alternate" else starting
-        record = play_game(game, actors, start, display)
+
+    def game_ended(number: int, record) -> None:
         if args.gif:
-            save_gif(game, record, args.gif, i + 1 if config["play"]["games"] > 1 else None)
-        score[record.winner] += 1
+            save_gif(game, record, args.gif, number + 1 if games > 1 else None)
         outcome = f"player {record.winner} ({actors[record.winner].label}) wins" if record.winner else "a draw"
-        print(f"game {i + 1}: player {start} started, {len(record.actions)} moves, {outcome}")
-    if config["play"]["games"] > 1:
-        print(f"score: player 1 {score[1]}, player 2 {score[2]}, draws {score[None]}")
+        print(f"game {number + 1}: player {record.starting_player} started, {len(record.actions)} moves, {outcome}")
+
+    result = play_match(game, actors[1], actors[2], games, seating=(1,),
+                        openers=(1, 2) if starting == "alternate" else (starting,), display=display,
+                        game_ended=game_ended)
+    if games > 1:
+        print(f"score: player 1 {result.wins_a}, player 2 {result.wins_b}, draws {result.draws}")
     return 0
 
 
