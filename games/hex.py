@@ -73,6 +73,11 @@ class Hex(Game):
         # (start side, end side) for each player
         self.sides = {1: (row0, row0 << (n * (n - 1))), 2: (col0, col0 << (n - 1))}
         self._not_first_col = self.full & ~col0
+        # the cells of each byte of a bitboard, by the byte's value: lists cells fast
+        self._nbytes = (n * n + 7) // 8
+        self._cells_of_byte = [
+            [tuple(8 * i + b for b in range(8) if value >> b & 1) for value in range(256)] for i in range(self._nbytes)
+        ]
         self._not_last_col = self.full & ~(col0 << (n - 1))
 
     @classmethod
@@ -99,7 +104,8 @@ class Hex(Game):
     def legal_actions(self, state: HexState) -> list[int]:
         if state[3]:
             return []
-        return list(iter_bits(self.full & ~(state[1] | state[2])))
+        empty = (self.full & ~(state[1] | state[2])).to_bytes(self._nbytes, "little")
+        return [a for cells, byte in zip(self._cells_of_byte, empty) for a in cells[byte]]
 
     def next_state(self, state: HexState, action: int) -> HexState:
         player, ones, twos, winner = state
@@ -177,12 +183,15 @@ class Hex(Game):
         if winner:
             return winner
         if choose is None:
-            empty = list(iter_bits(self.full & ~(ones | twos)))
-            rng.shuffle(empty)
-            bit = self.bit
-            mover_bits = 0
-            for a in empty[::2]:
-                mover_bits |= bit[a]
+            # The mover gets a uniformly random half (rounded up) of the empty cells: a
+            # random bit per cell, kept when exactly that many came up (rejection), so
+            # every such half is equally likely, as after a random order of moves.
+            empty = self.full & ~(ones | twos)
+            share = (empty.bit_count() + 1) // 2
+            getrandbits, n2 = rng.getrandbits, self.num_actions
+            mover_bits = getrandbits(n2) & empty
+            while mover_bits.bit_count() != share:
+                mover_bits = getrandbits(n2) & empty
             # the other player gets every remaining cell
             if player == 1:
                 ones |= mover_bits

@@ -36,11 +36,12 @@ import numpy as np
 
 from mctsfw.config import plugin_params, section_settings
 from mctsfw.game import Game
-from mctsfw.leaf_evaluator import NetLeafEvaluator
-from mctsfw.mcts import MCTS, TreePolicy, pick_action
+from mctsfw.evaluators import value_evaluator
+from mctsfw.mcts import MCTS, TreePolicy
 from mctsfw.plugin_manager import Registries, default_registries
 from mctsfw.replay import ReplayBuffer
 from mctsfw.runs import RunDir, load_progress, save_progress
+from mctsfw.sampling import sample_action
 
 
 @dataclass
@@ -89,9 +90,12 @@ def self_play_pieces(config: dict, registries: Registries) -> tuple[SelfPlaySett
     return s, game, registries.nets.get(s.net), policy
 
 
-def searcher(game: Game, net, policy: TreePolicy, seed: int, batch_size: int) -> MCTS:
-    """PUCT search guided by ``net``: its priors and values, leaves batched under virtual loss."""
-    return MCTS(game, policy, evaluator=NetLeafEvaluator(game, net), seed=seed, batch_size=batch_size)
+def searcher(game: Game, net, policy: TreePolicy, seed: int, batch_size: int, root_noise: bool = False) -> MCTS:
+    """PUCT search guided by ``net``: its priors and values (mixed with random rollouts
+    when the policy's ``value_weight`` < 1), leaves batched under virtual loss. Root noise
+    for self-play games only."""
+    evaluator = value_evaluator(game, net, policy.value_weight, seed=seed)
+    return MCTS(game, policy, evaluator, seed=seed, batch_size=batch_size, root_noise=root_noise)
 
 
 def self_play_game(game: Game, net, policy: TreePolicy, s: SelfPlaySettings, number: int,
@@ -102,7 +106,7 @@ def self_play_game(game: Game, net, policy: TreePolicy, s: SelfPlaySettings, num
     started = time.perf_counter()
     rng = np.random.default_rng([seed, number])
     starter = (1 if number % 2 else 2) if s.starting_player == "alternate" else int(rng.choice((1, 2)))
-    mcts = searcher(game, net, policy, int(rng.integers(2**31)), s.batch_size)
+    mcts = searcher(game, net, policy, int(rng.integers(2**31)), s.batch_size, root_noise=True)
     state = game.initial_state(starter)
     history = []
     while not game.is_final(state):
@@ -110,7 +114,7 @@ def self_play_game(game: Game, net, policy: TreePolicy, s: SelfPlaySettings, num
         distribution = mcts.visit_distribution(root)
         history.append((net.encode(state), distribution, game.current_player(state), 1.0 - root.q))
         tau = s.temperature if len(history) <= s.temperature_moves else s.temperature_final
-        action = pick_action(distribution, tau, rng)
+        action = sample_action(distribution, tau, rng)
         mcts.advance(action)
         state = game.next_state(state, action)
     winner = game.winner(state)
@@ -153,9 +157,6 @@ class SelfPlayTrainer:
         if not hasattr(self.net_class, "evaluate"):
             raise ValueError(f"selfplay.net = {self.settings.net!r}: self-play needs a policy-and-value network "
                              "(pv_mlp, pv_resnet, ...)")
-        self.play_policy = self.registries.tree_policies.get("puct")(
-            **{**plugin_params(config, "tree_policies", "puct"), "dirichlet_epsilon": 0.0}
-        )
         self._pool: ProcessPoolExecutor | None = None
 
     # ---- state ----------------------------------------------------------------------------------
@@ -312,15 +313,15 @@ class SelfPlayTrainer:
             seat = 1 if i % 2 == 0 else 2
             start = 1 if (i // 2) % 2 == 0 else 2
             searchers = {
-                seat: searcher(game, candidate, self.play_policy, self.rng.randrange(2**31), s.batch_size),
-                3 - seat: searcher(game, best, self.play_policy, self.rng.randrange(2**31), s.batch_size),
+                seat: searcher(game, candidate, self.tree_policy, self.rng.randrange(2**31), s.batch_size),
+                3 - seat: searcher(game, best, self.tree_policy, self.rng.randrange(2**31), s.batch_size),
             }
             state, moves = game.initial_state(start), 0
             while not game.is_final(state):
                 mcts = searchers[game.current_player(state)]
                 root = mcts.search(state, search_games=s.search_games)
                 tau = s.temperature if moves < s.temperature_moves else 0.0
-                state = game.next_state(state, pick_action(mcts.visit_distribution(root), tau, self.np_rng))
+                state = game.next_state(state, sample_action(mcts.visit_distribution(root), tau, self.np_rng))
                 moves += 1
             points += game_result(game.winner(state), seat)
         return points / games

@@ -30,7 +30,7 @@ import numpy as np
 import mctsfw
 from mctsfw.checkpoints import ModelFileError, check_model_name, has_model_name, save_keras_model
 from mctsfw.game import Game, State
-from mctsfw.rollout import masked_policy
+from mctsfw.sampling import masked_policy
 from nets.anet import ANET, NUMPY_ACTIVATIONS, OPTIMIZERS, NumpyMLP, _is_whole, _keras, describe_game
 
 VALUE_HEADS = ("sigmoid", "tanh")

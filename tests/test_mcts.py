@@ -161,6 +161,10 @@ def test_actors_play_through_the_public_api():
 class FirstCellNet:
     """A stand-in policy network that always prefers the lowest-numbered cell."""
 
+    name = "first_cell"
+    roles = ("policy",)
+    input_kind = "flat"
+
     def __init__(self, num_actions):
         self.probs = np.linspace(1.0, 0.1, num_actions, dtype=np.float32)
         self.probs /= self.probs.sum()
@@ -173,8 +177,8 @@ class FirstCellNet:
 def test_batched_playouts_agree_with_single_playouts(name, params):
     import random
 
+    from mctsfw.evaluators import NetRolloutPolicy
     from mctsfw.game import Game
-    from mctsfw.rollout import NetRolloutPolicy
 
     game = mctsfw.make_game(name, **params)
     policy = NetRolloutPolicy(game, FirstCellNet(game.num_actions), epsilon=0.0, seed=0)
@@ -195,12 +199,12 @@ def test_batched_playouts_agree_with_single_playouts(name, params):
 
 
 def test_batched_search_with_a_network_policy_still_finds_the_win():
-    from mctsfw.rollout import NetRolloutPolicy
+    from mctsfw.evaluators import NetRollouts
 
     game = mctsfw.make_game("hex", size=5)
     state = place(game, [(0, 2), (1, 2), (3, 2), (4, 2)], [(0, 0), (4, 4), (1, 4), (3, 0)], 1)
-    policy = NetRolloutPolicy(game, FirstCellNet(25), epsilon=0.2, seed=1)
-    mcts = MCTS(game, make_tree_policy("uct"), policy, seed=1)
+    rollouts = NetRollouts(game, FirstCellNet(25), epsilon=0.2, seed=1)
+    mcts = MCTS(game, make_tree_policy("uct"), rollouts, seed=1)
     assert mcts.batch_size > 1
     root = mcts.search(state, search_games=500)
     assert root.visits == 500 and sum(ch.visits for ch in root.children) == 500
