@@ -215,10 +215,11 @@ class Hex(Game):
 
         The batch is sorted by empty cells, most first, so the games still running at
         any step are a prefix of it and every step works on array views; the encoded
-        states and legal masks are updated in place, one cell a move.
+        states and legal masks are updated in place, one cell a move. A game's last
+        cell needs no choice: it is filled without asking the policy.
         """
-        if policy is None or not hasattr(policy, "choose_batch") or not states:
-            return [self.playout(state, rng, policy) for state in states]
+        if policy is None or not states:
+            return [self.playout(state, rng) for state in states]
         n2 = self.num_actions
         boards = self.boards(states)
         empty = (boards == 0).sum(axis=1)
@@ -227,14 +228,23 @@ class Hex(Game):
         players = np.array([states[i][0] for i in order], dtype=np.int64)
         x = self.encode_boards(boards, players)
         mask = (boards == 0).astype(np.float32)
+        # every game alternates, so who moves at a step is known in advance: the stone's
+        # offset in the encoding and the to-move bits, for even and odd steps
+        offsets = ((players - 1) * n2, (2 - players) * n2)
+        to_move = (x[:, -2:].copy(), x[:, -2:][:, ::-1].copy())
+        running = [int(np.count_nonzero(empty > step)) for step in range(int(empty[0]) + 1)]
+        rows = np.arange(len(states))
         for step in range(int(empty[0])):
-            k = int(np.count_nonzero(empty > step))  # games with a cell left: the first k
-            actions = policy.choose_batch(x[:k], mask[:k])
-            rows = np.arange(k)
-            x[rows, (players[:k] - 1) * n2 + actions] = 1.0
-            mask[rows, actions] = 0.0
-            x[:k, -2:] = x[:k, -2:][:, ::-1]  # the other player moves next
-            players[:k] = 3 - players[:k]
+            k, chosen = running[step], running[step + 1]  # games with a cell left; with two or more
+            if chosen:
+                actions = policy.choose_batch(x[:chosen], mask[:chosen])
+                if chosen < k:  # the rest have one cell left
+                    actions = np.concatenate([actions, mask[chosen:k].argmax(axis=1)])
+            else:
+                actions = mask[:k].argmax(axis=1)
+            x[rows[:k], offsets[step % 2][:k] + actions] = 1.0
+            mask[rows[:k], actions] = 0.0
+            x[:k, -2:] = to_move[(step + 1) % 2][:k]  # the other player moves next
         ones = np.packbits(x[:, :n2] > 0, axis=1, bitorder="little")
         winners = [0] * len(states)
         for i, row in zip(order, ones):
