@@ -326,7 +326,7 @@ def model_actor(
         actor.label = stem if selection == "greedy" else f"{stem}(sample)"
         return actor
     params = dict(policy_params or {})
-    weight = params.pop("value_weight", 1.0) if value_weight is None else value_weight
+    weight = params.get("value_weight", 1.0) if value_weight is None else value_weight  # PUCT declares lambda
     if has_role(net, POLICY_VALUE):
         evaluator: LeafEvaluator = value_evaluator(game, net, weight, seed=seed)
         tree_policy = tree_policy or "puct"
