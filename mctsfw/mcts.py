@@ -216,8 +216,9 @@ class MCTS:
         collecting = gc.isenabled()
         gc.disable()
         try:
-            if root.untried is None:
-                self.expand([root], self.evaluator.evaluate([root.state], self.tree_policy.uses_priors)[1])
+            if root.untried is None:  # a new root: expanded now, with priors if the tree policy reads them
+                priors = self.evaluator.evaluate([root.state], True)[1] if self.tree_policy.uses_priors else None
+                self.expand([root], priors)
             if self.root_noise:
                 self.add_root_noise(root)
             self.last_search_games = self.run(root, search_games or math.inf, time_limit)
