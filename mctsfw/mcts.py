@@ -42,7 +42,8 @@ import math
 import numbers
 import random
 import time
-from typing import Sequence
+from contextlib import contextmanager
+from typing import Iterator, Sequence
 
 import numpy as np
 
@@ -165,6 +166,19 @@ def budget_problem(search_games, time_limit) -> str | None:
     return None
 
 
+@contextmanager
+def paused_gc() -> Iterator[None]:
+    """No garbage collection inside: the tree has no reference cycles to free, and each
+    collection would walk every object of the process (TensorFlow's too)."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if collecting:
+            gc.enable()
+
+
 class MCTS:
     """Monte Carlo Tree Search over any ``Game`` with a tree policy and a leaf evaluator."""
 
@@ -213,19 +227,19 @@ class MCTS:
         root = self._root_for(state)
         if root.final:
             raise ValueError("the game is over: nothing to search")
-        collecting = gc.isenabled()
-        gc.disable()
-        try:
-            if root.untried is None:  # a new root: expanded now, with priors if the tree policy reads them
-                priors = self.evaluator.evaluate([root.state], True)[1] if self.tree_policy.uses_priors else None
-                self.expand([root], priors)
-            if self.root_noise:
-                self.add_root_noise(root)
+        with paused_gc():
+            self.prepare_root(root)
             self.last_search_games = self.run(root, search_games or math.inf, time_limit)
-        finally:
-            if collecting:
-                gc.enable()
         return root
+
+    def prepare_root(self, root: Node) -> None:
+        """A new root is expanded (with priors if the tree policy reads them); with root
+        noise, fresh noise goes into its priors."""
+        if root.untried is None:
+            priors = self.evaluator.evaluate([root.state], True)[1] if self.tree_policy.uses_priors else None
+            self.expand([root], priors)
+        if self.root_noise:
+            self.add_root_noise(root)
 
     def run(self, root: Node, limit: float, time_limit: float | None) -> int:
         """The search loop: select a batch of leaves, evaluate, expand, backpropagate."""
