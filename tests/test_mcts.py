@@ -193,7 +193,21 @@ def test_batched_playouts_agree_with_single_playouts(name, params):
     singles = [game.playout(state, rng, policy) for state in states]
     assert game.playout_batch(states, rng, policy) == singles
     assert Game.playout_batch(game, states, rng, policy) == singles  # the generic lock-step version
-    if name == "hex":
+    if name == "hex":  # a random playout gives the mover a uniformly random half of the empty cells
+        state = place(game, [(0, 0), (1, 1), (2, 0), (3, 3), (4, 2)], [(0, 4), (1, 0), (2, 2), (3, 1), (4, 4)], 1)
+        empty = game.legal_actions(state)
+        from itertools import combinations
+
+        def p1_wins(cells):
+            ones = state[1] | sum(1 << a for a in cells)
+            return game._connects(ones, 1)
+
+        share = (len(empty) + 1) // 2
+        subsets = list(combinations(empty, share))
+        exact = sum(p1_wins(cells) for cells in subsets) / len(subsets)
+        draws = 20000
+        observed = sum(game.playout(state, rng) == 1 for _ in range(draws)) / draws
+        assert 0.1 < exact < 0.9 and abs(observed - exact) < 4 * (exact * (1 - exact) / draws) ** 0.5
         assert np.array_equal(game.encode_boards(game.boards(states), np.array([s[0] for s in states])),
                               np.stack([game.encode(s) for s in states]))
 

@@ -177,3 +177,24 @@ def test_batches_of_leaves_go_to_the_evaluator_in_one_call(game):
     root = mcts.search(game.initial_state(), search_games=100)
     assert root.visits == 100 and sum(ch.visits for ch in root.children) == 100
     assert max(evaluator.batches) > 1 and sum(evaluator.batches) <= 101  # the root's own + at most one per game
+
+
+class GcWatcher(RandomRollouts):
+    def __init__(self, game):
+        super().__init__(game, seed=0)
+        self.collecting = set()
+
+    def evaluate(self, states, with_priors=False):
+        import gc
+
+        self.collecting.add(gc.isenabled())
+        return super().evaluate(states, with_priors)
+
+
+def test_garbage_collection_pauses_during_a_search_only(game):
+    import gc
+
+    watcher = GcWatcher(game)
+    assert gc.isenabled()
+    MCTS(game, make_tree_policy("uct"), watcher, seed=0).search(game.initial_state(), search_games=30)
+    assert watcher.collecting == {False} and gc.isenabled()
