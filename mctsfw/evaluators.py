@@ -68,8 +68,12 @@ class RandomRollouts(LeafEvaluator):
         self.rng = random.Random(seed)
 
     def evaluate(self, states: Sequence[State], with_priors: bool = False) -> tuple[list[float], None]:
-        game, rng = self.game, self.rng
-        return [result_for(game.playout(state, rng), game.current_player(state)) for state in states], None
+        playout, player, rng = self.game.playout, self.game.current_player, self.rng
+        values = []
+        for state in states:
+            winner = playout(state, rng)
+            values.append(0.5 if winner is None else float(winner == player(state)))
+        return values, None
 
 
 class NetRolloutPolicy:

@@ -296,17 +296,15 @@ class MCTS:
 
     def add_child(self, node: Node) -> Node:
         """A child for the untried action the tree policy takes; its state is computed now."""
-        untried = node.untried
+        untried, priors = node.untried, node.priors
         i = self.tree_policy.untried_index(node, self.rng)
-        prior = node.untried_prior(i)
         last = len(untried) - 1
         if i != last:  # swap to the end and pop: no shifting of the list
             untried[i], untried[last] = untried[last], untried[i]
-            if node.priors is not None:
-                node.priors[i], node.priors[last] = node.priors[last], node.priors[i]
+            if priors is not None:
+                priors[i], priors[last] = priors[last], priors[i]
         action = untried.pop()
-        if node.priors is not None:
-            node.priors.pop()
+        prior = priors.pop() if priors is not None else 1.0 / (len(node.children) + last + 1)
         child = Node(self.game, self.game.next_state(node.state, action), action, node.player, prior)
         node.children.append(child)
         return child
