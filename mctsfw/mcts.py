@@ -51,12 +51,16 @@ from mctsfw.evaluators import LeafEvaluator, RandomRollouts
 from mctsfw.game import Action, Game, State, opponent
 
 
+#: the ``untried`` of a node expanded without priors whose legal actions are not listed yet
+UNLISTED: tuple = ()
+
+
 class Node:
     """A state in the search tree with the statistics of the move that led to it.
 
     ``untried`` is None until the node is expanded (and for ever at a final state), then
     the legal actions without a child, the most promising last (``priors`` alongside,
-    or None for uniform priors).
+    or None for uniform priors), or ``UNLISTED`` until they are needed.
     """
 
     __slots__ = ("state", "action", "mover", "player", "winner", "prior", "visits", "value", "children", "untried",
@@ -238,6 +242,8 @@ class MCTS:
         if root.untried is None:
             priors = self.evaluator.evaluate([root.state], True)[1] if self.tree_policy.uses_priors else None
             self.expand([root], priors)
+        if root.untried is UNLISTED:
+            self.list_actions(root)
         if self.root_noise:
             self.add_root_noise(root)
 
@@ -285,6 +291,8 @@ class MCTS:
         node = root
         path = [node]
         while node.untried is not None:
+            if node.untried is UNLISTED:
+                self.list_actions(node)
             child = select_child(node)
             if child is None:
                 child = self.add_child(node)
@@ -309,6 +317,10 @@ class MCTS:
         node.children.append(child)
         return child
 
+    def list_actions(self, node: Node) -> None:
+        """The legal actions of a node expanded without priors, listed when needed."""
+        node.untried = list(self.game.legal_actions(node.state))
+
     def evaluate(self, paths: list[list[Node]]) -> tuple[list[Node], dict[int, float], np.ndarray | None]:
         """Judge the paths' leaves: (the leaves that need expanding, each leaf's result for
         player 1 by ``id``, their priors or None). A leaf reached twice in one batch is
@@ -330,17 +342,20 @@ class MCTS:
         return leaves, value_p1, priors
 
     def expand(self, leaves: Sequence[Node], priors: np.ndarray | None) -> None:
-        """Each leaf learns its legal actions, ordered by prior (the highest last) when
-        there are priors."""
+        """Each leaf learns its legal actions, ordered by prior (the highest last). Without
+        priors the list is made when a descent first goes on from the leaf (``UNLISTED``
+        till then): most leaves are never entered again."""
+        if priors is None:
+            for leaf in leaves:
+                leaf.untried = UNLISTED
+            return
         legal_actions = self.game.legal_actions
-        for i, leaf in enumerate(leaves):
+        for leaf, leaf_priors in zip(leaves, priors):
             actions = list(legal_actions(leaf.state))
-            if priors is not None:
-                p = np.asarray(priors[i], dtype=np.float64)[actions]
-                order = np.argsort(p, kind="stable")
-                leaf.priors = p[order].tolist()
-                actions = [actions[j] for j in order]
-            leaf.untried = actions
+            p = np.asarray(leaf_priors, dtype=np.float64)[actions]
+            order = np.argsort(p, kind="stable")
+            leaf.priors = p[order].tolist()
+            leaf.untried = [actions[j] for j in order]
 
     @staticmethod
     def backpropagate(paths: list[list[Node]], value_p1: dict[int, float]) -> None:
