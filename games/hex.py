@@ -228,12 +228,15 @@ class Hex(Game):
         players = np.array([states[i][0] for i in order], dtype=np.int64)
         x = self.encode_boards(boards, players)
         mask = (boards == 0).astype(np.float32)
-        # every game alternates, so who moves at a step is known in advance: the stone's
-        # offset in the encoding and the to-move bits, for even and odd steps
-        offsets = ((players - 1) * n2, (2 - players) * n2)
+        # every game alternates, so who moves at a step is known in advance: where a
+        # stone goes in the flat encoding and the to-move bits, for even and odd steps
+        width, rows = x.shape[1], np.arange(len(states))
+        stone_at = (rows * width + (players - 1) * n2, rows * width + (2 - players) * n2)
         to_move = (x[:, -2:].copy(), x[:, -2:][:, ::-1].copy())
-        running = [int(np.count_nonzero(empty > step)) for step in range(int(empty[0]) + 1)]
-        rows = np.arange(len(states))
+        cell_at = rows * n2
+        flat_x, flat_mask = x.reshape(-1), mask.reshape(-1)  # views: one index per cell set
+        # running[s]: games with a cell left at step s (they are the first ones)
+        running = np.cumsum(np.bincount(empty, minlength=int(empty[0]) + 2)[::-1])[::-1][1:].tolist()
         for step in range(int(empty[0])):
             k, chosen = running[step], running[step + 1]  # games with a cell left; with two or more
             if chosen:
@@ -242,8 +245,8 @@ class Hex(Game):
                     actions = np.concatenate([actions, mask[chosen:k].argmax(axis=1)])
             else:
                 actions = mask[:k].argmax(axis=1)
-            x[rows[:k], offsets[step % 2][:k] + actions] = 1.0
-            mask[rows[:k], actions] = 0.0
+            flat_x[stone_at[step % 2][:k] + actions] = 1.0
+            flat_mask[cell_at[:k] + actions] = 0.0
             x[:k, -2:] = to_move[(step + 1) % 2][:k]  # the other player moves next
         ones = np.packbits(x[:, :n2] > 0, axis=1, bitorder="little")
         winners = [0] * len(states)

@@ -116,7 +116,10 @@ class NetRolloutPolicy:
             cumulative = p.cumsum(axis=1)
             draws = self.np_rng.random((len(p), 1)) * cumulative[:, -1:]
             return np.minimum((cumulative < draws).sum(axis=1), p.shape[1] - 1)
-        return np.where(mask > 0, probs, -1.0).argmax(axis=1)
+        penalised = mask - 1.0  # 0 for a legal move, -2 (below any probability) for an illegal one
+        penalised *= 2.0
+        penalised += probs
+        return penalised.argmax(axis=1)
 
 
 class NetRollouts(LeafEvaluator):
