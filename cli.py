@@ -28,7 +28,7 @@ from mctsfw.config import (
 )
 from mctsfw.match import play_match, replay_record
 from mctsfw.plugin_manager import PluginError, UnknownPluginError
-from mctsfw.roles import RoleError
+from mctsfw.roles import POLICY_VALUE, RoleError, has_role
 from mctsfw.schema import format_value
 
 #: the configuration file a command reads from the current directory, when there is one
@@ -207,9 +207,8 @@ def make_player(spec: str, game: mctsfw.Game, config: dict, seed: int | None) ->
         return mctsfw.make_actor(spec, game)
     # a saved model: the raw network, or with play.model_search_games > 0 a search guided by
     # it: UCT with its rollouts (a policy net), PUCT with its priors and values (policy and value)
-    tree_policy = "puct" if hasattr(net_class_for(spec), "evaluate") else "uct"
+    tree_policy = "puct" if has_role(net_class_for(spec), POLICY_VALUE) else "uct"
     policy_params = plugin_params(config, "tree_policies", tree_policy)
-    policy_params.pop("dirichlet_epsilon", None)  # root noise is for self-play; a player searches without it
     return mctsfw.make_actor(
         spec, game,
         search_games=config["play"]["model_search_games"],

@@ -19,15 +19,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import mctsfw  # noqa: E402
 from mctsfw import MCTS, make_tree_policy  # noqa: E402
-from mctsfw.leaf_evaluator import NetLeafEvaluator  # noqa: E402
+from mctsfw.evaluators import NetValue  # noqa: E402
 
 
 def measure(game, net, batch_size: int, simulations: int, repeats: int) -> tuple[float, float]:
     """(leaf evaluations per second, network calls per second), best of ``repeats``."""
     best = (0.0, 0.0)
     for seed in range(repeats):
-        evaluator = NetLeafEvaluator(game, net)
-        mcts = MCTS(game, make_tree_policy("puct", dirichlet_epsilon=0.0), evaluator=evaluator, seed=seed,
+        evaluator = NetValue(game, net)
+        mcts = MCTS(game, make_tree_policy("puct"), evaluator, seed=seed,
                     batch_size=batch_size)
         start = time.perf_counter()
         mcts.search(game.initial_state(), search_games=simulations)

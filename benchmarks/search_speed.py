@@ -1,16 +1,20 @@
-"""Search games per second of UCT with random rollouts, from the empty board / start.
+"""Search games per second of hexzero's MCTS against OpenSpiel's, in one run.
 
     python benchmarks/search_speed.py [--games 20000] [--repeats 3] [--model models/hex5/anet_ep0250.keras]
 
-Prints hexzero's figure for 5x5 and 7x7 Hex and NIM (3, 4, 5), and, when OpenSpiel is
-installed (``pip install -e .[differential]``), OpenSpiel's Python MCTS on the same
-positions (game logic in C++, one random rollout per search game) and the ratio.
-Without OpenSpiel it compares with the reference figures measured on the 2-core
-development machine: 3,600 search games/s on 5x5 and 2,500 on 7x7.
+1. UCT with random rollouts from the empty board on 5x5 and 7x7 Hex (and NIM 3,4,5):
+   hexzero, OpenSpiel's Python ``MCTSBot`` and OpenSpiel's C++ ``MCTSBot`` (game logic
+   in C++ for both, one random rollout per search game, c = 1.4), and the ratios.
+   Targets: at least 10x the Python bot and 0.5x the C++ bot.
+2. 5x5 Hex with the ANET's rollouts (epsilon 0, the shipped model by default), batched
+   (32 leaves, the default, or 128, judged by one lock-step playout, virtual loss)
+   against random rollouts, after a warm-up. Target: at least 0.5 of the random rate.
+3. The same "as training runs it": TensorFlow and Keras imported and a model loaded in
+   the process (section 2 loaded one), then section 1's hexzero and C++ figures again.
 
-Then 5x5 Hex with the ANET as rollout policy (epsilon 0, the shipped model by default):
-batched (32 playouts in lock-step, virtual loss) and one playout at a time, against
-random rollouts. The target is at least a third of the random-rollout rate.
+Each figure is the best of ``--repeats`` measurements; the cases are measured in turns,
+so a busy machine slows all columns of a row alike. Without OpenSpiel (``pip install
+-e .[differential]``) its columns show "-".
 """
 
 from __future__ import annotations
@@ -26,20 +30,18 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import mctsfw  # noqa: E402
 from mctsfw import MCTS, make_tree_policy  # noqa: E402
 
-REFERENCE = {"hex 5x5": 3600, "hex 7x7": 2500}
+C = 1.4
 
 
-def ours(game, games: int, repeats: int, default_policy=None, batch_size=None) -> float:
-    best = 0.0
-    for seed in range(repeats):
-        mcts = MCTS(game, make_tree_policy("uct", c=1.4), default_policy, seed=seed, batch_size=batch_size)
-        start = time.perf_counter()
-        mcts.search(game.initial_state(), search_games=games)
-        best = max(best, games / (time.perf_counter() - start))
-    return best
+def ours(game, games: int, seed: int, evaluator=None, batch_size=None) -> float:
+    """Search games per second of one search from the initial state."""
+    mcts = MCTS(game, make_tree_policy("uct", c=C), evaluator, seed=seed, batch_size=batch_size)
+    start = time.perf_counter()
+    mcts.search(game.initial_state(), search_games=games)
+    return games / (time.perf_counter() - start)
 
 
-def openspiel(name: str, params: dict, games: int, repeats: int) -> float | None:
+def openspiel_python(name: str, params: dict, games: int, seed: int) -> float | None:
     try:
         import numpy as np
         import pyspiel
@@ -47,14 +49,64 @@ def openspiel(name: str, params: dict, games: int, repeats: int) -> float | None
     except ImportError:
         return None
     game = pyspiel.load_game(name, params)
-    best = 0.0
+    rng = np.random.RandomState(seed)
+    bot = mcts.MCTSBot(game, C, games, mcts.RandomRolloutEvaluator(1, rng), random_state=rng, solve=False)
+    start = time.perf_counter()
+    bot.mcts_search(game.new_initial_state())
+    return games / (time.perf_counter() - start)
+
+
+def openspiel_cpp(name: str, params: dict, games: int, seed: int) -> float | None:
+    try:
+        import pyspiel
+    except ImportError:
+        return None
+    game = pyspiel.load_game(name, params)
+    # MCTSBot(game, evaluator, uct_c, max_simulations, max_memory_mb, solve, seed, verbose)
+    bot = pyspiel.MCTSBot(game, pyspiel.RandomRolloutEvaluator(1, seed), C, games, 4000, False, seed, False)
+    start = time.perf_counter()
+    bot.step(game.new_initial_state())
+    return games / (time.perf_counter() - start)
+
+
+def best_of(repeats: int, *measures):
+    """Each measure's best over ``repeats`` rounds, the measures taken in turns."""
+    best = [None] * len(measures)
     for seed in range(repeats):
-        rng = np.random.RandomState(seed)
-        bot = mcts.MCTSBot(game, 1.4, games, mcts.RandomRolloutEvaluator(1, rng), random_state=rng, solve=False)
-        start = time.perf_counter()
-        bot.mcts_search(game.new_initial_state())
-        best = max(best, games / (time.perf_counter() - start))
+        for i, measure in enumerate(measures):
+            rate = measure(seed)
+            if rate is not None:
+                best[i] = max(best[i] or 0.0, rate)
     return best
+
+
+def text(rate: float | None) -> str:
+    return f"{rate:10,.0f}" if rate else f"{'-':>10}"
+
+
+def ratio(a: float | None, b: float | None) -> str:
+    return f"{a / b:6.2f}x" if a and b else f"{'-':>7}"
+
+
+CASES = [
+    ("hex 5x5", ("hex", {"size": 5}), ("hex", {"board_size": 5})),
+    ("hex 7x7", ("hex", {"size": 7}), ("hex", {"board_size": 7})),
+    ("nim 3,4,5", ("nim", {"piles": [3, 4, 5]}), ("nim", {"pile_sizes": "3;4;5", "is_misere": False})),
+]
+
+
+def uct_table(games: int, repeats: int, with_python: bool = True) -> None:
+    print(f"{'case':<10} {'hexzero/s':>10} {'os-py/s':>10} {'os-c++/s':>10} {'vs py':>7} {'vs c++':>7}"
+          "   (targets: >= 10x py, >= 0.5x c++)")
+    for label, (name, params), (spiel_name, spiel_params) in CASES:
+        game = mctsfw.make_game(name, **params)
+        rate, py, cpp = best_of(
+            repeats,
+            lambda seed: ours(game, games, seed),
+            lambda seed: openspiel_python(spiel_name, spiel_params, max(games // 10, 500), seed) if with_python else None,
+            lambda seed: openspiel_cpp(spiel_name, spiel_params, games, seed),
+        )
+        print(f"{label:<10} {text(rate)} {text(py)} {text(cpp)} {ratio(rate, py)} {ratio(rate, cpp)}")
 
 
 def main() -> None:
@@ -64,34 +116,29 @@ def main() -> None:
     parser.add_argument("--model", default=str(Path(__file__).resolve().parent.parent / "models/hex5/anet_ep0250.keras"))
     args = parser.parse_args()
     print(f"machine: {platform.processor() or platform.machine()}, Python {platform.python_version()}")
-    cases = [
-        ("hex 5x5", mctsfw.make_game("hex", size=5), ("hex", {"board_size": 5})),
-        ("hex 7x7", mctsfw.make_game("hex", size=7), ("hex", {"board_size": 7})),
-        ("nim 3,4,5", mctsfw.make_game("nim", piles=[3, 4, 5]), ("nim", {"pile_sizes": "3;4;5", "is_misere": False})),
-    ]
-    print(f"{'case':<11} {'hexzero/s':>10} {'openspiel/s':>12} {'ratio':>7}   reference")
-    for label, game, (spiel_name, spiel_params) in cases:
-        rate = ours(game, args.games, args.repeats)
-        theirs = openspiel(spiel_name, spiel_params, max(args.games // 10, 500), args.repeats)
-        ref = REFERENCE.get(label)
-        theirs_text = f"{theirs:12,.0f}" if theirs else f"{'-':>12}"
-        ratio = f"{rate / theirs:6.1f}x" if theirs else f"{'-':>7}"
-        ref_text = f"{ref:,} -> {rate / ref:.1f}x" if ref else ""
-        print(f"{label:<11} {rate:10,.0f} {theirs_text} {ratio}   {ref_text}")
+    print("\n1. UCT, random rollouts, from the empty board")
+    uct_table(args.games, args.repeats)
 
-    from mctsfw.checkpoints import load_net
-    from mctsfw.rollout import NetRolloutPolicy
+    from mctsfw.checkpoints import load_net  # imports TensorFlow and Keras
+    from mctsfw.evaluators import NetRollouts, RandomRollouts
 
     game = mctsfw.make_game("hex", size=5)
     net = load_net(args.model, game)
-    policy = NetRolloutPolicy(game, net, epsilon=0.0, seed=0)
-    random_rate = ours(game, args.games, args.repeats)
-    batched = ours(game, args.games // 2, args.repeats, policy)
-    single = ours(game, max(args.games // 20, 200), args.repeats, policy, batch_size=1)
-    print(f"\n5x5 Hex rollouts with {Path(args.model).name} ({net.params()['hidden_layers']} hidden):")
-    print(f"  random rollouts           {random_rate:10,.0f} search games/s")
-    print(f"  ANET rollouts, batched    {batched:10,.0f} search games/s   {batched / random_rate:.2f} of random (target >= 0.33)")
-    print(f"  ANET rollouts, one a time {single:10,.0f} search games/s   {single / random_rate:.2f} of random")
+    ours(game, 500, 0, NetRollouts(game, net, seed=0))  # warm-up: first calls, caches
+    random_rate, net_rate, wide_rate = best_of(
+        args.repeats,
+        lambda seed: ours(game, args.games, seed, RandomRollouts(game, seed)),
+        lambda seed: ours(game, args.games // 2, seed, NetRollouts(game, net, seed=seed)),
+        lambda seed: ours(game, args.games // 2, seed, NetRollouts(game, net, seed=seed), batch_size=128),
+    )
+    print(f"\n2. 5x5 Hex, UCT with {Path(args.model).name} ({net.params()['hidden_layers']} hidden) rollouts")
+    print(f"  random rollouts               {random_rate:10,.0f} search games/s")
+    print(f"  ANET rollouts, batches of 32  {net_rate:10,.0f} search games/s   {net_rate / random_rate:.2f} of random "
+          "(target >= 0.5)")
+    print(f"  ANET rollouts, batches of 128 {wide_rate:10,.0f} search games/s   {wide_rate / random_rate:.2f} of random")
+
+    print("\n3. As training runs it: TensorFlow/Keras imported and a model loaded in this process")
+    uct_table(args.games, args.repeats, with_python=False)
 
 
 if __name__ == "__main__":

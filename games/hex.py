@@ -78,6 +78,11 @@ class Hex(Game):
         # (start side, end side) for each player
         self.sides = {1: (row0, row0 << (n * (n - 1))), 2: (col0, col0 << (n - 1))}
         self._not_first_col = self.full & ~col0
+        # the cells of each byte of a bitboard, by the byte's value: lists cells fast
+        self._nbytes = (n * n + 7) // 8
+        self._cells_of_byte = [
+            [tuple(8 * i + b for b in range(8) if value >> b & 1) for value in range(256)] for i in range(self._nbytes)
+        ]
         self._not_last_col = self.full & ~(col0 << (n - 1))
 
     def params(self) -> dict[str, Any]:
@@ -95,7 +100,8 @@ class Hex(Game):
     def legal_actions(self, state: HexState) -> list[int]:
         if state[3]:
             return []
-        return list(iter_bits(self.full & ~(state[1] | state[2])))
+        empty = (self.full & ~(state[1] | state[2])).to_bytes(self._nbytes, "little")
+        return [a for cells, byte in zip(self._cells_of_byte, empty) for a in cells[byte]]
 
     def next_state(self, state: HexState, action: int) -> HexState:
         player, ones, twos, winner = state
@@ -173,12 +179,15 @@ class Hex(Game):
         if winner:
             return winner
         if choose is None:
-            empty = list(iter_bits(self.full & ~(ones | twos)))
-            rng.shuffle(empty)
-            bit = self.bit
-            mover_bits = 0
-            for a in empty[::2]:
-                mover_bits |= bit[a]
+            # The mover gets a uniformly random half (rounded up) of the empty cells: a
+            # random bit per cell, kept when exactly that many came up (rejection), so
+            # every such half is equally likely, as after a random order of moves.
+            empty = self.full & ~(ones | twos)
+            share = (empty.bit_count() + 1) // 2
+            getrandbits, n2 = rng.getrandbits, self.num_actions
+            mover_bits = getrandbits(n2) & empty
+            while mover_bits.bit_count() != share:
+                mover_bits = getrandbits(n2) & empty
             # the other player gets every remaining cell
             if player == 1:
                 ones |= mover_bits
@@ -202,10 +211,11 @@ class Hex(Game):
 
         The batch is sorted by empty cells, most first, so the games still running at
         any step are a prefix of it and every step works on array views; the encoded
-        states and legal masks are updated in place, one cell a move.
+        states and legal masks are updated in place, one cell a move. A game's last
+        cell needs no choice: it is filled without asking the policy.
         """
-        if policy is None or not hasattr(policy, "choose_batch") or not states:
-            return [self.playout(state, rng, policy) for state in states]
+        if policy is None or not states:
+            return [self.playout(state, rng) for state in states]
         n2 = self.num_actions
         boards = self.boards(states)
         empty = (boards == 0).sum(axis=1)
@@ -214,14 +224,26 @@ class Hex(Game):
         players = np.array([states[i][0] for i in order], dtype=np.int64)
         x = self.encode_boards(boards, players)
         mask = (boards == 0).astype(np.float32)
+        # every game alternates, so who moves at a step is known in advance: where a
+        # stone goes in the flat encoding and the to-move bits, for even and odd steps
+        width, rows = x.shape[1], np.arange(len(states))
+        stone_at = (rows * width + (players - 1) * n2, rows * width + (2 - players) * n2)
+        to_move = (x[:, -2:].copy(), x[:, -2:][:, ::-1].copy())
+        cell_at = rows * n2
+        flat_x, flat_mask = x.reshape(-1), mask.reshape(-1)  # views: one index per cell set
+        # running[s]: games with a cell left at step s (they are the first ones)
+        running = np.cumsum(np.bincount(empty, minlength=int(empty[0]) + 2)[::-1])[::-1][1:].tolist()
         for step in range(int(empty[0])):
-            k = int(np.count_nonzero(empty > step))  # games with a cell left: the first k
-            actions = policy.choose_batch(x[:k], mask[:k])
-            rows = np.arange(k)
-            x[rows, (players[:k] - 1) * n2 + actions] = 1.0
-            mask[rows, actions] = 0.0
-            x[:k, -2:] = x[:k, -2:][:, ::-1]  # the other player moves next
-            players[:k] = 3 - players[:k]
+            k, chosen = running[step], running[step + 1]  # games with a cell left; with two or more
+            if chosen:
+                actions = policy.choose_batch(x[:chosen], mask[:chosen])
+                if chosen < k:  # the rest have one cell left
+                    actions = np.concatenate([actions, mask[chosen:k].argmax(axis=1)])
+            else:
+                actions = mask[:k].argmax(axis=1)
+            flat_x[stone_at[step % 2][:k] + actions] = 1.0
+            flat_mask[cell_at[:k] + actions] = 0.0
+            x[:k, -2:] = to_move[(step + 1) % 2][:k]  # the other player moves next
         ones = np.packbits(x[:, :n2] > 0, axis=1, bitorder="little")
         winners = [0] * len(states)
         for i, row in zip(order, ones):

@@ -18,8 +18,9 @@ from typing import Any, Callable
 import numpy as np
 
 from mctsfw.game import Action, Game, IllegalMoveError, State
-from mctsfw.mcts import MCTS, pick_action
-from mctsfw.rollout import PolicyNet
+from mctsfw.evaluators import LeafEvaluator, NetRollouts, value_evaluator
+from mctsfw.mcts import MCTS, budget_problem
+from mctsfw.roles import POLICY_VALUE, PolicyNet, has_role
 from mctsfw.sampling import check_temperature, masked_policy, sample_action
 
 
@@ -65,11 +66,14 @@ class RandomActor(Actor):
 
 
 class MCTSActor(Actor):
-    """MCTS with a registered tree policy; keeps its subtree between moves.
+    """MCTS with a registered tree policy and a leaf evaluator; keeps its subtree between moves.
 
     It plays the most visited move, or with ``temperature`` > 0 a move drawn with
-    probability proportional to visits ** (1 / temperature). With an ``evaluator`` (a
-    policy-and-value network) the search is AlphaZero style (use the ``puct`` tree policy).
+    probability ~ visits ** (1 / temperature) (``mctsfw.sampling``). The evaluator is
+    random rollouts unless given (``mctsfw.evaluators``). ``c`` sets the tree policy's
+    exploration constant, whatever the policy calls it (``TreePolicy.exploration_param``).
+    A player's search has no root noise: that is for self-play alone. Bad parameters
+    raise ValueError here, naming the problem.
     """
 
     kind = "mcts"
@@ -82,26 +86,25 @@ class MCTSActor(Actor):
         c: float | None = None,
         seed: int | None = None,
         tree_policy: str = "uct",
-        default_policy: Callable[[State], Action] | None = None,
-        evaluator: Any = None,
+        evaluator: LeafEvaluator | None = None,
         temperature: float = 0.0,
         policy_params: dict[str, Any] | None = None,
+        batch_size: int | None = None,
     ):
         super().__init__(game)
-        from mctsfw import make_tree_policy
+        from mctsfw import default_registries, make_tree_policy
 
-        if not search_games and not time_limit:
-            raise ValueError("an mcts actor needs search_games > 0 or time_limit > 0")
+        problem = budget_problem(search_games, time_limit)
+        if problem:
+            raise ValueError(f"an mcts actor: {problem}")
         params = dict(policy_params or {})
         if c is not None:
-            params["c_puct" if tree_policy == "puct" else "c"] = c
-        if tree_policy == "puct":
-            params.setdefault("dirichlet_epsilon", 0.0)  # noise is for self-play, not for playing
+            params[default_registries().tree_policies.get(tree_policy).exploration_param] = c
         self.search_games = search_games
         self.time_limit = time_limit
-        self.temperature = float(temperature)
+        self.temperature = check_temperature(temperature)
         self.rng = np.random.default_rng(seed)
-        self.mcts = MCTS(game, make_tree_policy(tree_policy, **params), default_policy, seed=seed, evaluator=evaluator)
+        self.mcts = MCTS(game, make_tree_policy(tree_policy, **params), evaluator, seed=seed, batch_size=batch_size)
         self.last_distribution = None
 
     def default_label(self) -> str:
@@ -112,7 +115,7 @@ class MCTSActor(Actor):
         root = self.mcts.search(state, self.search_games, self.time_limit)
         self.last_distribution = self.mcts.visit_distribution(root)
         if self.temperature > 0:
-            action = pick_action(self.last_distribution, self.temperature, self.rng)
+            action = sample_action(self.last_distribution, self.temperature, self.rng)
         else:
             action = self.mcts.best_action(root)
         self.mcts.advance(action)
@@ -175,6 +178,7 @@ ACTOR_KINDS = {"random": RandomActor, "mcts": MCTSActor, "human": HumanActor}
 #: what ``make_actor`` accepts with a model path
 MODEL_ACTOR_PARAMS = (
     "search_games", "time_limit", "c", "seed", "tree_policy", "epsilon", "selection", "temperature", "policy_params",
+    "value_weight",
 )
 
 
@@ -200,10 +204,12 @@ def make_actor(spec: str | os.PathLike, game: Game, **params) -> Actor:
       broken or mismatched file raises ``ModelFileError``). With ``search_games=0`` (the
       default) the raw network plays: ``selection="greedy"`` (its most probable legal
       move) or ``"sample"``, seeded by ``seed``. With ``search_games > 0`` (or a
-      ``time_limit``) it searches: a policy network (ANET) guides UCT's rollouts, a random
-      legal move with probability ``epsilon`` (default 0); a policy-and-value network
-      guides PUCT (priors from its policy head, leaf values from its value head, no
-      Dirichlet noise unless asked). ``c`` (c_puct for PUCT), ``seed``, ``tree_policy``,
+      ``time_limit``) it searches, judging leaves by the net's role: a policy network
+      (ANET) by its rollouts (UCT by default), a random legal move with probability
+      ``epsilon`` (default 0); a policy-and-value network by its value head, priors from
+      its policy head (PUCT by default), mixed with random rollouts when ``value_weight``
+      (lambda, also read from ``policy_params``) < 1. Any ``tree_policy`` works with
+      either. ``c`` (the tree policy's exploration constant), ``seed``,
       ``policy_params`` and ``temperature`` as for ``mcts``. The label is the file's
       stem, plus ``+mcts(N)`` when searching.
     """
@@ -239,24 +245,35 @@ def model_actor(
     selection: str = "greedy",
     temperature: float = 0.0,
     policy_params: dict[str, Any] | None = None,
+    value_weight: float | None = None,
 ) -> Actor:
-    """The agent of a saved model (see ``make_actor``)."""
+    """The agent of a saved model (see ``make_actor``). The leaf evaluator follows the
+    net's declared role: a policy-and-value net judges leaves with its value head (mixed
+    with random rollouts when ``value_weight`` < 1; PUCT by default), a policy net with
+    its rollouts (UCT by default). Any tree policy may be asked for."""
     from mctsfw.checkpoints import load_net
-    from mctsfw.leaf_evaluator import NetLeafEvaluator
-    from mctsfw.rollout import NetRolloutPolicy
 
+    problem = budget_problem(search_games or None, time_limit) if search_games or time_limit is not None else None
+    if problem:
+        raise ValueError(f"a model actor: {problem}")
     net = load_net(path, game)
     stem = Path(path).stem
-    if not search_games and not time_limit:
+    if not search_games and time_limit is None:
         actor: Actor = NetActor(game, net, selection=selection, seed=seed)
         actor.label = stem if selection == "greedy" else f"{stem}(sample)"
         return actor
-    if hasattr(net, "evaluate"):  # a policy-and-value network: AlphaZero-style search
-        search = {"tree_policy": tree_policy or "puct", "evaluator": NetLeafEvaluator(game, net)}
-    else:  # a policy network: its rollouts
-        search = {"tree_policy": tree_policy or "uct", "default_policy": NetRolloutPolicy(game, net, epsilon=epsilon, seed=seed)}
-    actor = MCTSActor(game, search_games or None, time_limit or None, c=c, seed=seed, temperature=temperature,
-                      policy_params=policy_params, **search)
+    params = dict(policy_params or {})
+    weight = params.get("value_weight", 1.0) if value_weight is None else value_weight  # PUCT declares lambda
+    if has_role(net, POLICY_VALUE):
+        evaluator: LeafEvaluator = value_evaluator(game, net, weight, seed=seed)
+        tree_policy = tree_policy or "puct"
+    else:
+        if weight != 1:
+            raise ValueError(f"value_weight {weight!r} mixes a value head into rollouts; the {net.name} net has none")
+        evaluator = NetRollouts(game, net, epsilon=epsilon, seed=seed)
+        tree_policy = tree_policy or "uct"
+    actor = MCTSActor(game, search_games or None, time_limit, c=c, seed=seed, tree_policy=tree_policy,
+                      evaluator=evaluator, temperature=temperature, policy_params=params)
     actor.net = net
     actor.label = f"{stem}+mcts({search_games})" if search_games else f"{stem}+mcts({time_limit}s)"
     return actor

@@ -108,12 +108,14 @@ class Game:
     def playout_batch(self, states: Sequence[State], rng: random.Random, policy: Any = None) -> list[int | None]:
         """The winners of playouts from each of ``states`` (none of them final).
 
-        With a policy that offers ``choose_batch(x, legal_mask)``, the playouts run in
-        lock-step so the policy sees all of them in one call per move; games may
-        override this with a vectorised version (Hex does).
+        ``policy`` is None (uniformly random moves) or a batch policy with
+        ``choose_batch(x, legal_mask) -> actions`` over encoded states (the network
+        rollouts of ``mctsfw.evaluators``): the playouts then run in lock-step, so the
+        policy sees all of them in one call per move. Games may override this with a
+        vectorised version (Hex does).
         """
-        if policy is None or not hasattr(policy, "choose_batch"):
-            return [self.playout(state, rng, policy) for state in states]
+        if policy is None:
+            return [self.playout(state, rng) for state in states]
         states = list(states)
         active = [i for i, state in enumerate(states) if not self.is_final(state)]
         while active:

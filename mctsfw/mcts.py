@@ -1,76 +1,92 @@
-"""The generic MCTS engine. It knows no game: it talks to one through ``mctsfw.Game``.
+"""The generic MCTS engine: one search loop, a tree policy and a leaf evaluator.
 
-One search game is four named phases, run iteratively (no recursion):
+It knows no game (it talks to one through ``mctsfw.Game``), no network and no plugin:
+how to walk the tree is a ``TreePolicy`` (UCT, PUCT, ...) and how to judge a leaf is a
+``LeafEvaluator`` (random rollouts, network rollouts, a value head, a mix; see
+``mctsfw.evaluators``), as OpenSpiel's ``MCTSBot`` with its ``Evaluator``.
 
-1. ``select``:   from the root, let the tree policy pick children down to a node that
-                 still has untried actions (or is final);
-2. ``expand``:   add one child for an untried action;
-3. ``evaluate``: play the new node's state to the end with the default policy
-                 (``Game.playout``) and take the winner;
-4. ``backpropagate``: add the result to every node on the path, each from the point
-                 of view of the player who moved into that node, so the result is right
-                 for two players whoever started.
+``search`` runs this loop, iteratively (no recursion), until the budget is spent:
 
+1. ``select``:   from the root, let the tree policy pick a child at every expanded node,
+                 down to a leaf: a node search has just entered for the first time, or
+                 a final state. A node keeps the legal actions that have no child yet
+                 (``untried``); a child, and its state, is made only when the tree
+                 policy picks its action (UCT picks a random untried action before any
+                 child, PUCT the untried action of highest prior when that beats every
+                 child). Every node on the way counts the visit at once.
+2. ``evaluate``: the evaluator judges the leaves in one call: the win probability of the
+                 player to move at each, and (if the tree policy reads them) priors over
+                 its actions. A final leaf is judged by its winner.
+3. ``expand``:   each judged leaf learns its legal actions (its ``untried`` list, ordered
+                 by prior when there are priors), so the next descent can go on from it.
+4. ``backpropagate``: every node on the path adds the result, seen from the player who
+                 moved into it, so the result is right for two players whoever started.
+
+A batch of ``batch_size`` leaves is selected before they are judged together (network
+evaluators see one array a call): the visits counted in step 1 act as a *virtual loss*
+that steers the later descents of a batch elsewhere. A batch of 1 is the classic loop.
+
+Root noise (``root_noise=True``, for self-play only) mixes fresh noise from the tree
+policy (PUCT: Dirichlet) into the root's clean priors at the start of every search.
 The subtree under the actual move is kept for the next move (``advance``).
 
-With a leaf *evaluator* (AlphaZero style, e.g. a policy-and-value network behind PUCT)
-the phases change: a leaf is expanded whole, every child getting the evaluator's prior,
-and its value comes from the evaluator instead of a playout (or a mix of both,
-``value_weight``). Leaves are evaluated in batches under virtual loss.
-
-With a network default policy (one with ``choose_batch``), search games run in batches:
-``batch_size`` leaves are selected one after another, each path taking a *virtual loss*
-(its visits counted before its result is known, which steers the next descents
-elsewhere), then all their playouts run in lock-step through ``Game.playout_batch`` so
-the network sees a batch of positions a call instead of one.
+Garbage collection is paused during a search: the tree holds no reference cycles (a
+node knows its children, never its parent), so the collector has nothing to free
+there, and with TensorFlow loaded each full collection walks TensorFlow's objects too.
 """
 
 from __future__ import annotations
 
+import gc
 import math
+import numbers
 import random
 import time
-from typing import Callable, Protocol, Sequence
+from contextlib import contextmanager
+from typing import Iterator, Sequence
 
 import numpy as np
 
+from mctsfw.evaluators import LeafEvaluator, RandomRollouts
 from mctsfw.game import Action, Game, State, opponent
 from mctsfw.schema import Parameters
 
 
+#: the ``untried`` of a node expanded without priors whose legal actions are not listed yet
+UNLISTED: tuple = ()
+
+
 class Node:
-    """A state in the search tree with the statistics of the move that led to it."""
+    """A state in the search tree with the statistics of the move that led to it.
 
-    __slots__ = (
-        "state", "action", "mover", "player", "children", "untried", "visits", "value", "prior", "winner", "final",
-        "noised",
-    )
+    ``untried`` is None until the node is expanded (and for ever at a final state), then
+    the legal actions without a child, the most promising last (``priors`` alongside,
+    or None for uniform priors), or ``UNLISTED`` until they are needed.
+    """
 
-    def __init__(self, game: Game | None, state: State | None, action: Action | None, mover: int):
+    __slots__ = ("state", "action", "mover", "player", "winner", "prior", "visits", "value", "children", "untried",
+                 "priors")
+
+    def __init__(self, game: Game, state: State, action: Action | None, mover: int, prior: float = 1.0):
+        self.state = state
         self.action = action  # the move that led here (None at a fresh root)
         self.mover = mover  # the player who made that move: ``value`` is from their side
+        self.prior = prior  # the evaluator's probability of that move
         self.visits = 0
         self.value = 0.0  # sum of results for ``mover``: 1 win, 0.5 draw, 0 loss
-        self.prior = 1.0  # the evaluator's probability of the move that led here
-        self.noised = False  # root noise added (once per search)
         self.children: list[Node] = []
-        self.state = None
-        if state is not None:
-            self.realize(game, state)
-
-    def realize(self, game: Game, state: State) -> None:
-        """Give a node made without its state (a child known only by its move and prior,
-        as whole-leaf expansion makes them) its state, once search first enters it."""
-        self.state = state
-        self.final = game.is_final(state)
-        if self.final:
-            self.player = 0
+        self.untried: list[Action] | None = None
+        self.priors: list[float] | None = None
+        if game.is_final(state):
+            self.player = 0  # nobody moves: a final state
             self.winner = game.winner(state)
-            self.untried: list[Action] = []
         else:
             self.player = game.current_player(state)
             self.winner = None
-            self.untried = list(game.legal_actions(state))
+
+    @property
+    def final(self) -> bool:
+        return self.player == 0
 
     @property
     def q(self) -> float:
@@ -83,15 +99,28 @@ class Node:
                 return ch
         return None
 
+    def untried_prior(self, i: int) -> float:
+        """The prior of ``untried[i]`` (uniform over the legal actions without ``priors``)."""
+        if self.priors is None:
+            return 1.0 / (len(self.children) + len(self.untried))
+        return self.priors[i]
+
     def __repr__(self) -> str:
         return f"Node(action={self.action}, visits={self.visits}, q={self.q:.3f})"
 
 
 class TreePolicy:
-    """Chooses which child to descend into at a fully expanded node. Subclass per policy."""
+    """Chooses where a descent goes at an expanded node. Subclass per policy."""
 
     name = ""
     description = ""
+    #: whether ``select_child`` reads priors (the search then asks the evaluator for them,
+    #: and root noise is possible)
+    uses_priors = False
+    #: whether it is useless with uniform priors: refused with an evaluator that gives none
+    needs_informed_priors = False
+    #: the name of its exploration constant among its parameters (``c`` of ``MCTSActor``)
+    exploration_param = ""
 
     #: the constructor's parameters (the ``[tree_policies.<name>]`` table), each declared once
     parameters: Parameters = Parameters()
@@ -101,58 +130,98 @@ class TreePolicy:
         """Unknown names and values the declared ``parameters`` refuse, as 'key: reason' lines."""
         return cls.parameters.problems(cls.name, params)
 
-    def select_child(self, node: Node) -> Node:
+    def select_child(self, node: Node) -> Node | None:
+        """The child to descend into, or None to try an untried action (``untried_index``)."""
         raise NotImplementedError
 
-    def prepare_root(self, root: Node, rng: np.random.Generator) -> None:
-        """Called once per search on an expanded root (PUCT adds Dirichlet noise here)."""
+    def untried_index(self, node: Node, rng: random.Random) -> int:
+        """Which of ``node.untried`` gets a child now. By default the last: the most
+        promising, as ``untried`` is ordered by prior."""
+        return len(node.untried) - 1
+
+    def noisy_priors(self, priors: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """The root's priors with exploration noise mixed in (``root_noise``)."""
+        raise NotImplementedError(f"the {self.name} tree policy reads no priors: root noise would change nothing")
 
 
-class Evaluator(Protocol):
-    """Judges leaves for evaluator-driven search (a policy-and-value network, say)."""
+def search_problem(tree_policy: TreePolicy, evaluator: LeafEvaluator, root_noise: bool) -> str | None:
+    """None if this tree policy, evaluator and root noise can search together, else why not."""
+    if not isinstance(tree_policy, TreePolicy):
+        return f"a tree policy must be a TreePolicy, not {type(tree_policy).__name__}"
+    if not isinstance(evaluator, LeafEvaluator):
+        return f"a leaf evaluator must be a LeafEvaluator (mctsfw.evaluators), not {type(evaluator).__name__}"
+    if tree_policy.needs_informed_priors and not evaluator.informed_priors:
+        return (f"the {tree_policy.name} tree policy needs priors from a network; the {evaluator.name} evaluator "
+                "gives uniform ones")
+    if root_noise and not tree_policy.uses_priors:
+        return f"root noise perturbs priors, which the {tree_policy.name} tree policy does not read"
+    return None
 
-    def evaluate(self, states: Sequence[State]) -> tuple[np.ndarray, np.ndarray]:
-        """(priors (B, num_actions) over legal actions, values (B,) in [0, 1]: the win
-        probability of the player to move in each state)."""
-        ...
+
+def budget_problem(search_games, time_limit) -> str | None:
+    """None for a usable search budget, else the reason: ``search_games`` a whole number
+    >= 0 or None, ``time_limit`` a finite number of seconds > 0 or None, at least one set."""
+    if search_games is not None and (
+        isinstance(search_games, bool) or not isinstance(search_games, numbers.Integral) or search_games < 0
+    ):
+        return f"search_games must be a whole number >= 0, not {search_games!r}"
+    if time_limit is not None and (
+        isinstance(time_limit, bool) or not isinstance(time_limit, numbers.Real)
+        or not math.isfinite(time_limit) or time_limit <= 0
+    ):
+        return f"time_limit must be a finite number of seconds > 0 (or None), not {time_limit!r}"
+    if not search_games and time_limit is None:
+        return "give search_games > 0 or a time_limit"
+    return None
 
 
-#: a default policy: state -> action (None stands for uniformly random moves); it may
-#: also offer ``choose_batch(x, legal_mask) -> actions`` for batched playouts
-DefaultPolicy = Callable[[State], Action]
-
-#: search games per batch when the default policy can choose moves in batches
-DEFAULT_BATCH = 32
+@contextmanager
+def paused_gc() -> Iterator[None]:
+    """No garbage collection inside: the tree has no reference cycles to free, and each
+    collection would walk every object of the process (TensorFlow's too)."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if collecting:
+            gc.enable()
 
 
 class MCTS:
-    """Monte Carlo Tree Search over any ``Game`` with a pluggable tree and default policy."""
+    """Monte Carlo Tree Search over any ``Game`` with a tree policy and a leaf evaluator."""
 
     def __init__(
         self,
         game: Game,
         tree_policy: TreePolicy,
-        default_policy: DefaultPolicy | None = None,
+        evaluator: LeafEvaluator | None = None,
         seed: int | None = None,
         batch_size: int | None = None,
-        evaluator: Evaluator | None = None,
-        value_weight: float | None = None,
+        root_noise: bool = False,
     ):
-        """``evaluator`` switches to evaluator-driven search; ``value_weight`` (lambda, by
-        default the tree policy's) mixes its value with a playout's result:
-        lambda * value + (1 - lambda) * playout."""
+        """``evaluator``: random rollouts (seeded by ``seed``) when None. ``batch_size``:
+        leaves judged per evaluator call, by default the evaluator's. ``root_noise``: mix
+        the tree policy's noise into the root's priors at every search (self-play only).
+        A pair that cannot search together is refused here with the reason."""
+        if evaluator is None:
+            evaluator = RandomRollouts(game, seed=seed)
+        problem = search_problem(tree_policy, evaluator, root_noise)
+        if problem:
+            raise ValueError(problem)
+        batch_size = evaluator.batch_size if batch_size is None else batch_size
+        if isinstance(batch_size, bool) or not isinstance(batch_size, numbers.Integral) or batch_size < 1:
+            raise ValueError(f"batch_size must be a whole number >= 1, not {batch_size!r}")
         self.game = game
         self.tree_policy = tree_policy
-        self.default_policy = default_policy
         self.evaluator = evaluator
-        self.value_weight = float(getattr(tree_policy, "value_weight", 1.0) if value_weight is None else value_weight)
-        if batch_size is None:
-            batch_size = DEFAULT_BATCH if evaluator is not None or hasattr(default_policy, "choose_batch") else 1
-        self.batch_size = max(1, int(batch_size))
+        self.batch_size = int(batch_size)
+        self.root_noise = bool(root_noise)
         self.rng = random.Random(seed)
         self.np_rng = np.random.default_rng(seed)
         self.root: Node | None = None
         self.last_search_games = 0
+        self._clean_priors: tuple[Node, dict[Action, float]] | None = None  # the noised root's own priors
 
     # ---- the public API -------------------------------------------------------------
     def search(self, state: State, search_games: int | None = None, time_limit: float | None = None) -> Node:
@@ -161,103 +230,41 @@ class MCTS:
         ``search_games`` counts search games of this call (a kept subtree adds its old
         visits on top); ``time_limit`` is in seconds. At least one must be given.
         """
-        if not search_games and not time_limit:
-            raise ValueError("give search_games > 0 or time_limit > 0")
+        problem = budget_problem(search_games, time_limit)
+        if problem:
+            raise ValueError(problem)
         root = self._root_for(state)
         if root.final:
             raise ValueError("the game is over: nothing to search")
-        if self.evaluator is not None:
-            if not root.children:
-                self.evaluate_leaves([[root]])
-            if not root.noised:
-                self.tree_policy.prepare_root(root, self.np_rng)
-                root.noised = True
-        deadline = time.perf_counter() + time_limit if time_limit else math.inf
-        limit = search_games or math.inf
-        done = 0
-        while done < limit:
-            if self.batch_size > 1 or self.evaluator is not None:
-                count = int(min(self.batch_size, limit - done))
-                self.search_batch(root, count)
-                done += count
-            else:
-                self.search_game(root)
-                done += 1
-            if time_limit and time.perf_counter() >= deadline:
-                break
-        self.last_search_games = done
+        with paused_gc():
+            self.prepare_root(root)
+            self.last_search_games = self.run(root, search_games or math.inf, time_limit)
         return root
 
-    def search_game(self, root: Node) -> None:
-        path = self.select(root)
-        leaf = path[-1]
-        if leaf.untried:
-            leaf = self.expand(leaf)
-            path.append(leaf)
-        winner = leaf.winner if leaf.final else self.evaluate(leaf)
-        self.backpropagate(path, winner)
+    def prepare_root(self, root: Node) -> None:
+        """A new root is expanded (with priors if the tree policy reads them); with root
+        noise, fresh noise goes into its priors."""
+        if root.untried is None:
+            priors = self.evaluator.evaluate([root.state], True)[1] if self.tree_policy.uses_priors else None
+            self.expand([root], priors)
+        if root.untried is UNLISTED:
+            self.list_actions(root)
+        if self.root_noise:
+            self.add_root_noise(root)
 
-    def search_batch(self, root: Node, count: int) -> None:
-        """``count`` search games whose leaves are judged together (virtual loss in between)."""
-        paths = []
-        for _ in range(count):
-            path = self.select(root)
-            leaf = path[-1]
-            if leaf.untried and self.evaluator is None:
-                path.append(self.expand(leaf))
-            for node in path:
-                node.visits += 1  # the virtual loss: a visit that has no result yet
-            paths.append(path)
-        if self.evaluator is not None:
-            self.evaluate_leaves(paths, counted=True)
-            return
-        open_paths = [path for path in paths if not path[-1].final]
-        winners = self.game.playout_batch([path[-1].state for path in open_paths], self.rng, self.default_policy)
-        results = dict(zip(map(id, open_paths), winners))
-        for path in paths:
-            leaf = path[-1]
-            winner = leaf.winner if leaf.final else results[id(path)]
-            self.backpropagate(path, winner, visits=0)
-
-    def evaluate_leaves(self, paths: list[list[Node]], counted: bool = False) -> None:
-        """Evaluator mode: expand the paths' leaves whole with the evaluator's priors and
-        back up its values (mixed with playouts when ``value_weight`` < 1). ``counted``:
-        the paths' visits were already added (virtual loss)."""
-        leaves: dict[int, Node] = {}
-        for path in paths:
-            leaf = path[-1]
-            if not leaf.final and not leaf.children:
-                leaves[id(leaf)] = leaf
-        open_leaves = list(leaves.values())
-        value_of: dict[int, float] = {}  # win probability of the player to move at the leaf
-        if open_leaves:
-            states = [leaf.state for leaf in open_leaves]
-            priors, values = self.evaluator.evaluate(states)
-            values = np.asarray(values, dtype=np.float64)
-            if self.value_weight < 1.0:
-                winners = self.game.playout_batch(states, self.rng, self.default_policy)
-                played = np.array([0.5 if w is None else float(w == leaf.player) for w, leaf in zip(winners, open_leaves)])
-                values = self.value_weight * values + (1.0 - self.value_weight) * played
-            for leaf, prior, value in zip(open_leaves, priors, values):
-                self.expand_all(leaf, prior)
-                value_of[id(leaf)] = float(value)
-        for path in paths:
-            leaf = path[-1]
-            if leaf.final:
-                value_p1 = 0.5 if leaf.winner is None else float(leaf.winner == 1)
-            else:
-                value = value_of[id(leaf)]  # a leaf reached twice in one batch shares its value
-                value_p1 = value if leaf.player == 1 else 1.0 - value
-            self.backpropagate(path, value_p1=value_p1, visits=0 if counted else 1)
-
-    def expand_all(self, node: Node, priors: np.ndarray) -> None:
-        """Give ``node`` every child at once, each with its prior probability. A child's
-        state is computed only when search first enters it (most are never entered)."""
-        for action in node.untried:
-            child = Node(None, None, action, node.player)
-            child.prior = float(priors[action])
-            node.children.append(child)
-        node.untried = []
+    def run(self, root: Node, limit: float, time_limit: float | None) -> int:
+        """The search loop: select a batch of leaves, evaluate, expand, backpropagate."""
+        deadline = time.perf_counter() + time_limit if time_limit is not None else math.inf
+        done = 0
+        while done < limit:
+            paths = [self.select(root) for _ in range(int(min(self.batch_size, limit - done)))]
+            leaves, values, priors = self.evaluate(paths)
+            self.expand(leaves, priors)
+            self.backpropagate(paths, values)
+            done += len(paths)
+            if time_limit is not None and time.perf_counter() >= deadline:
+                break
+        return done
 
     def visit_distribution(self, root: Node | None = None) -> np.ndarray:
         """Visit counts of the root's children as a probability vector over all actions."""
@@ -275,52 +282,114 @@ class MCTS:
 
     def advance(self, action: Action) -> None:
         """Keep the subtree under ``action`` as the new root (statistics and all)."""
-        if self.root is None:
-            return
-        child = self.root.child(action)
-        if child is not None and child.state is None:
-            child.realize(self.game, self.game.next_state(self.root.state, action))
-        self.root = child  # None when that move was never expanded: the next search starts anew
+        if self.root is not None:
+            self.root = self.root.child(action)  # None when never entered: the next search starts anew
 
     def reset(self) -> None:
         self.root = None
 
     # ---- the four phases ------------------------------------------------------------
     def select(self, root: Node) -> list[Node]:
+        """The path from the root to a leaf, the tree policy choosing at every expanded
+        node; each node on it counts the visit now (the virtual loss of a batch)."""
+        select_child = self.tree_policy.select_child
         node = root
         path = [node]
-        select_child = self.tree_policy.select_child
-        while not node.untried and node.children:
-            parent, node = node, select_child(node)
-            if node.state is None:
-                node.realize(self.game, self.game.next_state(parent.state, node.action))
+        while node.untried is not None:
+            if node.untried is UNLISTED:
+                self.list_actions(node)
+            child = select_child(node)
+            if child is None:
+                child = self.add_child(node)
+            node.visits += 1
+            node = child
             path.append(node)
+        node.visits += 1
         return path
 
-    def expand(self, node: Node) -> Node:
-        # a random untried action, swapped to the end and popped (no shuffle of every new node)
-        untried = node.untried
-        i = self.rng.randrange(len(untried))
-        untried[i], untried[-1] = untried[-1], untried[i]
+    def add_child(self, node: Node) -> Node:
+        """A child for the untried action the tree policy takes; its state is computed now."""
+        untried, priors = node.untried, node.priors
+        i = self.tree_policy.untried_index(node, self.rng)
+        last = len(untried) - 1
+        if i != last:  # swap to the end and pop: no shifting of the list
+            untried[i], untried[last] = untried[last], untried[i]
+            if priors is not None:
+                priors[i], priors[last] = priors[last], priors[i]
         action = untried.pop()
-        child = Node(self.game, self.game.next_state(node.state, action), action, node.player)
+        prior = priors.pop() if priors is not None else 1.0 / (len(node.children) + last + 1)
+        child = Node(self.game, self.game.next_state(node.state, action), action, node.player, prior)
         node.children.append(child)
         return child
 
-    def evaluate(self, node: Node) -> int | None:
-        return self.game.playout(node.state, self.rng, self.default_policy)
+    def list_actions(self, node: Node) -> None:
+        """The legal actions of a node expanded without priors, listed when needed."""
+        node.untried = list(self.game.legal_actions(node.state))
+
+    def evaluate(self, paths: list[list[Node]]) -> tuple[list[Node], dict[int, float], np.ndarray | None]:
+        """Judge the paths' leaves: (the leaves that need expanding, each leaf's result for
+        player 1 by ``id``, their priors or None). A leaf reached twice in one batch is
+        judged once; a final leaf by its winner."""
+        value_p1: dict[int, float] = {}
+        leaves = []
+        for path in paths:
+            leaf = path[-1]
+            if leaf.player == 0:
+                value_p1[id(leaf)] = 0.5 if leaf.winner is None else float(leaf.winner == 1)
+            elif id(leaf) not in value_p1:
+                value_p1[id(leaf)] = -1.0  # judged below
+                leaves.append(leaf)
+        if not leaves:
+            return leaves, value_p1, None
+        values, priors = self.evaluator.evaluate([leaf.state for leaf in leaves], self.tree_policy.uses_priors)
+        for leaf, value in zip(leaves, values):
+            value_p1[id(leaf)] = value if leaf.player == 1 else 1.0 - value
+        return leaves, value_p1, priors
+
+    def expand(self, leaves: Sequence[Node], priors: np.ndarray | None) -> None:
+        """Each leaf learns its legal actions, ordered by prior (the highest last). Without
+        priors the list is made when a descent first goes on from the leaf (``UNLISTED``
+        till then): most leaves are never entered again."""
+        if priors is None:
+            for leaf in leaves:
+                leaf.untried = UNLISTED
+            return
+        legal_actions = self.game.legal_actions
+        for leaf, leaf_priors in zip(leaves, priors):
+            actions = list(legal_actions(leaf.state))
+            p = np.asarray(leaf_priors, dtype=np.float64)[actions]
+            order = np.argsort(p, kind="stable")
+            leaf.priors = p[order].tolist()
+            leaf.untried = [actions[j] for j in order]
 
     @staticmethod
-    def backpropagate(
-        path: list[Node], winner: int | None = None, visits: int = 1, value_p1: float | None = None
-    ) -> None:
-        """Add a result to every node on the path, for the player who moved into it: a
-        ``winner`` (1, 2, None for a draw) or ``value_p1``, player 1's expected result."""
-        if value_p1 is None:
-            value_p1 = 0.5 if winner is None else float(winner == 1)
-        for node in path:
-            node.visits += visits
-            node.value += value_p1 if node.mover == 1 else 1.0 - value_p1
+    def backpropagate(paths: list[list[Node]], value_p1: dict[int, float]) -> None:
+        """Add each path's result to every node on it, for the player who moved into the
+        node (the visits were counted by ``select``)."""
+        for path in paths:
+            v = value_p1[id(path[-1])]
+            w = 1.0 - v
+            for node in path:
+                node.value += v if node.mover == 1 else w
+
+    # ---- root noise -------------------------------------------------------------------
+    def add_root_noise(self, root: Node) -> None:
+        """Fresh noise mixed into the root's clean priors (kept aside, so a root searched
+        twice is noised twice, each time from its own priors)."""
+        if self._clean_priors is None or self._clean_priors[0] is not root:
+            clean = {ch.action: ch.prior for ch in root.children}
+            clean.update((a, root.untried_prior(i)) for i, a in enumerate(root.untried))
+            self._clean_priors = (root, clean)
+        clean = self._clean_priors[1]
+        actions = [ch.action for ch in root.children] + root.untried
+        noisy = self.tree_policy.noisy_priors(np.array([clean[a] for a in actions]), self.np_rng)
+        for ch, p in zip(root.children, noisy):
+            ch.prior = float(p)
+        if root.untried:
+            rest = noisy[len(root.children):]
+            order = np.argsort(rest, kind="stable")
+            root.untried = [root.untried[j] for j in order]
+            root.priors = rest[order].tolist()
 
     # ---- tree reuse -------------------------------------------------------------------
     def _root_for(self, state: State) -> Node:
@@ -340,12 +409,3 @@ class MCTS:
         player = self.game.current_player(state) if not self.game.is_final(state) else 1
         self.root = Node(self.game, state, None, opponent(player))
         return self.root
-
-
-def pick_action(distribution: np.ndarray, temperature: float, rng: np.random.Generator) -> Action:
-    """An action drawn with probability proportional to distribution ** (1 / temperature);
-    temperature 0 takes the most probable."""
-    if temperature <= 0:
-        return int(np.argmax(distribution))
-    weights = np.power(distribution.astype(np.float64), 1.0 / temperature)
-    return int(rng.choice(len(weights), p=weights / weights.sum()))

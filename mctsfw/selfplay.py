@@ -36,12 +36,13 @@ import numpy as np
 from mctsfw.actors import Actor
 from mctsfw.config import plugin_params
 from mctsfw.game import Game
+from mctsfw.evaluators import value_evaluator
 from mctsfw.hookspecs import hookimpl
-from mctsfw.leaf_evaluator import NetLeafEvaluator
-from mctsfw.mcts import MCTS, TreePolicy, pick_action
+from mctsfw.mcts import MCTS, TreePolicy
 from mctsfw.match import play_match
 from mctsfw.plugin_manager import Registries, default_registries
 from mctsfw.replay import ReplayBuffer
+from mctsfw.roles import POLICY_VALUE, require_role
 from mctsfw.runs import RunDir, load_progress, save_progress
 from mctsfw.sampling import sample_action, temperature_problem
 from mctsfw.schema import Section, SectionSettings, Setting
@@ -107,9 +108,12 @@ def self_play_pieces(config: dict, registries: Registries) -> tuple[SelfPlaySett
     return s, game, registries.nets.get(s.net), policy
 
 
-def searcher(game: Game, net, policy: TreePolicy, seed: int, batch_size: int) -> MCTS:
-    """PUCT search guided by ``net``: its priors and values, leaves batched under virtual loss."""
-    return MCTS(game, policy, evaluator=NetLeafEvaluator(game, net), seed=seed, batch_size=batch_size)
+def searcher(game: Game, net, policy: TreePolicy, seed: int, batch_size: int, root_noise: bool = False) -> MCTS:
+    """PUCT search guided by ``net``: its priors and values (mixed with random rollouts
+    when the policy's ``value_weight`` < 1), leaves batched under virtual loss. Root noise
+    for self-play games only."""
+    evaluator = value_evaluator(game, net, policy.value_weight, seed=seed)
+    return MCTS(game, policy, evaluator, seed=seed, batch_size=batch_size, root_noise=root_noise)
 
 
 def self_play_game(game: Game, net, policy: TreePolicy, s: SelfPlaySettings, number: int,
@@ -120,7 +124,7 @@ def self_play_game(game: Game, net, policy: TreePolicy, s: SelfPlaySettings, num
     started = time.perf_counter()
     rng = np.random.default_rng([seed, number])
     starter = (1 if number % 2 else 2) if s.starting_player == "alternate" else int(rng.choice((1, 2)))
-    mcts = searcher(game, net, policy, int(rng.integers(2**31)), s.batch_size)
+    mcts = searcher(game, net, policy, int(rng.integers(2**31)), s.batch_size, root_noise=True)
     state = game.initial_state(starter)
     history = []
     while not game.is_final(state):
@@ -128,7 +132,7 @@ def self_play_game(game: Game, net, policy: TreePolicy, s: SelfPlaySettings, num
         distribution = mcts.visit_distribution(root)
         history.append((net.encode(state), distribution, game.current_player(state), 1.0 - root.q))
         tau = s.temperature if len(history) <= s.temperature_moves else s.temperature_final
-        action = pick_action(distribution, tau, rng)
+        action = sample_action(distribution, tau, rng)
         mcts.advance(action)
         state = game.next_state(state, action)
     winner = game.winner(state)
@@ -202,12 +206,7 @@ class SelfPlayTrainer:
         self.registries = registries or default_registries()
         self.progress = progress
         self.settings, self.game, self.net_class, self.tree_policy = self_play_pieces(config, self.registries)
-        if not hasattr(self.net_class, "evaluate"):
-            raise ValueError(f"selfplay.net = {self.settings.net!r}: self-play needs a policy-and-value network "
-                             "(pv_mlp, pv_resnet, ...)")
-        self.play_policy = self.registries.tree_policies.get("puct")(
-            **{**plugin_params(config, "tree_policies", "puct"), "dirichlet_epsilon": 0.0}
-        )
+        require_role(self.net_class, POLICY_VALUE, f"selfplay.net = {self.settings.net!r}: self-play")
         self._pool: ProcessPoolExecutor | None = None
 
     # ---- state ----------------------------------------------------------------------------------
@@ -361,7 +360,7 @@ class SelfPlayTrainer:
         temperature so that the games differ."""
         s = self.settings
         plies = GameClock()
-        players = [GatingPlayer(self.game, net, self.play_policy, s, self.rng, self.np_rng, plies)
+        players = [GatingPlayer(self.game, net, self.tree_policy, s, self.rng, self.np_rng, plies)
                    for net in (candidate, best)]
         result = play_match(self.game, *players, games, seating=(1, 2), openers=(1, 1, 2, 2))
         return result.tally().score

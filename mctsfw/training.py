@@ -20,11 +20,11 @@ from typing import Any
 import numpy as np
 
 from mctsfw.config import plugin_params
+from mctsfw.evaluators import NetRollouts
 from mctsfw.hookspecs import hookimpl
 from mctsfw.mcts import MCTS
 from mctsfw.plugin_manager import Registries, default_registries
 from mctsfw.replay import ReplayBuffer
-from mctsfw.rollout import NetRolloutPolicy
 from mctsfw.runs import RunDir, load_progress, save_progress
 from mctsfw.schema import Section, SectionSettings, Setting
 
@@ -190,10 +190,10 @@ class Trainer:
         else:
             starter = self.rng.choice((1, 2))
         epsilon = s.epsilon_at(number - 1)
-        policy = NetRolloutPolicy(
+        rollouts = NetRollouts(
             game, self.net, epsilon=epsilon, sample=s.rollout_selection == "sample", seed=self.rng.randrange(2**31)
         )
-        mcts = MCTS(game, self.tree_policy, policy, seed=self.rng.randrange(2**31))
+        mcts = MCTS(game, self.tree_policy, rollouts, seed=self.rng.randrange(2**31))
         state = game.initial_state(starter)
         if self.display:
             self.display.show(game, state)

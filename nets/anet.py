@@ -26,7 +26,7 @@ import mctsfw
 from mctsfw.checkpoints import ModelFileError
 from nets.keras_files import check_model_name, has_model_name, save_keras_model
 from mctsfw.game import Game, State
-from mctsfw.rollout import masked_policy
+from mctsfw.sampling import masked_policy
 from mctsfw.schema import Parameters, Setting
 
 #: the Keras model's name: how ``can_load`` recognises a file saved by ANET

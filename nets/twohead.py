@@ -30,7 +30,7 @@ import mctsfw
 from mctsfw.checkpoints import ModelFileError
 from nets.keras_files import check_model_name, has_model_name, save_keras_model
 from mctsfw.game import Game, State
-from mctsfw.rollout import masked_policy
+from mctsfw.sampling import masked_policy
 from mctsfw.schema import Parameters, Setting
 from nets.anet import (
     ACTIVATION, HIDDEN_LAYERS, LEARNING_RATE, NUMPY_ACTIVATIONS, OPTIMIZER, OPTIMIZERS, SEED, NumpyMLP, _keras,

@@ -14,17 +14,23 @@ from mctsfw.schema import Parameters, Setting
 class PUCT(TreePolicy):
     """Pick the child maximising ``Q + c_puct * P * sqrt(N_parent) / (1 + N_child)``.
 
-    P is the child's prior from the leaf evaluator; an unvisited child's Q is the
-    parent's value for the player to move there. Dirichlet noise (``dirichlet_alpha``,
-    ``dirichlet_epsilon``) is mixed into the root's priors once per search, so self-play
-    tries moves the network does not yet like; ``dirichlet_epsilon = 0`` turns it off
-    (for playing, not training). ``value_weight`` (lambda) is read by the engine: leaf
-    value = lambda * value head + (1 - lambda) * playout result.
+    P is the prior from the leaf evaluator: a network's policy, or uniform with an
+    evaluator that has none (random rollouts, as OpenSpiel's MCTSBot does). An untried
+    action's Q is the parent's value for the player to move there; all untried actions
+    share it, so only the one of highest prior competes with the children, and the
+    children of a node are made one at a time, best prior first.
+
+    ``dirichlet_alpha`` and ``dirichlet_epsilon`` shape the root noise of a search
+    built with ``root_noise=True`` (self-play): fresh Dirichlet noise at every search;
+    a search without root noise (playing) ignores them. ``value_weight`` (lambda) is
+    read by whoever builds the leaf evaluator for this policy (self-play, model actors):
+    leaf value = lambda * value head + (1 - lambda) * random playout.
     """
 
     name = "puct"
-    description = "PUCT with evaluator priors and values, Dirichlet root noise (needs a policy-and-value net)"
-    needs_evaluator = True
+    description = "PUCT with evaluator priors and values, Dirichlet root noise in self-play"
+    uses_priors = True
+    exploration_param = "c_puct"
 
     parameters = Parameters(
         Setting("c_puct", 1.5, "weight of the prior against the mean value", low=0),
@@ -53,25 +59,24 @@ class PUCT(TreePolicy):
             problems.append("dirichlet_alpha: must be > 0 when dirichlet_epsilon > 0")
         return problems
 
-    def select_child(self, node: Node) -> Node:
+    def select_child(self, node: Node) -> Node | None:
         scale = self.c_puct * math.sqrt(node.visits)
-        first_play = 1.0 - node.value / node.visits if node.visits else 0.5  # the parent's value for the mover
         best, best_score = None, -math.inf
+        if node.untried:  # the untried action of highest prior (the last) stands for them all
+            first_play = 1.0 - node.value / node.visits if node.visits else 0.5  # the parent's value for the mover
+            best_score = first_play + scale * node.untried_prior(len(node.untried) - 1)
         for child in node.children:
             n = child.visits
-            q = child.value / n if n else first_play
-            score = q + scale * child.prior / (1 + n)
+            score = child.value / n + scale * child.prior / (1 + n)
             if score > best_score:
                 best, best_score = child, score
         return best
 
-    def prepare_root(self, root: Node, rng: np.random.Generator) -> None:
-        if self.dirichlet_epsilon <= 0 or len(root.children) < 2:
-            return
-        noise = rng.dirichlet([self.dirichlet_alpha] * len(root.children))
-        eps = self.dirichlet_epsilon
-        for child, n in zip(root.children, noise):
-            child.prior = (1 - eps) * child.prior + eps * float(n)
+    def noisy_priors(self, priors: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        if self.dirichlet_epsilon <= 0 or len(priors) < 2:
+            return priors
+        noise = rng.dirichlet([self.dirichlet_alpha] * len(priors))
+        return (1 - self.dirichlet_epsilon) * priors + self.dirichlet_epsilon * noise
 
 
 @mctsfw.hookimpl

@@ -112,7 +112,7 @@ def test_play_connect4_against_a_policy_value_network_with_temperature(tmp_path)
     PolicyValueMLP(game, hidden_layers=[16], seed=0).save(model)
     searcher = mctsfw.make_actor(str(model), game, search_games=40, temperature=0.5, seed=1)
     assert searcher.mcts.evaluator is not None and searcher.mcts.tree_policy.name == "puct"
-    assert searcher.mcts.tree_policy.dirichlet_epsilon == 0.0  # no noise when playing
+    assert searcher.mcts.root_noise is False  # no noise when playing
     result = run_cli("play", "--game", "connect4", "--p1", "random", "--p2", str(model), "--temperature", "0.1",
                      "--search-games", "40", "--no-display", "--seed", "2")
     assert result.returncode == 0, result.stderr
@@ -133,8 +133,8 @@ def test_a_saved_network_from_the_command_line_searches_without_root_noise(tmp_p
     config = load_config(ROOT / "hexzero.toml", None, [
         "tree_policies.puct.dirichlet_epsilon=0.25", "tree_policies.puct.value_weight=0.5", "play.model_search_games=40",
     ])
-    policy = cli.make_player(str(model), game, config, seed=1).mcts.tree_policy
-    assert policy.dirichlet_epsilon == 0.0 and policy.value_weight == 0.5
+    search = cli.make_player(str(model), game, config, seed=1).mcts
+    assert search.root_noise is False and search.evaluator.weight == 0.5  # lambda mixes value and rollouts
 
 
 # ---- configuration on the command line --------------------------------------------------------------

@@ -160,6 +160,10 @@ def test_actors_play_through_the_public_api():
 class FirstCellNet:
     """A stand-in policy network that always prefers the lowest-numbered cell."""
 
+    name = "first_cell"
+    roles = ("policy",)
+    input_kind = "flat"
+
     def __init__(self, num_actions):
         self.probs = np.linspace(1.0, 0.1, num_actions, dtype=np.float32)
         self.probs /= self.probs.sum()
@@ -172,8 +176,8 @@ class FirstCellNet:
 def test_batched_playouts_agree_with_single_playouts(name, params):
     import random
 
+    from mctsfw.evaluators import NetRolloutPolicy
     from mctsfw.game import Game
-    from mctsfw.rollout import NetRolloutPolicy
 
     game = mctsfw.make_game(name, **params)
     policy = NetRolloutPolicy(game, FirstCellNet(game.num_actions), epsilon=0.0, seed=0)
@@ -188,18 +192,32 @@ def test_batched_playouts_agree_with_single_playouts(name, params):
     singles = [game.playout(state, rng, policy) for state in states]
     assert game.playout_batch(states, rng, policy) == singles
     assert Game.playout_batch(game, states, rng, policy) == singles  # the generic lock-step version
-    if name == "hex":
+    if name == "hex":  # a random playout gives the mover a uniformly random half of the empty cells
+        state = place(game, [(0, 0), (1, 1), (2, 0), (3, 3), (4, 2)], [(0, 4), (1, 0), (2, 2), (3, 1), (4, 4)], 1)
+        empty = game.legal_actions(state)
+        from itertools import combinations
+
+        def p1_wins(cells):
+            ones = state[1] | sum(1 << a for a in cells)
+            return game._connects(ones, 1)
+
+        share = (len(empty) + 1) // 2
+        subsets = list(combinations(empty, share))
+        exact = sum(p1_wins(cells) for cells in subsets) / len(subsets)
+        draws = 20000
+        observed = sum(game.playout(state, rng) == 1 for _ in range(draws)) / draws
+        assert 0.1 < exact < 0.9 and abs(observed - exact) < 4 * (exact * (1 - exact) / draws) ** 0.5
         assert np.array_equal(game.encode_boards(game.boards(states), np.array([s[0] for s in states])),
                               np.stack([game.encode(s) for s in states]))
 
 
 def test_batched_search_with_a_network_policy_still_finds_the_win():
-    from mctsfw.rollout import NetRolloutPolicy
+    from mctsfw.evaluators import NetRollouts
 
     game = mctsfw.make_game("hex", size=5)
     state = place(game, [(0, 2), (1, 2), (3, 2), (4, 2)], [(0, 0), (4, 4), (1, 4), (3, 0)], 1)
-    policy = NetRolloutPolicy(game, FirstCellNet(25), epsilon=0.2, seed=1)
-    mcts = MCTS(game, make_tree_policy("uct"), policy, seed=1)
+    rollouts = NetRollouts(game, FirstCellNet(25), epsilon=0.2, seed=1)
+    mcts = MCTS(game, make_tree_policy("uct"), rollouts, seed=1)
     assert mcts.batch_size > 1
     root = mcts.search(state, search_games=500)
     assert root.visits == 500 and sum(ch.visits for ch in root.children) == 500

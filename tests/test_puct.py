@@ -8,29 +8,41 @@ import pytest
 
 import mctsfw
 from mctsfw import MCTS, make_tree_policy
+from mctsfw.evaluators import LeafEvaluator, MixedEvaluator, RandomRollouts
 from tests.test_hex import place
 
 
-class UniformEvaluator:
-    """Every legal move equally likely, every position a coin flip."""
+class UniformEvaluator(LeafEvaluator):
+    """Every legal move equally likely (as priors from a network would be), every position a coin flip."""
+
+    name = "uniform"
+    informed_priors = True
+    batch_size = 8
 
     def __init__(self, game):
-        self.game = game
+        super().__init__(game)
         self.calls = []
 
-    def evaluate(self, states):
+    def evaluate(self, states, with_priors=True):
         self.calls.append(len(states))
         masks = np.stack([self.game.legal_mask(s) for s in states])
-        return masks / masks.sum(axis=1, keepdims=True), np.full(len(states), 0.5)
+        return np.full(len(states), 0.5), masks / masks.sum(axis=1, keepdims=True)
 
 
 class NimOracle(UniformEvaluator):
     """The exact value of a normal-play NIM position (xor rule), uniform priors."""
 
-    def evaluate(self, states):
-        priors, _ = super().evaluate(states)
+    def evaluate(self, states, with_priors=True):
+        _, priors = super().evaluate(states)
         values = [1.0 if functools.reduce(lambda a, b: a ^ b, s[1]) else 0.0 for s in states]
-        return priors, np.array(values)
+        return np.array(values), priors
+
+
+def root_priors(root):
+    """The root's prior of every legal action, by action (children and untried actions alike)."""
+    priors = {child.action: child.prior for child in root.children}
+    priors.update((a, root.untried_prior(i)) for i, a in enumerate(root.untried))
+    return priors
 
 
 def puct(**params):
@@ -49,7 +61,8 @@ def test_puct_takes_a_win_in_one_with_an_uninformed_evaluator(to_move):
     mcts = MCTS(game, puct(), evaluator=evaluator, seed=0, batch_size=8)
     root = mcts.search(state, search_games=400)
     assert mcts.best_action(root) == 12
-    assert len(root.children) == 17 and all(ch.prior == pytest.approx(1 / 17) for ch in root.children)
+    priors = root_priors(root)
+    assert len(priors) == 17 and all(p == pytest.approx(1 / 17) for p in priors.values())
     assert max(evaluator.calls) > 1  # leaves were judged in batches
 
 
@@ -77,27 +90,55 @@ def test_values_are_for_the_player_to_move_at_the_leaf():
     assert len(visited) == 10 and all(child.mover == 2 and child.q == 0.0 for child in visited)
 
 
-def test_dirichlet_noise_is_added_once_per_search():
+def test_root_noise_is_fresh_at_every_search_and_reproducible():
+    """Each search mixes new Dirichlet noise into the root's clean priors, the same root
+    searched twice included; the same seed gives the same noise; no noise unless asked."""
     game = mctsfw.make_game("hex", size=3)
-    mcts = MCTS(game, puct(dirichlet_alpha=0.5, dirichlet_epsilon=0.5), evaluator=UniformEvaluator(game), seed=3)
-    root = mcts.search(game.initial_state(), search_games=20)
-    priors = [ch.prior for ch in root.children]
-    assert sum(priors) == pytest.approx(1.0) and max(priors) - min(priors) > 0.01
-    mcts.search(game.initial_state(), search_games=20)  # the same root again: no second dose
-    assert [ch.prior for ch in root.children] == priors
-    assert root.visits == 41  # the root's own evaluation plus 40 search games
+
+    def two_searches(seed):
+        mcts = MCTS(game, puct(dirichlet_alpha=0.5, dirichlet_epsilon=0.5), UniformEvaluator(game), seed=seed,
+                    root_noise=True)
+        first = root_priors(mcts.search(game.initial_state(), search_games=20))
+        root = mcts.search(game.initial_state(), search_games=20)  # the same root again
+        assert root.visits == 40
+        return first, root_priors(root)
+
+    first, second = two_searches(3)
+    for priors in (first, second):
+        assert sum(priors.values()) == pytest.approx(1.0) and max(priors.values()) - min(priors.values()) > 0.01
+        noise = [(p - 0.5 / 9) / 0.5 for p in priors.values()]  # noise mixed into the clean 1/9, not into noise
+        assert min(noise) >= -1e-9 and sum(noise) == pytest.approx(1.0)
+    assert first != second
+    assert two_searches(3) == (first, second) and two_searches(4) != (first, second)
+    clean = MCTS(game, puct(dirichlet_alpha=0.5, dirichlet_epsilon=0.5), UniformEvaluator(game), seed=3)
+    assert list(root_priors(clean.search(game.initial_state(), search_games=20)).values()) == pytest.approx([1 / 9] * 9)
+
+
+def test_a_kept_subtree_root_gets_noise_at_its_own_search():
+    game = mctsfw.make_game("hex", size=3)
+    mcts = MCTS(game, puct(dirichlet_alpha=0.3, dirichlet_epsilon=0.5), UniformEvaluator(game), seed=5,
+                root_noise=True)
+    root = mcts.search(game.initial_state(), search_games=60)
+    action = mcts.best_action(root)
+    child = root.child(action)
+    clean = root_priors(child) if child.untried is not None else None
+    mcts.advance(action)
+    new_root = mcts.search(game.next_state(game.initial_state(), action), search_games=20)
+    assert new_root is child and clean is not None
+    assert root_priors(new_root) != clean and list(clean.values()) == pytest.approx([1 / 8] * 8)
 
 
 def test_value_weight_mixes_in_playouts():
     game = mctsfw.make_game("hex", size=3)
-    policy = puct(value_weight=0.0)  # playouts only: the evaluator's 0.5 is ignored
-    mcts = MCTS(game, policy, evaluator=UniformEvaluator(game), seed=4)
+    playouts_only = MixedEvaluator(UniformEvaluator(game), RandomRollouts(game, seed=4), 0.0)  # the 0.5 is ignored
+    mcts = MCTS(game, puct(), playouts_only, seed=4)
     root = mcts.search(game.initial_state(), search_games=90)
-    assert mcts.value_weight == 0.0
     assert len({round(child.q, 6) for child in root.children}) > 1  # playout results, not the constant 0.5
-    only_values = MCTS(game, puct(), evaluator=UniformEvaluator(game), seed=4)
+    only_values = MCTS(game, puct(), UniformEvaluator(game), seed=4)
     root = only_values.search(game.initial_state(), search_games=9)  # no final state reached yet
     assert {child.q for child in root.children} == {0.5}
+    with pytest.raises(ValueError, match="lambda"):
+        MixedEvaluator(UniformEvaluator(game), RandomRollouts(game), 1.5)
 
 
 def test_puct_parameters_are_checked():

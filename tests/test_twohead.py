@@ -418,7 +418,7 @@ def test_the_nets_are_registered_and_the_config_checks_their_tables():
 
 def test_a_resnet_plays_raw_and_refuses_to_drive_rollouts(tmp_path):
     import mctsfw
-    from mctsfw.rollout import NetRolloutPolicy
+    from mctsfw.evaluators import NetRolloutPolicy
     from nets.twohead import PolicyValueResNet
 
     game = mctsfw.make_game("hex", size=3)

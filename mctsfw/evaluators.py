@@ -1,0 +1,200 @@
+"""Leaf evaluators: how the search judges a leaf (``mctsfw.mcts``'s "evaluate" phase).
+
+An evaluator takes a batch of leaf states (none final) and gives the win probability of
+the player to move in each, and, when the tree policy reads priors, a probability for
+each action. The four of the core:
+
+- ``RandomRollouts``: uniformly random playouts (``Game.playout``); uniform priors.
+- ``NetRollouts``: playouts by a policy network, epsilon-greedy, the whole batch in
+  lock-step (``Game.playout_batch``, one network call per move); priors from the same
+  network's policy, computed only when the tree policy reads them (PUCT), so UCT never
+  pays for them.
+- ``NetValue``: a policy-and-value network: priors from its policy head, values from
+  its value head, one network call per batch.
+- ``MixedEvaluator``: ``weight * value + (1 - weight) * rollout`` of two evaluators (the
+  lambda of AlphaGo); priors from the first.
+
+Networks are asked for their declared role (``mctsfw.roles``), never sniffed; a net
+that cannot serve is refused when the evaluator is built, with the reason.
+"""
+
+from __future__ import annotations
+
+import numbers
+import random
+from typing import Any, Sequence
+
+import numpy as np
+
+from mctsfw.game import Action, Game, State
+from mctsfw.roles import POLICY, POLICY_VALUE, require_role
+from mctsfw.sampling import masked_policy
+
+#: leaves per call that network evaluators gather by default
+NET_BATCH = 32
+
+
+class LeafEvaluator:
+    """Judges leaves for the search. Subclass per kind of judgement."""
+
+    name = ""
+    #: True: ``evaluate`` gives priors from a network when asked; False: it gives None
+    #: (uniform priors, declared)
+    informed_priors = False
+    #: leaves the search gathers per ``evaluate`` call unless told otherwise
+    batch_size = 1
+
+    def __init__(self, game: Game):
+        self.game = game
+
+    def evaluate(self, states: Sequence[State], with_priors: bool) -> tuple[Sequence[float], np.ndarray | None]:
+        """(the win probability of the player to move in each state, priors ``(B,
+        num_actions)`` when ``with_priors`` and informed, else None for uniform ones)."""
+        raise NotImplementedError
+
+
+def result_for(winner: int | None, player: int) -> float:
+    """1 if ``player`` won, 0 if they lost, 0.5 for a draw."""
+    return 0.5 if winner is None else float(winner == player)
+
+
+class RandomRollouts(LeafEvaluator):
+    """Uniformly random playouts to the end (one per leaf); uniform priors."""
+
+    name = "random_rollouts"
+
+    def __init__(self, game: Game, seed: int | None = None):
+        super().__init__(game)
+        self.rng = random.Random(seed)
+
+    def evaluate(self, states: Sequence[State], with_priors: bool = False) -> tuple[list[float], None]:
+        playout, player, rng = self.game.playout, self.game.current_player, self.rng
+        values = []
+        for state in states:
+            winner = playout(state, rng)
+            values.append(0.5 if winner is None else float(winner == player(state)))
+        return values, None
+
+
+class NetRolloutPolicy:
+    """Epsilon-greedy moves of a flat-input policy network for playouts: a random legal
+    move with probability epsilon, else the network's most probable legal move (or a
+    sample from its policy with ``sample=True``). The same network moves for both
+    players: every encoded state says who is to move."""
+
+    def __init__(self, game: Game, net: Any, epsilon: float = 0.0, sample: bool = False, seed: int | None = None):
+        require_role(net, POLICY, "network rollouts")
+        if net.input_kind != "flat":
+            raise ValueError(f"network rollouts feed a network the flat encoding; the {net.name} net reads planes")
+        self.game = game
+        self.net = net
+        self.epsilon = float(epsilon)
+        self.sample = bool(sample)
+        self.rng = random.Random(seed)
+        self.np_rng = np.random.default_rng(seed)
+
+    def __call__(self, state: State) -> Action:
+        """One move (``choose`` for ``Game.playout``)."""
+        if self.rng.random() < self.epsilon:
+            return self.rng.choice(self.game.legal_actions(state))
+        probs = self.net.forward(self.game.encode(state)[None, :])
+        return int(self.pick(probs, self.game.legal_mask(state)[None, :])[0])
+
+    def choose_batch(self, x: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """One move for each of a batch of encoded states ``x`` with legal masks ``mask``."""
+        actions = self.pick(self.net.forward(x), mask)
+        if self.epsilon > 0:
+            explore = self.np_rng.random(len(x)) < self.epsilon
+            if explore.any():
+                noise = self.np_rng.random(mask[explore].shape) * mask[explore]
+                actions[explore] = noise.argmax(axis=1)  # a uniformly random legal move
+        return actions
+
+    def pick(self, probs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        if self.sample:
+            p = masked_policy(probs, mask)
+            cumulative = p.cumsum(axis=1)
+            draws = self.np_rng.random((len(p), 1)) * cumulative[:, -1:]
+            return np.minimum((cumulative < draws).sum(axis=1), p.shape[1] - 1)
+        penalised = mask - 1.0  # 0 for a legal move, -2 (below any probability) for an illegal one
+        penalised *= 2.0
+        penalised += probs
+        return penalised.argmax(axis=1)
+
+
+class NetRollouts(LeafEvaluator):
+    """Playouts by a policy network (``NetRolloutPolicy``), batched in lock-step; priors
+    from the network's policy when the tree policy reads them."""
+
+    name = "net_rollouts"
+    informed_priors = True
+    batch_size = NET_BATCH
+
+    def __init__(self, game: Game, net: Any, epsilon: float = 0.0, sample: bool = False, seed: int | None = None):
+        super().__init__(game)
+        self.policy = NetRolloutPolicy(game, net, epsilon=epsilon, sample=sample, seed=seed)
+        self.net = net
+        self.rng = random.Random(seed)
+
+    def evaluate(self, states: Sequence[State], with_priors: bool = False) -> tuple[list[float], np.ndarray | None]:
+        game = self.game
+        winners = game.playout_batch(states, self.rng, self.policy)
+        values = [result_for(w, game.current_player(s)) for w, s in zip(winners, states)]
+        if not with_priors:
+            return values, None
+        x = np.stack([game.encode(state) for state in states])
+        masks = np.stack([game.legal_mask(state) for state in states])
+        return values, masked_policy(self.net.forward(x), masks)
+
+
+class NetValue(LeafEvaluator):
+    """A policy-and-value network: priors from the policy head (illegal moves zeroed,
+    renormalised), values from the value head, one call per batch of leaves."""
+
+    name = "net_value"
+    informed_priors = True
+    batch_size = NET_BATCH
+
+    def __init__(self, game: Game, net: Any):
+        super().__init__(game)
+        require_role(net, POLICY_VALUE, "value-head leaf evaluation")
+        self.net = net
+        self.calls = 0
+        self.states_evaluated = 0
+
+    def evaluate(self, states: Sequence[State], with_priors: bool = True) -> tuple[np.ndarray, np.ndarray]:
+        probs, values = self.net.evaluate(self.net.encode_batch(states))
+        masks = np.stack([self.game.legal_mask(state) for state in states])
+        self.calls += 1
+        self.states_evaluated += len(states)
+        return np.asarray(values, dtype=np.float64), masked_policy(probs, masks)
+
+
+class MixedEvaluator(LeafEvaluator):
+    """``weight * value + (1 - weight) * rollout``: the value of one evaluator (a value
+    head) mixed with another's (rollouts); priors from the first."""
+
+    name = "mixed"
+
+    def __init__(self, value: LeafEvaluator, rollout: LeafEvaluator, weight: float):
+        if isinstance(weight, bool) or not isinstance(weight, numbers.Real) or not 0 <= weight <= 1:
+            raise ValueError(f"the value weight (lambda) must be a number from 0 to 1, not {weight!r}")
+        super().__init__(value.game)
+        self.value, self.rollout, self.weight = value, rollout, float(weight)
+        self.informed_priors = value.informed_priors
+        self.batch_size = max(value.batch_size, rollout.batch_size)
+
+    def evaluate(self, states: Sequence[State], with_priors: bool = False) -> tuple[np.ndarray, np.ndarray | None]:
+        values, priors = self.value.evaluate(states, with_priors)
+        played, _ = self.rollout.evaluate(states, False)
+        w = self.weight
+        return w * np.asarray(values, dtype=np.float64) + (1.0 - w) * np.asarray(played, dtype=np.float64), priors
+
+
+def value_evaluator(game: Game, net: Any, value_weight: float = 1.0, seed: int | None = None) -> LeafEvaluator:
+    """The evaluator of a policy-and-value net: its value head, mixed with random
+    rollouts when ``value_weight`` (lambda) < 1."""
+    value = NetValue(game, net)
+    if value_weight == 1:
+        return value
+    return MixedEvaluator(value, RandomRollouts(game, seed=seed), value_weight)
