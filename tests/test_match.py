@@ -126,7 +126,6 @@ def test_an_unusable_temperature_is_refused_at_construction(hex3, spec, bad):
         mctsfw.make_actor(spec, hex3, temperature=bad)
 
 
-@pytest.mark.xfail(reason="passes once MCTSActor samples with mctsfw.sampling.sample_action (H1's change)")
 def test_a_tiny_temperature_plays_the_most_visited_move(hex3):
     actor = mctsfw.make_actor("mcts", hex3, search_games=60, temperature=0.002, seed=1)
     state = hex3.initial_state()
