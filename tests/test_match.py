@@ -129,8 +129,10 @@ def test_an_unusable_temperature_is_refused_at_construction(hex3, spec, bad):
 def test_a_tiny_temperature_plays_the_most_visited_move(hex3):
     actor = mctsfw.make_actor("mcts", hex3, search_games=60, temperature=0.002, seed=1)
     state = hex3.initial_state()
-    action = actor.select_action(state)
-    assert action == int(np.argmax(actor.last_distribution))
+    for _ in range(5):
+        action = actor.select_action(state)
+        assert actor.last_distribution[action] == actor.last_distribution.max()  # a most visited move (ties are equal)
+        actor.reset()
 
 
 class PreferLowCells:
