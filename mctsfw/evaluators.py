@@ -27,7 +27,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from mctsfw.game import Action, Game, State
-from mctsfw.roles import POLICY, POLICY_VALUE, require_role
+from mctsfw.roles import POLICY, POLICY_VALUE, policy_scores, require_role
 from mctsfw.sampling import masked_policy
 
 #: leaves per call that network evaluators gather by default
@@ -80,7 +80,11 @@ class NetRolloutPolicy:
     """Epsilon-greedy moves of a flat-input policy network for playouts: a random legal
     move with probability epsilon, else the network's most probable legal move (or a
     sample from its policy with ``sample=True``). The same network moves for both
-    players: every encoded state says who is to move."""
+    players: every encoded state says who is to move.
+
+    The most probable legal move is the legal move of highest score
+    (``mctsfw.roles.policy_scores``: the logits where the net offers them), so greedy
+    moves never pay for a softmax."""
 
     def __init__(self, game: Game, net: Any, epsilon: float = 0.0, sample: bool = False, seed: int | None = None):
         require_role(net, POLICY, "network rollouts")
@@ -88,6 +92,7 @@ class NetRolloutPolicy:
             raise ValueError(f"network rollouts feed a network the flat encoding; the {net.name} net reads planes")
         self.game = game
         self.net = net
+        self.scores = policy_scores(net)
         self.epsilon = float(epsilon)
         self.sample = bool(sample)
         self.rng = random.Random(seed)
@@ -97,12 +102,11 @@ class NetRolloutPolicy:
         """One move (``choose`` for ``Game.playout``)."""
         if self.rng.random() < self.epsilon:
             return self.rng.choice(self.game.legal_actions(state))
-        probs = self.net.forward(self.game.encode(state)[None, :])
-        return int(self.pick(probs, self.game.legal_mask(state)[None, :])[0])
+        return int(self.net_moves(self.game.encode(state)[None, :], self.game.legal_mask(state)[None, :])[0])
 
     def choose_batch(self, x: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """One move for each of a batch of encoded states ``x`` with legal masks ``mask``."""
-        actions = self.pick(self.net.forward(x), mask)
+        actions = self.net_moves(x, mask)
         if self.epsilon > 0:
             explore = self.np_rng.random(len(x)) < self.epsilon
             if explore.any():
@@ -110,16 +114,33 @@ class NetRolloutPolicy:
                 actions[explore] = noise.argmax(axis=1)  # a uniformly random legal move
         return actions
 
-    def pick(self, probs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    def net_moves(self, x: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """The network's move for each row (no exploration)."""
         if self.sample:
-            p = masked_policy(probs, mask)
-            cumulative = p.cumsum(axis=1)
-            draws = self.np_rng.random((len(p), 1)) * cumulative[:, -1:]
-            return np.minimum((cumulative < draws).sum(axis=1), p.shape[1] - 1)
-        penalised = mask - 1.0  # 0 for a legal move, -2 (below any probability) for an illegal one
-        penalised *= 2.0
-        penalised += probs
-        return penalised.argmax(axis=1)
+            return self.pick(self.net.forward(x), mask)
+        return best_legal(self.scores(x), mask)
+
+    def pick(self, probs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """A move for each row: drawn from the legal part of ``probs`` with ``sample``, else
+        the most probable legal one."""
+        if not self.sample:
+            return best_legal(probs, mask)
+        p = masked_policy(probs, mask)
+        cumulative = p.cumsum(axis=1)
+        draws = self.np_rng.random((len(p), 1)) * cumulative[:, -1:]
+        return np.minimum((cumulative < draws).sum(axis=1), p.shape[1] - 1)
+
+
+#: below any score a network gives (logits are far smaller), above float32's lowest
+ILLEGAL_SCORE = np.float32(-1e30)
+
+
+def best_legal(scores: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """The index of the highest score among the legal moves (``mask`` 1) of each row."""
+    penalised = mask - 1.0  # 0 for a legal move, -1 for an illegal one
+    penalised *= -ILLEGAL_SCORE
+    penalised += scores
+    return penalised.argmax(axis=1)
 
 
 class NetRollouts(LeafEvaluator):

@@ -101,6 +101,7 @@ class NumpyMLP:
                 raise ValueError(f"the numpy forward pass has no activation {activation!r}")
             self.layers.append((np.ascontiguousarray(W, dtype=np.float32), np.asarray(b, dtype=np.float32), activation))
         self._steps = [(W, b, NUMPY_ACTIVATIONS[a]) for W, b, a in self.layers]
+        self._buffers: list[np.ndarray] = []  # ``logits``'s outputs, one per layer, grown on demand
 
     @classmethod
     def from_keras(cls, model) -> "NumpyMLP":
@@ -125,6 +126,27 @@ class NumpyMLP:
             h += b
             if i < last or final_activation:
                 h = activation(h)
+        return h
+
+    def logits(self, x: np.ndarray) -> np.ndarray:
+        """The last layer's pre-activations (``self(x, final_activation=False)``) for a
+        batch ``(B, d)``, written into buffers this object keeps and reuses: no array is
+        allocated, and the result is overwritten by the next call (copy it to keep it).
+        The hot path of greedy network rollouts, one call per move of a batch."""
+        h = np.asarray(x, dtype=np.float32)
+        if h.ndim == 1:
+            h = h[None, :]
+        n = len(h)
+        if not self._buffers or len(self._buffers[0]) < n:
+            self._buffers = [np.empty((max(n, 32), W.shape[1]), dtype=np.float32) for W, _, _ in self._steps]
+        last = len(self._steps) - 1
+        for i, (W, b, activation) in enumerate(self._steps):
+            out = self._buffers[i][:n]
+            np.matmul(h, W, out=out)
+            out += b
+            if i < last:
+                activation(out)
+            h = out
         return h
 
 
@@ -240,8 +262,9 @@ class ANET:
         return self.fast(x)
 
     def scores(self, x: np.ndarray) -> np.ndarray:
-        """The logits ``(B, num_actions)``: ordered as ``forward`` but without the softmax's cost."""
-        return self.fast(x, final_activation=False)
+        """The logits ``(B, num_actions)``: ordered as ``forward`` but without the softmax's
+        cost, in a buffer the next call overwrites (the policy role's optional ``scores``)."""
+        return self.fast.logits(x)
 
     def policy(self, state: State) -> np.ndarray:
         """The probabilities of the legal actions of ``state`` (illegal ones 0), summing to 1."""

@@ -40,6 +40,28 @@ def test_numpy_forward_equals_keras_with_random_weights(hex3, activation):
     np.testing.assert_allclose(got.sum(axis=1), 1.0, atol=1e-5)
 
 
+@pytest.mark.parametrize("activation", ["linear", "sigmoid", "tanh", "relu"])
+def test_logits_in_reused_buffers_equal_the_full_pass(hex3, activation):
+    """``NumpyMLP.logits`` (greedy rollouts' path, buffers kept between calls) gives the
+    old pass's pre-softmax values, whatever the batch sizes before it; softmax of them is Keras."""
+    net = ANET(hex3, hidden_layers=[12, 7], activation=activation, seed=1)
+    rng = np.random.default_rng(3)
+    net.model.set_weights([rng.normal(0, 1.5, w.shape).astype(np.float32) for w in net.model.get_weights()])
+    net.refresh()
+    x = np.stack([hex3.encode(s) for s in random_states(hex3, 70, seed=4)])
+    expected = np.asarray(net.model(x))
+    for rows in (20, 5, 70, 1, 33):  # growing and shrinking batches reuse and regrow the buffers
+        logits = net.scores(x[:rows])
+        assert logits.shape == (rows, hex3.num_actions) and logits.dtype == np.float32
+        np.testing.assert_allclose(logits, net.fast(x[:rows], final_activation=False), atol=1e-5, rtol=0)
+        shifted = np.exp(logits - logits.max(axis=1, keepdims=True))
+        np.testing.assert_allclose(shifted / shifted.sum(axis=1, keepdims=True), expected[:rows], atol=1e-5, rtol=0)
+    np.testing.assert_allclose(net.fast.logits(x[0]), net.fast(x[:1], final_activation=False), atol=1e-5, rtol=0)
+    before = x.copy()
+    net.scores(x)
+    assert (x == before).all()  # the input is never written
+
+
 def test_no_hidden_layer_and_extreme_inputs(hex3):
     net = ANET(hex3, hidden_layers=[], seed=0)
     x = np.full((2, len(hex3.encode(hex3.initial_state()))), 1e4, dtype=np.float32)
