@@ -171,6 +171,34 @@ class Hex(Game):
                 return True
             group = grown
 
+    def _ones_connect(self, ones: np.ndarray) -> np.ndarray:
+        """``_connects(own, 1)`` for each row of ``ones`` (a bool array (B, n*n), player 1's
+        stones), in one flood over all boards at once: the boards are packed into one
+        integer ``stride`` bits apart, and a padding of at least n empty bits above each
+        board keeps every shift of the flood inside its own board (``& own`` clears what
+        lands in the padding)."""
+        n, n2, count = self.size, self.num_actions, len(ones)
+        nbytes = (n2 + n + 7) // 8
+        padded = np.zeros((count, nbytes * 8), dtype=bool)
+        padded[:, :n2] = ones
+        own = int.from_bytes(np.packbits(padded, axis=1, bitorder="little").tobytes(), "little")
+
+        def tiled(mask: int) -> int:
+            return int.from_bytes(mask.to_bytes(nbytes, "little") * count, "little")
+
+        start, end = self.sides[1]
+        not_first, not_last = tiled(self._not_first_col), tiled(self._not_last_col)
+        group = own & tiled(start)
+        while True:
+            right = group & not_last
+            left = group & not_first
+            grown = (group | group << n | group >> n | right << 1 | left >> 1 | right >> (n - 1) | left << (n - 1)) & own
+            if grown == group:
+                break
+            group = grown
+        reached = (group & tiled(end)).to_bytes(nbytes * count, "little")
+        return np.frombuffer(reached, dtype=np.uint8).reshape(count, nbytes).any(axis=1)
+
     def playout(
         self, state: HexState, rng: random.Random, choose: Callable[[HexState], int] | None = None
     ) -> int:
@@ -212,7 +240,8 @@ class Hex(Game):
         The batch is sorted by empty cells, most first, so the games still running at
         any step are a prefix of it and every step works on array views; the encoded
         states and legal masks are updated in place, one cell a move. A game's last
-        cell needs no choice: it is filled without asking the policy.
+        cell needs no choice: it is filled without asking the policy. The filled boards
+        are tested together (``_ones_connect``).
         """
         if policy is None or not states:
             return [self.playout(state, rng) for state in states]
@@ -244,11 +273,9 @@ class Hex(Game):
             flat_x[stone_at[step % 2][:k] + actions] = 1.0
             flat_mask[cell_at[:k] + actions] = 0.0
             x[:k, -2:] = to_move[(step + 1) % 2][:k]  # the other player moves next
-        ones = np.packbits(x[:, :n2] > 0, axis=1, bitorder="little")
-        winners = [0] * len(states)
-        for i, row in zip(order, ones):
-            winners[i] = 1 if self._connects(int.from_bytes(row.tobytes(), "little"), 1) else 2
-        return winners
+        winners = np.empty(len(states), dtype=np.int64)
+        winners[order] = np.where(self._ones_connect(x[:, :n2] > 0), 1, 2)  # a full board: 1 or else 2
+        return winners.tolist()
 
     # ---- networks -------------------------------------------------------------------
     def boards(self, states) -> np.ndarray:

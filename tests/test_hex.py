@@ -311,3 +311,19 @@ def test_planes_hold_the_same_facts_as_the_flat_encoding_and_turn_with_it():
     (_, _), (turned, t) = game.symmetries(planes, target)
     (_, _), (flat_turned, _) = game.symmetries(game.encode(state), target)
     assert np.array_equal(turned[:, :, 0].reshape(-1), flat_turned[:16]) and t[0] == 15
+
+
+@pytest.mark.parametrize("size", [3, 5, 7, 8, 11, 19])
+def test_all_boards_at_once_connect_as_one_at_a_time(size):
+    """The lock-step playouts' packed flood (``_ones_connect``) agrees with ``_connects``
+    board by board, on filled and partly filled boards of sizes whose padding differs."""
+    game = mctsfw.make_game("hex", size=size)
+    rng = np.random.default_rng(size)
+    for count in (1, 2, 37):
+        for density in (0.3, 0.5, 0.7):
+            ones = rng.random((count, size * size)) < density
+            ones[0] = True  # a full row-0-to-row-(n-1) board
+            if count > 1:
+                ones[1] = False
+            expected = [game._connects(sum(1 << int(a) for a in np.flatnonzero(row)), 1) for row in ones]
+            assert game._ones_connect(ones).tolist() == expected
