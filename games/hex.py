@@ -84,6 +84,7 @@ class Hex(Game):
             [tuple(8 * i + b for b in range(8) if value >> b & 1) for value in range(256)] for i in range(self._nbytes)
         ]
         self._not_last_col = self.full & ~(col0 << (n - 1))
+        self._tiled: dict[int, tuple[int, int, int, int]] = {}  # batch size -> ``_decided``'s masks
 
     def params(self) -> dict[str, Any]:
         return {"size": self.size}
@@ -171,33 +172,50 @@ class Hex(Game):
                 return True
             group = grown
 
-    def _ones_connect(self, ones: np.ndarray) -> np.ndarray:
-        """``_connects(own, 1)`` for each row of ``ones`` (a bool array (B, n*n), player 1's
-        stones), in one flood over all boards at once: the boards are packed into one
-        integer ``stride`` bits apart, and a padding of at least n empty bits above each
-        board keeps every shift of the flood inside its own board (``& own`` clears what
-        lands in the padding)."""
-        n, n2, count = self.size, self.num_actions, len(ones)
+    def _decided(self, x: np.ndarray) -> np.ndarray:
+        """The winner of each encoded position of a batch so far: 1 or 2 where that
+        player's stones join their sides, else 0 (never 0 on a full board).
+
+        ``_connects`` for every board and both players in one flood: the 2B stone sets
+        (player 1's, player 2's, board after board) are packed into one integer, each
+        followed by at least n empty bits so that every shift of the flood stays inside
+        its own set (``& stones`` clears what lands in the padding). The neighbours are
+        the same for both players; only the sides where a flood starts and ends differ.
+        """
+        n, n2, count = self.size, self.num_actions, len(x)
         nbytes = (n2 + n + 7) // 8
-        padded = np.zeros((count, nbytes * 8), dtype=bool)
-        padded[:, :n2] = ones
-        own = int.from_bytes(np.packbits(padded, axis=1, bitorder="little").tobytes(), "little")
-
-        def tiled(mask: int) -> int:
-            return int.from_bytes(mask.to_bytes(nbytes, "little") * count, "little")
-
-        start, end = self.sides[1]
-        not_first, not_last = tiled(self._not_first_col), tiled(self._not_last_col)
-        group = own & tiled(start)
+        padded = np.zeros((count, 2, nbytes * 8), dtype=bool)
+        padded[:, :, :n2] = x[:, : 2 * n2].reshape(count, 2, n2) > 0
+        stones = int.from_bytes(np.packbits(padded, axis=2, bitorder="little").tobytes(), "little")
+        start, end, not_first, not_last = self._tiled_sides(count)
+        group = stones & start
         while True:
             right = group & not_last
             left = group & not_first
-            grown = (group | group << n | group >> n | right << 1 | left >> 1 | right >> (n - 1) | left << (n - 1)) & own
+            grown = (group | group << n | group >> n | right << 1 | left >> 1 | right >> (n - 1) | left << (n - 1)) & stones
             if grown == group:
                 break
             group = grown
-        reached = (group & tiled(end)).to_bytes(nbytes * count, "little")
-        return np.frombuffer(reached, dtype=np.uint8).reshape(count, nbytes).any(axis=1)
+        reached = (group & end).to_bytes(2 * nbytes * count, "little")
+        joined = np.frombuffer(reached, dtype=np.uint8).reshape(count, 2, nbytes).any(axis=2)
+        return np.where(joined[:, 0], 1, np.where(joined[:, 1], 2, 0))
+
+    def _tiled_sides(self, count: int) -> tuple[int, int, int, int]:
+        """The masks of ``_decided``'s flood for ``count`` boards: where it starts, where
+        it ends, and the cells off the first and last columns, repeated for each stone set."""
+        tiled = self._tiled.get(count)
+        if tiled is None:
+            nbytes = (self.num_actions + self.size + 7) // 8
+
+            def repeat(mask1: int, mask2: int) -> int:
+                return int.from_bytes((mask1.to_bytes(nbytes, "little") + mask2.to_bytes(nbytes, "little")) * count, "little")
+
+            (start1, end1), (start2, end2) = self.sides[1], self.sides[2]
+            tiled = self._tiled[count] = (
+                repeat(start1, start2), repeat(end1, end2),
+                repeat(self._not_first_col, self._not_first_col), repeat(self._not_last_col, self._not_last_col),
+            )  # fmt: skip
+        return tiled
 
     def playout(
         self, state: HexState, rng: random.Random, choose: Callable[[HexState], int] | None = None
@@ -234,35 +252,68 @@ class Hex(Game):
         return 1 if self._connects(ones, 1) else 2
 
     def playout_batch(self, states, rng: random.Random, policy=None) -> list[int]:
-        """Playouts in lock-step: one ``choose_batch`` call per move for the whole batch,
-        then one connection test per filled board.
+        """Playouts in lock-step: one ``choose_batch`` call per move for the whole batch.
 
         The batch is sorted by empty cells, most first, so the games still running at
         any step are a prefix of it and every step works on array views; the encoded
         states and legal masks are updated in place, one cell a move. A game's last
-        cell needs no choice: it is filled without asking the policy. The filled boards
-        are tested together (``_ones_connect``).
+        cell needs no choice: it is filled without asking the policy.
+
+        From half-way (``DECIDED_FIRST_TEST``), every ``DECIDED_TEST_EVERY`` moves, the
+        boards are tested together (``_decided``) and the games already won leave the
+        batch: a connection never breaks, so the rest of their moves (about 40% of a
+        greedy 5x5 playout from a search's leaves) would only cost network calls. The
+        winners are those of filling every board.
         """
         if policy is None or not states:
             return [self.playout(state, rng) for state in states]
         n2 = self.num_actions
         boards = self.boards(states)
         empty = (boards == 0).sum(axis=1)
-        order = np.argsort(-empty, kind="stable")
+        order = np.argsort(-empty, kind="stable")  # order[i]: the state of row i
         boards, empty = boards[order], empty[order]
-        players = np.array([states[i][0] for i in order], dtype=np.int64)
+        players = np.array([states[i][0] for i in order], dtype=np.int64)  # to move now
         x = self.encode_boards(boards, players)
         mask = (boards == 0).astype(np.float32)
+        winners = np.zeros(len(states), dtype=np.int64)
+        moves = int(empty[0] * self.DECIDED_FIRST_TEST)
+        while len(order):
+            moves = min(max(moves, 1), int(empty[0]))
+            self._play_lockstep(policy, x, mask, empty, players, moves)
+            winner = self._decided(x)
+            winners[order] = winner  # the undecided ones are set again later
+            going = winner == 0  # (a game with no cell left is decided)
+            x, mask, order = x[going], mask[going], order[going]
+            empty = empty[going] - moves
+            players = players[going] if moves % 2 == 0 else 3 - players[going]
+            moves = self.DECIDED_TEST_EVERY
+        return winners.tolist()
+
+    #: when lock-step playouts first test for decided games (a share of the longest
+    #: playout's moves), and the moves between later tests: few games are decided in the
+    #: first half, and testing 32 boards costs about half a network call. Measured on the
+    #: leaves of a 5x5 search with the shipped ANET, per rollout: batches of 32, 24.6 us
+    #: (filling every board) -> 23.5 us; of 128, 17.3 -> 14.1 us (testing from the first
+    #: move: 26.9 and 15.6 us).
+    DECIDED_FIRST_TEST = 0.5
+    DECIDED_TEST_EVERY = 4
+
+    def _play_lockstep(self, policy, x: np.ndarray, mask: np.ndarray, empty: np.ndarray, players: np.ndarray,
+                       moves: int) -> None:
+        """Up to ``moves`` moves of every game of a batch (those with fewer empty cells
+        fill them), updating the encoded states ``x`` and masks in place; the games are
+        sorted by empty cells, most first, and ``players`` are to move in each now."""
+        n2 = self.num_actions
         # every game alternates, so who moves at a step is known in advance: where a
         # stone goes in the flat encoding and the to-move bits, for even and odd steps
-        width, rows = x.shape[1], np.arange(len(states))
+        width, rows = x.shape[1], np.arange(len(x))
         stone_at = (rows * width + (players - 1) * n2, rows * width + (2 - players) * n2)
         to_move = (x[:, -2:].copy(), x[:, -2:][:, ::-1].copy())
         cell_at = rows * n2
         flat_x, flat_mask = x.reshape(-1), mask.reshape(-1)  # views: one index per cell set
         # running[s]: games with a cell left at step s (they are the first ones)
         running = np.cumsum(np.bincount(empty, minlength=int(empty[0]) + 2)[::-1])[::-1][1:].tolist()
-        for step in range(int(empty[0])):
+        for step in range(moves):
             k, chosen = running[step], running[step + 1]  # games with a cell left; with two or more
             if chosen:
                 actions = policy.choose_batch(x[:chosen], mask[:chosen])
@@ -273,9 +324,6 @@ class Hex(Game):
             flat_x[stone_at[step % 2][:k] + actions] = 1.0
             flat_mask[cell_at[:k] + actions] = 0.0
             x[:k, -2:] = to_move[(step + 1) % 2][:k]  # the other player moves next
-        winners = np.empty(len(states), dtype=np.int64)
-        winners[order] = np.where(self._ones_connect(x[:, :n2] > 0), 1, 2)  # a full board: 1 or else 2
-        return winners.tolist()
 
     # ---- networks -------------------------------------------------------------------
     def boards(self, states) -> np.ndarray:

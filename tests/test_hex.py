@@ -314,16 +314,28 @@ def test_planes_hold_the_same_facts_as_the_flat_encoding_and_turn_with_it():
 
 
 @pytest.mark.parametrize("size", [3, 5, 7, 8, 11, 19])
-def test_all_boards_at_once_connect_as_one_at_a_time(size):
-    """The lock-step playouts' packed flood (``_ones_connect``) agrees with ``_connects``
-    board by board, on filled and partly filled boards of sizes whose padding differs."""
+def test_all_boards_at_once_are_decided_as_one_at_a_time(size):
+    """The lock-step playouts' packed flood (``_decided``) agrees with ``_connects`` board
+    by board and player by player, on full and partly filled boards of sizes whose
+    padding differs, for batches of one board and more."""
     game = mctsfw.make_game("hex", size=size)
+    n2 = size * size
     rng = np.random.default_rng(size)
+
+    def bits(row):
+        return sum(1 << int(a) for a in np.flatnonzero(row))
+
     for count in (1, 2, 37):
-        for density in (0.3, 0.5, 0.7):
-            ones = rng.random((count, size * size)) < density
-            ones[0] = True  # a full row-0-to-row-(n-1) board
+        for filled in (0.3, 0.6, 1.0):
+            cells = rng.random((count, n2))
+            ones = cells < filled / 2
+            twos = (cells >= filled / 2) & (cells < filled)
             if count > 1:
-                ones[1] = False
-            expected = [game._connects(sum(1 << int(a) for a in np.flatnonzero(row)), 1) for row in ones]
-            assert game._ones_connect(ones).tolist() == expected
+                ones[0], twos[0] = True, False  # every cell player 1's
+                ones[1], twos[1] = False, True
+            x = np.concatenate([ones, twos, np.ones((count, 1)), np.zeros((count, 1))], axis=1).astype(np.float32)
+            expected = [1 if game._connects(bits(a), 1) else 2 if game._connects(bits(b), 2) else 0
+                        for a, b in zip(ones, twos)]
+            assert game._decided(x).tolist() == expected
+            if filled == 1.0:
+                assert 0 not in expected  # a full board has a winner

@@ -124,3 +124,23 @@ def test_shipped_anet_greedy_rollouts_equal_the_full_policys_most_probable_moves
     rollouts = NetRollouts(hex5, anet, seed=0)
     values, _ = rollouts.evaluate(states)
     assert values == [float(w == hex5.current_player(s)) for w, s in zip(expected, states)]
+
+
+def test_lockstep_playouts_stop_asking_the_net_once_games_are_decided(hex5):
+    """A won game leaves the batch: the net sees fewer rows than filling every board
+    would take, and the winners are still those of the filled boards."""
+    net = ScoresOnlyNet(25)
+    seen = []
+    scores = net.scores
+    net.scores = lambda x: seen.append(len(x)) or scores(x)
+    states = [s for s in random_states(hex5, 60, seed=7) if not hex5.is_final(s)]
+    winners = hex5.playout_batch(states, random.Random(0), NetRolloutPolicy(hex5, net))
+    filling = sum(25 - (s[1] | s[2]).bit_count() - 1 for s in states)  # every move but each game's last
+    assert 0 < sum(seen) < filling
+    rng = random.Random(0)
+    assert winners == [hex5.playout(s, rng, NetRolloutPolicy(hex5, ScoresOnlyNet(25))) for s in states]
+    # a game already won (cells still empty) keeps its winner
+    won = hex5.initial_state()
+    for cell in (0, 1, 5, 2, 10, 3, 15, 4, 20):  # player 1 down the first column
+        won = hex5.next_state(won, cell)
+    assert hex5.winner(won) == 1 and hex5.playout_batch([won], random.Random(0), NetRolloutPolicy(hex5, net)) == [1]
