@@ -102,6 +102,7 @@ class NumpyMLP:
             self.layers.append((np.ascontiguousarray(W, dtype=np.float32), np.asarray(b, dtype=np.float32), activation))
         self._steps = [(W, b, NUMPY_ACTIVATIONS[a]) for W, b, a in self.layers]
         self._buffers: list[np.ndarray] = []  # ``logits``'s outputs, one per layer, grown on demand
+        self._passes: dict[int, list] = {}  # batch size -> ``logits``'s steps with their output views
 
     @classmethod
     def from_keras(cls, model) -> "NumpyMLP":
@@ -128,6 +129,10 @@ class NumpyMLP:
                 h = activation(h)
         return h
 
+    def __getstate__(self) -> dict:
+        """Pickled (sent to a worker) without ``logits``'s scratch buffers."""
+        return {**self.__dict__, "_buffers": [], "_passes": {}}
+
     def logits(self, x: np.ndarray) -> np.ndarray:
         """The last layer's pre-activations (``self(x, final_activation=False)``) for a
         batch ``(B, d)``, written into buffers this object keeps and reuses: no array is
@@ -137,14 +142,20 @@ class NumpyMLP:
         if h.ndim == 1:
             h = h[None, :]
         n = len(h)
-        if not self._buffers or len(self._buffers[0]) < n:
-            self._buffers = [np.empty((max(n, 32), W.shape[1]), dtype=np.float32) for W, _, _ in self._steps]
-        last = len(self._steps) - 1
-        for i, (W, b, activation) in enumerate(self._steps):
-            out = self._buffers[i][:n]
+        steps = self._passes.get(n)
+        if steps is None:
+            if not self._buffers or len(self._buffers[0]) < n:
+                self._buffers = [np.empty((max(n, 32), W.shape[1]), dtype=np.float32) for W, _, _ in self._steps]
+                self._passes = {}
+            last = len(self._steps) - 1
+            steps = self._passes[n] = [
+                (W, b, activation if i < last else None, buffer[:n])
+                for i, ((W, b, activation), buffer) in enumerate(zip(self._steps, self._buffers))
+            ]
+        for W, b, activation, out in steps:
             np.matmul(h, W, out=out)
             out += b
-            if i < last:
+            if activation is not None:
                 activation(out)
             h = out
         return h

@@ -1,6 +1,7 @@
 """The ANET plugin: numpy forward pass equal to Keras, policy masking, training, files, errors."""
 
 import json
+import pickle
 import zipfile
 
 import numpy as np
@@ -60,6 +61,9 @@ def test_logits_in_reused_buffers_equal_the_full_pass(hex3, activation):
     before = x.copy()
     net.scores(x)
     assert (x == before).all()  # the input is never written
+    copy = pickle.loads(pickle.dumps(net.fast))  # as sent to a worker: without the buffers
+    assert copy._buffers == [] and copy._passes == {}
+    np.testing.assert_allclose(copy.logits(x[:9]), net.fast(x[:9], final_activation=False), atol=1e-5, rtol=0)
 
 
 def test_no_hidden_layer_and_extreme_inputs(hex3):
