@@ -28,7 +28,7 @@ import numpy as np
 
 from mctsfw.game import Action, Game, State
 from mctsfw.roles import POLICY, POLICY_VALUE, policy_scores, require_role
-from mctsfw.sampling import masked_policy
+from mctsfw.sampling import masked_policy, sample_actions
 
 #: leaves per call that network evaluators gather by default
 NET_BATCH = 32
@@ -125,10 +125,7 @@ class NetRolloutPolicy:
         the most probable legal one."""
         if not self.sample:
             return best_legal(probs, mask)
-        p = masked_policy(probs, mask)
-        cumulative = p.cumsum(axis=1)
-        draws = self.np_rng.random((len(p), 1)) * cumulative[:, -1:]
-        return np.minimum((cumulative < draws).sum(axis=1), p.shape[1] - 1)
+        return sample_actions(masked_policy(probs, mask), self.np_rng)
 
 
 #: below any score a network gives (logits are far smaller), above float32's lowest
