@@ -276,6 +276,11 @@ def validate(config: dict, registries: Registries | None = None) -> None:
     episodes, checkpoints = train.get("episodes"), train.get("checkpoints")
     if isinstance(episodes, int) and isinstance(checkpoints, int) and checkpoints > episodes + 1:
         problems.append(f"train.checkpoints = {checkpoints}: at most episodes + 1 = {episodes + 1}")
+    if not problems:  # what the trainers need of the plugins named (net roles), on a sound config
+        from mctsfw.selfplay import selfplay_config_problems
+        from mctsfw.training import train_config_problems
+
+        problems += train_config_problems(config, registries) + selfplay_config_problems(config, registries)
     if problems:
         raise ConfigError(problems)
 

@@ -26,6 +26,8 @@ POLICY_VALUE = "policy_value"
 
 #: role -> what a net of that role can do, in words (for error messages)
 ROLE_NAMES = {POLICY: "a policy network", POLICY_VALUE: "a policy-and-value network"}
+#: input kind -> what it is, in words (for error messages)
+INPUT_NAMES = {"flat": "the flat encoding (game.encode)", "planes": "planes (game.encode_planes)"}
 
 
 @runtime_checkable
@@ -78,3 +80,14 @@ def require_role(net: Any, role: str, purpose: str) -> None:
     problem = role_problem(net, role, purpose)
     if problem:
         raise RoleError(problem)
+
+
+def input_problem(net: Any, kind: str, purpose: str) -> str | None:
+    """None if ``net`` reads the ``kind`` of input (``"flat"`` or ``"planes"``), else one
+    line saying why it cannot serve ``purpose`` (rollouts, for one, feed the flat encoding)."""
+    declared = getattr(net, "input_kind", None)
+    if declared == kind:
+        return None
+    name = getattr(net, "name", None) or type(net).__name__
+    return f"{purpose} feeds the network {INPUT_NAMES.get(kind, kind)}; the {name} net reads {INPUT_NAMES.get(declared, declared)}"
+

@@ -262,17 +262,23 @@ class ANET:
         game = self.game
         return masked_policy(self.fast(game.encode(state))[0], game.legal_mask(state))
 
-    # ---- training -------------------------------------------------------------------------
-    def fit(self, x: np.ndarray, targets: np.ndarray, batch_size: int = 64, epochs: int = 1) -> dict[str, float]:
-        """Train on encoded states ``x`` against target distributions (MCTS visit counts).
+    def encode_batch(self, states: Sequence[State]) -> np.ndarray:
+        """States stacked into a batch ``(B, input_size)`` of the flat encoding (``game.encode``)."""
+        return np.stack([self.game.encode(state) for state in states]).astype(np.float32, copy=False)
 
-        Returns the last epoch's mean cross-entropy ``loss`` and ``accuracy`` (the share
+    # ---- training -------------------------------------------------------------------------
+    def fit(self, x: np.ndarray, pi: np.ndarray, z: np.ndarray | None = None, batch_size: int = 64,
+            epochs: int = 1) -> dict[str, float]:
+        """Train on encoded states ``x`` against target distributions ``pi`` (MCTS visit counts).
+
+        ``z``, value targets, is accepted so that every net's ``fit`` takes the same
+        arguments, and ignored: a policy network has no value head to train. Returns the last epoch's mean cross-entropy ``loss`` and ``accuracy`` (the share
         of cases whose most probable action is the target's most visited one), as Keras
         measured them during that epoch. The cases are shuffled once by the net's own
         seeded generator, so a seeded net trains the same way every run.
         """
         x = np.asarray(x, dtype=np.float32)
-        targets = np.asarray(targets, dtype=np.float32)
+        targets = np.asarray(pi, dtype=np.float32)
         if x.ndim != 2 or x.shape[1] != self.input_size:
             raise ValueError(f"x must have shape (cases, {self.input_size}), not {x.shape}")
         if targets.shape != (len(x), self.num_actions):

@@ -77,8 +77,8 @@ def test_replay_buffer_is_bounded_and_round_trips(tmp_path):
     buffer.save(tmp_path / "b.npz")
     again = ReplayBuffer.load(tmp_path / "b.npz")
     assert np.array_equal(again.x, buffer.x) and again.next == buffer.next
-    x, y = again.sample(10, np.random.default_rng(0))
-    assert len(x) == 3 and len({tuple(r) for r in x}) == 3
+    x, y, z = again.sample(10, np.random.default_rng(0))
+    assert len(x) == 3 and len({tuple(r) for r in x}) == 3 and z is None  # kept without values
 
 
 def run_cli_train(run_dir, episodes, *extra):
