@@ -20,6 +20,8 @@ import mctsfw
 from mctsfw.checkpoints import net_class_for
 from mctsfw.config import ConfigError, load_config, plugin_params
 from mctsfw.match import play_game, replay_record
+from mctsfw.roles import POLICY_VALUE, has_role
+from mctsfw.runs import RunDirError
 
 DEFAULT_CONFIG = Path(__file__).resolve().parent / "hexzero.toml"
 
@@ -146,7 +148,7 @@ def make_player(spec: str, game: mctsfw.Game, config: dict, seed: int | None) ->
         return mctsfw.make_actor(spec, game)
     # a saved model: the raw network, or with play.model_search_games > 0 a search guided by
     # it: UCT with its rollouts (a policy net), PUCT with its priors and values (policy and value)
-    tree_policy = "puct" if hasattr(net_class_for(spec), "evaluate") else "uct"
+    tree_policy = "puct" if has_role(net_class_for(spec), POLICY_VALUE) else "uct"
     policy_params = plugin_params(config, "tree_policies", tree_policy)
     policy_params.pop("dirichlet_epsilon", None)  # root noise is for self-play; a player searches without it
     return mctsfw.make_actor(
@@ -247,8 +249,6 @@ def run_training(
     if latest:
         print(f"resuming {run.path} after {unit} {latest[0]} ({length_key}: {config[section][length_key]})")
     trainer = make_trainer(config, run.path, progress=not args.no_progress)
-    if latest:
-        run.write_config(config)  # a longer run keeps its new length
     try:
         summary = trainer.train()
     except KeyboardInterrupt:
@@ -390,7 +390,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return COMMANDS[args.command](args)
-    except (ConfigError, mctsfw.ModelFileError) as error:
+    except (ConfigError, mctsfw.ModelFileError, RunDirError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     except EOFError:

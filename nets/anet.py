@@ -17,7 +17,12 @@ Keras is imported on first use, not with this module: building the plugin regist
 
 from __future__ import annotations
 
+import importlib
 import math
+import os
+import re
+import sys
+import tempfile
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -43,10 +48,42 @@ DEFAULTS: dict[str, Any] = {
 }
 
 
+#: what TensorFlow's native code writes to stderr while it loads, whatever
+#: TF_CPP_MIN_LOG_LEVEL says (absl logs INFO before its logging is initialised)
+START_UP_NOTICE = re.compile(
+    r"WARNING: All log messages before absl::InitializeLog\(\) is called are written to STDERR"
+    r"|[IW]\d{4} [\d:.]+ +\d+ [\w.]+:\d+\] .*"
+)
+
+
 def _keras():
+    """Keras, imported on first use with TensorFlow's start-up notices left out of stderr
+    (mctsfw sets TF_CPP_MIN_LOG_LEVEL=2; a user who lowers it sees them all)."""
+    if "keras" not in sys.modules and os.environ.get("TF_CPP_MIN_LOG_LEVEL", "0") >= "2":
+        _import_without_notices("keras")
     import keras
 
     return keras
+
+
+def _import_without_notices(module: str) -> None:
+    """Import ``module`` with the process's stderr (fd 2) caught, then write back what
+    is not a start-up notice: errors and Python warnings still show."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile() as caught:
+        os.dup2(caught.fileno(), 2)
+        try:
+            importlib.import_module(module)
+        finally:
+            sys.stderr.flush()
+            os.dup2(saved, 2)
+            os.close(saved)
+            caught.seek(0)
+            for line in caught.read().decode(errors="replace").splitlines(keepends=True):
+                if not START_UP_NOTICE.fullmatch(line.rstrip("\n")):
+                    sys.stderr.write(line)
+            sys.stderr.flush()
 
 
 # ---- the numpy fast path ----------------------------------------------------------------
