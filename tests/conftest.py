@@ -91,9 +91,18 @@ def _marked_processes(mark: str) -> list[int]:
             environ = (entry / "environ").read_bytes()
         except OSError:
             continue
-        if needle in environ.split(b"\0"):
+        if needle in environ.split(b"\0") and not _own_resource_tracker(entry):
             found.append(int(entry.name))
     return live(found)
+
+
+def _own_resource_tracker(entry: Path) -> bool:
+    """multiprocessing's resource tracker of this (pytest's) process: it ends with it."""
+    try:
+        cmdline = (entry / "cmdline").read_bytes()
+    except OSError:
+        return False
+    return b"multiprocessing.resource_tracker" in cmdline and (_stat(int(entry.name)) or (0,))[0] == os.getpid()
 
 
 @pytest.fixture(scope="session", autouse=True)
