@@ -28,6 +28,8 @@ import os
 import random
 import re
 import shutil
+import signal
+import threading
 import time
 from contextlib import contextmanager
 from pathlib import Path
@@ -64,8 +66,8 @@ def list_checkpoints(directory: str | Path) -> list[tuple[int, Path]]:
     return sorted(found)
 
 
-#: resolved run directory -> [lock file descriptor, depth] of the locks this process holds
-_HELD: dict[str, list[int]] = {}
+#: resolved run directory -> the lock file descriptor, for the run directories this process holds
+_HELD: dict[str, int] = {}
 
 
 class RunDir:
@@ -90,12 +92,8 @@ class RunDir:
         too). The lock file keeps the holder's pid, for the refusal to name it.
         """
         key = str(self.path.resolve())
-        if key in _HELD:
-            _HELD[key][1] += 1
-            try:
-                yield
-            finally:
-                _HELD[key][1] -= 1
+        if key in _HELD:  # held already by this process: the outer holder releases it
+            yield
             return
         if self.path.exists() and not self.path.is_dir():
             raise RunDirError(f"{self.path}: is not a directory (a run directory is needed)")
@@ -113,7 +111,7 @@ class RunDir:
                                  "wait for it to finish, or stop it and resume") from None
         os.ftruncate(fd, 0)
         os.write(fd, f"{os.getpid()}\n".encode())
-        _HELD[key] = [fd, 1]
+        _HELD[key] = fd
         try:
             yield
         finally:
@@ -269,31 +267,43 @@ class ResumableRun:
 
     # ---- the skeleton ------------------------------------------------------------------------
     def train(self) -> dict[str, Any]:
-        """Run the steps that are left; return a summary of the run."""
-        with self.run.lock():
-            latest = self.run.latest()
-            if latest is None:
-                self._start_fresh()
-            else:
-                self._resume(*latest)
-            started, first = time.perf_counter(), self.step
-            bar = self._progress_bar()
-            aborted = True
+        """Run the steps that are left; return a summary of the run.
+
+        Ctrl-C raises ``KeyboardInterrupt`` here, whatever a library it interrupted made
+        of it, after the worker processes are stopped; the committed state stays.
+        """
+        with self.run.lock(), _interrupt_reported() as interrupted:
             try:
-                for record, commit in self.steps():
-                    self.step += 1
-                    self.run.append_metrics({self.counter: self.step, **record})
-                    if commit:
-                        self.commit()
-                    if bar is not None:
-                        bar.update(1)
-                        bar.set_postfix(self.bar_postfix(record))
-                aborted = False
-            finally:
+                return self._train()
+            except Exception as error:
+                if interrupted():  # an interrupted library call that raised something else
+                    raise KeyboardInterrupt from error
+                raise
+
+    def _train(self) -> dict[str, Any]:
+        latest = self.run.latest()
+        if latest is None:
+            self._start_fresh()
+        else:
+            self._resume(*latest)
+        started, first = time.perf_counter(), self.step
+        bar = self._progress_bar()
+        aborted = True
+        try:
+            for record, commit in self.steps():
+                self.step += 1
+                self.run.append_metrics({self.counter: self.step, **record})
+                if commit:
+                    self.commit()
                 if bar is not None:
-                    bar.close()
-                self.close(aborted)
-            self.finish()
+                    bar.update(1)
+                    bar.set_postfix(self.bar_postfix(record))
+            aborted = False
+        finally:
+            if bar is not None:
+                bar.close()
+            self.close(aborted)
+        self.finish()
         return {
             "run_dir": str(self.run.path),
             self.length_key: self.completed(),
@@ -344,3 +354,22 @@ class ResumableRun:
 
         done, total = self.bar_counts()
         return tqdm(total=total, initial=done, unit=self.unit, dynamic_ncols=True)
+
+
+@contextmanager
+def _interrupt_reported() -> Iterator[Callable[[], bool]]:
+    """Ctrl-C as usual (``KeyboardInterrupt``), and a function that says whether one came."""
+    seen: list[int] = []
+    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        yield lambda: False  # signals are the main thread's, and a handler someone set stays
+        return
+
+    def handler(signum, frame):
+        seen.append(signum)
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGINT, handler)
+    try:
+        yield lambda: bool(seen)
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)

@@ -143,7 +143,7 @@ def test_ctrl_c_stops_self_play_with_one_line_and_leaves_no_process(tmp_path):
     below = wait_for_workers_playing(proc, run_dir)
     os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C sends: every process of the group
     out, err = proc.communicate(timeout=60)
-    assert proc.returncode == 130
+    assert proc.returncode == 130, err
     lines = [line for line in err.splitlines() if line.strip()]
     assert lines == [f"interrupted: resume with python cli.py selfplay --resume {run_dir}"], err
     assert wait_until_gone(below, 5) == []
