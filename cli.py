@@ -29,6 +29,7 @@ from mctsfw.config import (
 from mctsfw.match import play_match, replay_record
 from mctsfw.plugin_manager import PluginError, UnknownPluginError
 from mctsfw.roles import POLICY_VALUE, RoleError, has_role
+from mctsfw.runs import RunDirError
 from mctsfw.schema import format_value
 
 #: the configuration file a command reads from the current directory, when there is one
@@ -36,7 +37,7 @@ LOCAL_CONFIG = "hexzero.toml"
 
 #: the errors that are the user's (a bad config, a missing or mismatched model file, an
 #: unknown plugin, a net without the role a command needs): one line, exit 2, no traceback
-USER_ERRORS = (ConfigError, ModelFileError, UnknownPluginError, PluginError, RoleError)
+USER_ERRORS = (ConfigError, ModelFileError, UnknownPluginError, PluginError, RoleError, RunDirError)
 
 
 def local_config() -> Path | None:
@@ -357,8 +358,6 @@ def run_training(args: argparse.Namespace, section: str, length_key: str, make_t
     if latest:
         print(f"resuming {run.path} after {unit} {latest[0]} ({length_key}: {config[section][length_key]})")
     trainer = make_trainer(config, run.path, progress=not args.no_progress)
-    if latest:
-        run.write_config(config)  # a resumed run keeps the changes it was given (a longer run, say)
     try:
         summary = trainer.train()
     except KeyboardInterrupt:

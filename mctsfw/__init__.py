@@ -16,6 +16,10 @@ import os
 # before numpy loads; a value the user chose is kept.
 for _variable in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_variable, "1")
+# TensorFlow's start-up notices (oneDNN, CPU instructions, absl's "log messages before
+# InitializeLog") are not the user's business; its errors still show. Set before
+# TensorFlow loads (nets import it on first use); a value the user chose is kept.
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 from mctsfw.hookspecs import hookimpl  # noqa: E402
 from mctsfw.game import Game, IllegalMoveError

@@ -9,6 +9,11 @@ import numpy as np
 from mctsfw.checkpoints import atomic_path
 
 
+def game_result(winner: int | None, player: int) -> float:
+    """The value target of a case: 1 for a win of ``player``, 0.5 for a draw, 0 for a loss."""
+    return 0.5 if winner is None else float(winner == player)
+
+
 class ReplayBuffer:
     """A bounded ring buffer: when full, the newest case replaces the oldest.
 
@@ -36,10 +41,11 @@ class ReplayBuffer:
         self.next = (self.next + 1) % self.capacity
         self.size = min(self.size + 1, self.capacity)
 
-    def sample(self, count: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-        """A minibatch of up to ``count`` distinct cases, chosen uniformly."""
+    def sample(self, count: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+        """A minibatch ``(x, distributions, values)`` of up to ``count`` distinct cases,
+        chosen uniformly; ``values`` is None for a buffer kept without them."""
         chosen = rng.choice(self.size, size=min(count, self.size), replace=False)
-        return self.x[chosen], self.y[chosen]
+        return self.x[chosen], self.y[chosen], None if self.z is None else self.z[chosen]
 
     def cases(self, average_positions: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
         """Every case (x, distribution, value); with ``average_positions`` each position that

@@ -31,6 +31,8 @@ POLICY_VALUE = "policy_value"
 
 #: role -> what a net of that role can do, in words (for error messages)
 ROLE_NAMES = {POLICY: "a policy network", POLICY_VALUE: "a policy-and-value network"}
+#: input kind -> what it is, in words (for error messages)
+INPUT_NAMES = {"flat": "the flat encoding (game.encode)", "planes": "planes (game.encode_planes)"}
 
 
 @runtime_checkable
@@ -91,3 +93,14 @@ def policy_scores(net: Any) -> Callable[[np.ndarray], np.ndarray]:
     offers it, else ``net.forward``."""
     scores = getattr(net, "scores", None)
     return scores if callable(scores) else net.forward
+
+
+def input_problem(net: Any, kind: str, purpose: str) -> str | None:
+    """None if ``net`` reads the ``kind`` of input (``"flat"`` or ``"planes"``), else one
+    line saying why it cannot serve ``purpose`` (rollouts, for one, feed the flat encoding)."""
+    declared = getattr(net, "input_kind", None)
+    if declared == kind:
+        return None
+    name = getattr(net, "name", None) or type(net).__name__
+    return f"{purpose} feeds the network {INPUT_NAMES.get(kind, kind)}; the {name} net reads {INPUT_NAMES.get(declared, declared)}"
+

@@ -1,25 +1,39 @@
-"""The layout of a training run directory, and how its state is written safely.
+"""Resumable learning runs: the run directory's layout, how its state is written safely,
+and the skeleton both learning commands run on (``ResumableRun``).
 
-    RUN_DIR/config.toml              the validated configuration the run was started with
-    RUN_DIR/checkpoints/NET_epNNNN.keras   the cached networks (episode 0 = untrained)
-    RUN_DIR/metrics.jsonl            one JSON line per finished episode
-    RUN_DIR/loss.png                 the losses so far
-    RUN_DIR/resume/epNNNN/           the state after the last finished episode: the
-                                     network, the replay buffer and progress.json
+    RUN_DIR/config.toml              the validated configuration the run runs with
+    RUN_DIR/checkpoints/NET_epNNNN.keras   the cached networks (on-policy training: by
+                                     episode; self-play: NET_genNNNN.keras, by generation;
+                                     number 0 = untrained)
+    RUN_DIR/metrics.jsonl            one JSON line per finished step (an episode, a game
+                                     or a training step)
+    RUN_DIR/loss.png                 the losses so far (on-policy training)
+    RUN_DIR/resume/epNNNN/           the state after the last committed step: the
+                                     network(s), the replay buffer and progress.json
+    RUN_DIR/lock                     held (``flock``) by the process running the run
 
 The resume state is written into ``epNNNN.tmp`` and renamed into place in one step, so
-a run killed at any moment finds either the previous episode's state or this one's,
-never half of one; metrics lines past the committed episode are dropped on resume.
+a run killed at any moment finds either the previous step's state or this one's, never
+half of one; metrics lines past the committed step are dropped on resume. The lock
+keeps a second process out of a run directory in use (two writers would interleave
+their metrics); the system releases it when its holder dies, so a run killed with
+``kill -9`` resumes without anyone removing a stale lock.
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
+import os
 import random
 import re
 import shutil
+import signal
+import threading
+import time
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import numpy as np
 import tomli_w
@@ -29,14 +43,31 @@ from mctsfw.checkpoints import atomic_path
 CHECKPOINT_PATTERN = re.compile(r"^(?P<net>.+)_(?:ep|gen)(?P<episode>\d+)\.keras$")
 
 
+class RunDirError(ValueError):
+    """A run directory that cannot be used: not a directory, or in use by another process."""
+
+
+class RunLockedError(RunDirError):
+    """Another process runs the run in this directory."""
+
+
+def checkpoint_name(net_name: str, tag: str, number: int) -> str:
+    """``anet_ep0050.keras`` (tag "ep": an episode), ``pv_mlp_gen0003.keras`` (tag "gen")."""
+    return f"{net_name}_{tag}{number:04d}.keras"
+
+
 def list_checkpoints(directory: str | Path) -> list[tuple[int, Path]]:
-    """The ``*_epNNNN.keras`` files of a directory, as (episode, path) sorted by episode."""
+    """The ``*_epNNNN.keras`` / ``*_genNNNN.keras`` files of a directory, as (number, path) sorted by number."""
     found = []
     for path in Path(directory).glob("*.keras"):
         match = CHECKPOINT_PATTERN.match(path.name)
         if match:
             found.append((int(match["episode"]), path))
     return sorted(found)
+
+
+#: resolved run directory -> the lock file descriptor, for the run directories this process holds
+_HELD: dict[str, int] = {}
 
 
 class RunDir:
@@ -47,9 +78,46 @@ class RunDir:
         self.metrics_path = self.path / "metrics.jsonl"
         self.plot_path = self.path / "loss.png"
         self.resume_dir = self.path / "resume"
+        self.lock_path = self.path / "lock"
 
     def exists(self) -> bool:
         return self.config_path.exists()
+
+    # ---- the lock --------------------------------------------------------------------------
+    @contextmanager
+    def lock(self) -> Iterator[None]:
+        """Hold the run directory for this process; ``RunLockedError`` if another one holds it.
+
+        Reentrant within a process (a command may hold it around a trainer that takes it
+        too). The lock file keeps the holder's pid, for the refusal to name it.
+        """
+        key = str(self.path.resolve())
+        if key in _HELD:  # held already by this process: the outer holder releases it
+            yield
+            return
+        if self.path.exists() and not self.path.is_dir():
+            raise RunDirError(f"{self.path}: is not a directory (a run directory is needed)")
+        try:
+            self.path.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as error:
+            raise RunDirError(f"{self.path}: cannot be used as a run directory ({error.strerror})") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.read(fd, 32).decode(errors="replace").strip() or "unknown"
+            os.close(fd)
+            raise RunLockedError(f"{self.path} is in use by another process (pid {holder}): "
+                                 "wait for it to finish, or stop it and resume") from None
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode())
+        _HELD[key] = fd
+        try:
+            yield
+        finally:
+            del _HELD[key]
+            fcntl.flock(fd, fcntl.LOCK_UN)
+            os.close(fd)
 
     # ---- the config snapshot ---------------------------------------------------------------
     def write_config(self, config: dict) -> None:
@@ -58,8 +126,8 @@ class RunDir:
             Path(tmp).write_text(tomli_w.dumps(config))
 
     # ---- checkpoints -----------------------------------------------------------------------
-    def checkpoint_path(self, net_name: str, episode: int) -> Path:
-        return self.checkpoints_dir / f"{net_name}_ep{episode:04d}.keras"
+    def checkpoint_path(self, net_name: str, number: int, tag: str = "ep") -> Path:
+        return self.checkpoints_dir / checkpoint_name(net_name, tag, number)
 
     def checkpoints(self) -> list[tuple[int, Path]]:
         return list_checkpoints(self.checkpoints_dir)
@@ -131,3 +199,177 @@ def load_progress(directory: Path) -> tuple[dict[str, Any], random.Random, np.ra
 def _tuples(value: Any) -> Any:
     """JSON turned random.getstate()'s tuples into lists; setstate wants tuples back."""
     return tuple(_tuples(v) for v in value) if isinstance(value, list) else value
+
+
+class ResumableRun:
+    """The skeleton of a resumable learning run, shared by on-policy training and self-play.
+
+    A run is a sequence of numbered steps (an episode; a self-play game or a training
+    step). ``train`` holds the run directory's lock, starts the run fresh or resumes it
+    from the last committed state, takes the remaining steps one by one from ``steps``,
+    writes each one's metrics line, commits the state, moves the progress bar, and
+    returns a summary. A subclass says what its state is and what a step does:
+
+    - ``settings.seed`` (-1: a new seed), ``net_name``, ``checkpoint_tag`` ("ep", "gen"),
+      ``counter`` (the metrics key of the step number), ``length_key`` (the summary's key
+      of ``completed()``), ``unit`` (the progress bar's)
+    - ``new_state()``: build the network(s) and buffer of a fresh run (``seed``, ``rng``
+      and ``np_rng`` are set); ``load_state(directory, progress)`` and
+      ``save_state(directory)``: read and write them in a resume directory;
+      ``progress_state()``: the counters to keep beside the random streams
+    - ``steps()``: yields ``(metrics record, commit now?)`` after each step has changed
+      the state; a step that does not commit now is committed with a later one
+    - ``bar_counts() -> (done, total)``, ``bar_postfix(record)``, ``completed()``,
+      and optionally ``finish()`` (after the last step) and ``close(aborted)`` (always)
+    """
+
+    counter = "step"
+    checkpoint_tag = "ep"
+    length_key = "steps"
+    unit = "step"
+
+    def __init__(self, config: dict, run_dir: str | Path, progress: bool = True):
+        self.config = config
+        self.run = RunDir(run_dir)
+        self.progress = progress
+        self.step = 0
+
+    # ---- what a subclass provides ------------------------------------------------------------
+    def new_state(self) -> None:
+        raise NotImplementedError
+
+    def load_state(self, directory: Path, progress: dict[str, Any]) -> None:
+        raise NotImplementedError
+
+    def save_state(self, directory: Path) -> None:
+        raise NotImplementedError
+
+    def progress_state(self) -> dict[str, Any]:
+        return {}
+
+    def steps(self) -> Iterator[tuple[dict[str, Any], bool]]:
+        raise NotImplementedError
+
+    def bar_counts(self) -> tuple[int, int]:
+        raise NotImplementedError
+
+    def bar_postfix(self, record: dict[str, Any]) -> dict[str, Any]:
+        return {}
+
+    def completed(self) -> int:
+        return self.step
+
+    def finish(self) -> None:
+        """After the last step of this session (not after an interruption)."""
+
+    def close(self, aborted: bool) -> None:
+        """Release what the run holds (worker processes); ``aborted`` when a step raised."""
+
+    # ---- the skeleton ------------------------------------------------------------------------
+    def train(self) -> dict[str, Any]:
+        """Run the steps that are left; return a summary of the run.
+
+        Ctrl-C raises ``KeyboardInterrupt`` here, whatever a library it interrupted made
+        of it, after the worker processes are stopped; the committed state stays.
+        """
+        with self.run.lock(), _interrupt_reported() as interrupted:
+            try:
+                return self._train()
+            except Exception as error:
+                if interrupted():  # an interrupted library call that raised something else
+                    raise KeyboardInterrupt from error
+                raise
+
+    def _train(self) -> dict[str, Any]:
+        latest = self.run.latest()
+        if latest is None:
+            self._start_fresh()
+        else:
+            self._resume(*latest)
+        started, first = time.perf_counter(), self.step
+        bar = self._progress_bar()
+        aborted = True
+        try:
+            for record, commit in self.steps():
+                self.step += 1
+                self.run.append_metrics({self.counter: self.step, **record})
+                if commit:
+                    self.commit()
+                if bar is not None:
+                    bar.update(1)
+                    bar.set_postfix(self.bar_postfix(record))
+            aborted = False
+        finally:
+            if bar is not None:
+                bar.close()
+            self.close(aborted)
+        self.finish()
+        return {
+            "run_dir": str(self.run.path),
+            self.length_key: self.completed(),
+            "this_time": self.step - first,
+            "seconds": time.perf_counter() - started,
+            "checkpoints": [str(p) for _, p in self.run.checkpoints()],
+        }
+
+    def _start_fresh(self) -> None:
+        seed = self.settings.seed
+        self.seed = seed if seed >= 0 else random.SystemRandom().randrange(2**31)
+        self.rng = random.Random(self.seed)
+        self.np_rng = np.random.default_rng(self.seed)
+        self.step = 0
+        self.new_state()
+        self.run.write_config(self.config)
+        self.run.keep_metrics_upto(0, key=self.counter)
+        self.run.checkpoints_dir.mkdir(parents=True, exist_ok=True)
+        self.save_checkpoint(0)  # number 0: the untrained network
+        self.commit()
+
+    def _resume(self, step: int, directory: Path) -> None:
+        progress, self.rng, self.np_rng = load_progress(directory)
+        self.seed = progress.pop("seed")
+        self.step = step
+        self.load_state(directory, progress)
+        self.run.keep_metrics_upto(step, key=self.counter)
+        self.run.write_config(self.config)  # the snapshot follows what may change on resume (the length)
+
+    def commit(self) -> None:
+        """Make the current state the one a resumed run starts from."""
+        def write(directory: Path) -> None:
+            self.save_state(directory)
+            save_progress(directory, {**self.progress_state(), "seed": self.seed}, self.rng, self.np_rng)
+
+        self.run.commit(self.step, write)
+
+    def checkpoint_path(self, number: int) -> Path:
+        return self.run.checkpoint_path(self.net_name, number, self.checkpoint_tag)
+
+    def save_checkpoint(self, number: int) -> None:
+        self.net.save(self.checkpoint_path(number))
+
+    def _progress_bar(self):
+        if not self.progress:
+            return None
+        from tqdm import tqdm
+
+        done, total = self.bar_counts()
+        return tqdm(total=total, initial=done, unit=self.unit, dynamic_ncols=True)
+
+
+@contextmanager
+def _interrupt_reported() -> Iterator[Callable[[], bool]]:
+    """Ctrl-C as usual (``KeyboardInterrupt``), and a function that says whether one came."""
+    seen: list[int] = []
+    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        yield lambda: False  # signals are the main thread's, and a handler someone set stays
+        return
+
+    def handler(signum, frame):
+        seen.append(signum)
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGINT, handler)
+    try:
+        yield lambda: bool(seen)
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)

@@ -9,9 +9,9 @@ symmetries. Then the candidate network trains on the replay buffer (duplicate po
 averaged if asked), optionally plays a gating match against the best one and replaces it
 only if it wins ``gating_threshold`` of the games; a checkpoint per generation.
 
-The run directory is the on-policy trainer's (``mctsfw.runs``): the state is committed
-after every self-play game and after every training step, so a killed run resumes
-without repeating or losing a game.
+The run is resumable as on-policy training is (``mctsfw.runs.ResumableRun``): the state
+is committed after every self-play game and after every training step, so a killed run
+resumes without repeating or losing a game.
 
 Every game draws its random numbers from its own seed (the run's seed and the game's
 number), so a game is the same whichever process plays it: with ``workers > 1`` the
@@ -22,14 +22,13 @@ a time when they arrive together.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
-import random
 import tempfile
 import time
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import Future
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 import numpy as np
 
@@ -41,14 +40,23 @@ from mctsfw.hookspecs import hookimpl
 from mctsfw.mcts import MCTS, TreePolicy
 from mctsfw.match import play_match
 from mctsfw.plugin_manager import Registries, default_registries
-from mctsfw.replay import ReplayBuffer
-from mctsfw.roles import POLICY_VALUE, require_role
-from mctsfw.runs import RunDir, load_progress, save_progress
+from mctsfw.replay import ReplayBuffer, game_result
+from mctsfw.roles import POLICY_VALUE, require_role, role_problem
+from mctsfw.runs import ResumableRun
 from mctsfw.sampling import sample_action, temperature_problem
 from mctsfw.schema import Section, SectionSettings, Setting
+from mctsfw.workers import WorkerPool
 
 
 #: ``[selfplay]``: AlphaZero-style generations (``cli.py selfplay``)
+def selfplay_config_problems(config: dict, registries: Registries) -> list[str]:
+    """The problems of a (well-formed) config for ``selfplay``, found before anything is written."""
+    name = config["selfplay"]["net"]
+    problem = role_problem(registries.nets.get(name), POLICY_VALUE, "self-play")
+    return [f"selfplay.net = {name!r}: {problem}"] if problem else []
+
+
+
 SELFPLAY_SECTION = Section("selfplay", "cli.py selfplay: AlphaZero-style generations", [
     Setting("run_dir", "runs/hex5-az", "the run directory (relative to the current one); an unfinished run there is "
             "resumed", resumable=True),
@@ -76,7 +84,7 @@ SELFPLAY_SECTION = Section("selfplay", "cli.py selfplay: AlphaZero-style generat
     Setting("seed", 0, "random seed of the run; -1 = a new seed every run", low=-1),
     Setting("workers", 1, "processes playing a generation's games at once (0 = one per core); the games and the run "
             "are the same whatever this is, only the time differs", low=0, resumable=True),
-])
+], checks=[selfplay_config_problems])
 
 
 @hookimpl
@@ -88,11 +96,6 @@ class SelfPlaySettings(SectionSettings):
     """The ``[selfplay]`` values as attributes (``settings.generations``)."""
 
     section = SELFPLAY_SECTION
-
-
-def game_result(winner: int | None, player: int) -> float:
-    """1 for a win of ``player``, 0.5 for a draw, 0 for a loss."""
-    return 0.5 if winner is None else float(winner == player)
 
 
 Case = tuple[np.ndarray, np.ndarray, float]
@@ -130,7 +133,7 @@ def self_play_game(game: Game, net, policy: TreePolicy, s: SelfPlaySettings, num
     while not game.is_final(state):
         root = mcts.search(state, search_games=s.search_games)
         distribution = mcts.visit_distribution(root)
-        history.append((net.encode(state), distribution, game.current_player(state), 1.0 - root.q))
+        history.append((net.encode_batch([state])[0], distribution, game.current_player(state), 1.0 - root.q))
         tau = s.temperature if len(history) <= s.temperature_moves else s.temperature_final
         action = sample_action(distribution, tau, rng)
         mcts.advance(action)
@@ -199,53 +202,47 @@ class GatingPlayer(Actor):
         return sample_action(self.mcts.visit_distribution(root), temperature, self.rng)
 
 
-class SelfPlayTrainer:
-    def __init__(self, config: dict, run_dir: str | Path, registries: Registries | None = None, progress: bool = True):
-        self.config = config
-        self.run = RunDir(run_dir)
-        self.registries = registries or default_registries()
-        self.progress = progress
-        self.settings, self.game, self.net_class, self.tree_policy = self_play_pieces(config, self.registries)
-        require_role(self.net_class, POLICY_VALUE, f"selfplay.net = {self.settings.net!r}: self-play")
-        self._pool: ProcessPoolExecutor | None = None
+class SelfPlayTrainer(ResumableRun):
+    """Runs (or resumes) the self-play run in ``run_dir`` for a validated config."""
 
-    # ---- state ----------------------------------------------------------------------------------
-    def _fresh(self) -> None:
+    counter = "step"
+    checkpoint_tag = "gen"
+    length_key = "generations"
+    unit = "step"
+
+    def __init__(self, config: dict, run_dir: str | Path, registries: Registries | None = None, progress: bool = True):
+        super().__init__(config, run_dir, progress)
+        self.registries = registries or default_registries()
+        self.settings, self.game, self.net_class, self.tree_policy = self_play_pieces(config, self.registries)
+        self.net_name = self.settings.net
+        require_role(self.net_class, POLICY_VALUE, f"selfplay.net = {self.net_name!r}: self-play")
+        self._pool: WorkerPool | None = None
+        self.generation, self.games_done = 0, 0
+
+    # ---- the run's state ----------------------------------------------------------------------------
+    def new_state(self) -> None:
         s = self.settings
-        self.seed = s.seed if s.seed >= 0 else random.SystemRandom().randrange(2**31)
-        self.rng = random.Random(self.seed)
-        self.np_rng = np.random.default_rng(self.seed)
         params = plugin_params(self.config, "nets", s.net)
         params.setdefault("seed", self.seed)
         self.net = self.net_class(self.game, **params)
         self.best = self._clone(self.net)
-        shape = self.net.encode(self.game.initial_state()).shape
+        shape = self.net.encode_batch([self.game.initial_state()]).shape[1:]
         self.buffer = ReplayBuffer(s.replay_size, shape, self.game.num_actions, with_values=True)
-        self.generation, self.games_done, self.step = 0, 0, 0
-        self.run.write_config(self.config)
-        self.run.keep_metrics_upto(0, key="step")
-        self.run.checkpoints_dir.mkdir(parents=True, exist_ok=True)
-        self.net.save(self.run.checkpoints_dir / f"{s.net}_gen0000.keras")  # generation 0: untrained
-        self._commit()
+        self.generation, self.games_done = 0, 0
 
-    def _resume(self, step: int, directory: Path) -> None:
-        progress, self.rng, self.np_rng = load_progress(directory)
-        self.seed = progress["seed"]
-        self.generation, self.games_done, self.step = progress["generation"], progress["games_done"], step
+    def load_state(self, directory: Path, progress: dict[str, Any]) -> None:
+        self.generation, self.games_done = progress["generation"], progress["games_done"]
         self.net = self.net_class.load(directory / "net.keras", self.game)
         self.best = self.net_class.load(directory / "best.keras", self.game)
         self.buffer = ReplayBuffer.load(directory / "replay.npz")
-        self.run.keep_metrics_upto(step, key="step")
 
-    def _commit(self) -> None:
-        def write(directory: Path) -> None:
-            self.net.save(directory / "net.keras")
-            self.best.save(directory / "best.keras")
-            self.buffer.save(directory / "replay.npz")
-            progress = {"generation": self.generation, "games_done": self.games_done, "seed": self.seed}
-            save_progress(directory, progress, self.rng, self.np_rng)
+    def save_state(self, directory: Path) -> None:
+        self.net.save(directory / "net.keras")
+        self.best.save(directory / "best.keras")
+        self.buffer.save(directory / "replay.npz")
 
-        self.run.commit(self.step, write)
+    def progress_state(self) -> dict[str, Any]:
+        return {"generation": self.generation, "games_done": self.games_done}
 
     def _clone(self, net):
         with tempfile.TemporaryDirectory() as tmp:
@@ -253,60 +250,39 @@ class SelfPlayTrainer:
             net.save(path)
             return self.net_class.load(path, self.game)
 
-    def _record(self, record: dict[str, Any], commit: bool = True) -> None:
-        self.step += 1
-        self.run.append_metrics({"step": self.step, **record})
-        if commit:
-            self._commit()
-
     # ---- the loop --------------------------------------------------------------------------------
-    def train(self) -> dict[str, Any]:
-        latest = self.run.latest()
-        if latest is None:
-            self._fresh()
-        else:
-            self._resume(*latest)
+    def steps(self) -> Iterator[tuple[dict[str, Any], bool]]:
+        """Each self-play game is a step, and each generation's training; games that arrive
+        from the workers together are committed together."""
         s = self.settings
-        started, first_step = time.perf_counter(), self.step
-        bar = None
-        if self.progress:
-            from tqdm import tqdm
+        while self.generation < s.generations:
+            if self.games_done < s.games_per_generation:
+                for (record, cases), commit in self._generation_games():
+                    for x, distribution, target in cases:
+                        self.buffer.add(x, distribution, target)
+                    self.games_done += 1
+                    yield {**record, "buffer_size": len(self.buffer)}, commit
+            else:
+                record = self.train_generation()
+                self.generation += 1
+                self.games_done = 0
+                self.save_checkpoint(self.generation)
+                yield record, True
 
-            total = s.generations * (s.games_per_generation + 1)
-            done = self.generation * (s.games_per_generation + 1) + self.games_done
-            bar = tqdm(total=total, initial=done, unit="step", dynamic_ncols=True)
-        try:
-            while self.generation < s.generations:
-                if self.games_done < s.games_per_generation:
-                    for (record, cases), commit in self._generation_games():
-                        for x, distribution, target in cases:
-                            self.buffer.add(x, distribution, target)
-                        self.games_done += 1
-                        self._record({**record, "buffer_size": len(self.buffer)}, commit)
-                        if bar:
-                            bar.update(1)
-                            bar.set_postfix(generation=self.generation, buffer=len(self.buffer))
-                else:
-                    record = self.train_generation()
-                    self.generation += 1
-                    self.games_done = 0
-                    self.net.save(self.run.checkpoints_dir / f"{s.net}_gen{self.generation:04d}.keras")
-                    self._record(record)
-                    if bar:
-                        bar.update(1)
-        finally:
-            if bar:
-                bar.close()
-            if self._pool is not None:
-                self._pool.shutdown(cancel_futures=True)
-                self._pool = None
-        return {
-            "run_dir": str(self.run.path),
-            "generations": self.generation,
-            "this_time": self.step - first_step,
-            "seconds": time.perf_counter() - started,
-            "checkpoints": [str(p) for _, p in self.run.checkpoints()],
-        }
+    def bar_counts(self) -> tuple[int, int]:
+        s = self.settings
+        return self.generation * (s.games_per_generation + 1) + self.games_done, s.generations * (s.games_per_generation + 1)
+
+    def bar_postfix(self, record: dict[str, Any]) -> dict[str, Any]:
+        return {"generation": self.generation, "buffer": len(self.buffer)}
+
+    def completed(self) -> int:
+        return self.generation
+
+    def close(self, aborted: bool) -> None:
+        if self._pool is not None:
+            self._pool.close(abort=aborted)
+            self._pool = None
 
     def _generation_games(self):
         """The rest of this generation's games, in order: ((record, cases), commit now?)."""
@@ -319,9 +295,7 @@ class SelfPlayTrainer:
                 yield self_play_game(self.game, self.best, self.tree_policy, s, number, self.seed), True
             return
         if self._pool is None:
-            context = multiprocessing.get_context("spawn")  # a forked TensorFlow may hang
-            self._pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_worker_start,
-                                             initargs=(self.config,))
+            self._pool = WorkerPool(workers, initializer=_worker_start, initargs=(self.config,))
         net_file = self.run.path / "workers_net.keras"  # the network the workers play with
         self.best.save(net_file)
         try:

@@ -2,9 +2,11 @@
 
 For each episode: play an actual game; before every actual move run MCTS from the
 current state with the network as rollout policy (epsilon-greedy, the same network
-for both players), add (state, visit distribution D) to the replay buffer, choose the
-actual move from D and keep the subtree under it. After the episode, train the network
-on a minibatch from the buffer. Every save interval cache the network (episode 0 =
+for both players), note (state, visit distribution D), choose the actual move from D
+and keep the subtree under it. When the game ends, every noted case goes into the
+replay buffer with its value target z, the result for the player to move (a
+policy-and-value net learns it; a policy net ignores it). After the episode, train the
+network on a minibatch from the buffer. Every save interval cache the network (episode 0 =
 untrained). After every episode the network, buffer and progress are committed to the
 run directory, so a run killed at any moment resumes without repeating or losing an
 episode.
@@ -12,10 +14,9 @@ episode.
 
 from __future__ import annotations
 
-import random
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 import numpy as np
 
@@ -24,8 +25,10 @@ from mctsfw.evaluators import NetRollouts
 from mctsfw.hookspecs import hookimpl
 from mctsfw.mcts import MCTS
 from mctsfw.plugin_manager import Registries, default_registries
-from mctsfw.replay import ReplayBuffer
-from mctsfw.runs import RunDir, load_progress, save_progress
+from mctsfw.replay import ReplayBuffer, game_result
+from mctsfw.roles import POLICY, RoleError, input_problem, role_problem
+from mctsfw.runs import ResumableRun
+from mctsfw.sampling import sample_action
 from mctsfw.schema import Section, SectionSettings, Setting
 
 
@@ -37,6 +40,20 @@ def _checkpoint_problems(config: dict, registries) -> list[str]:
 
 
 #: ``[train]``: on-policy MCTS learning (``cli.py train``)
+def net_problems(net_class: type, name: str) -> list[str]:
+    """Why the net ``name`` cannot learn on-policy, if it cannot: the rollouts play with its
+    policy (any net with the policy role) and feed it the flat encoding."""
+    purpose = "on-policy training (its MCTS rollouts)"
+    problems = [role_problem(net_class, POLICY, purpose), input_problem(net_class, "flat", purpose)]
+    return [f"net = {name!r}: {p}" for p in problems if p]
+
+
+def train_config_problems(config: dict, registries: Registries) -> list[str]:
+    """The problems of a (well-formed) config for ``train``, found before anything is written."""
+    return net_problems(registries.nets.get(config["net"]), config["net"])
+
+
+
 TRAIN_SECTION = Section("train", "cli.py train: on-policy MCTS learning", [
     Setting("run_dir", "runs/hex5", "the run directory (relative to the current one); an unfinished run there is resumed",
             resumable=True),
@@ -60,7 +77,7 @@ TRAIN_SECTION = Section("train", "cli.py train: on-policy MCTS learning", [
     Setting("augment", True, "also train on the game's symmetric cases (Hex: the board turned 180 degrees)"),
     Setting("display", False, "draw the actual games while training", resumable=True),
     Setting("seed", 0, "random seed of the run; -1 = a new seed every run", low=-1),
-], checks=[_checkpoint_problems])
+], checks=[train_config_problems, _checkpoint_problems])
 
 
 @hookimpl
@@ -82,19 +99,30 @@ class TrainSettings(SectionSettings):
         return max(self.epsilon_min, self.epsilon * self.epsilon_decay**episode)
 
 
-class Trainer:
-    """Runs (or resumes) the training run in ``run_dir`` for a validated config."""
+class Trainer(ResumableRun):
+    """Runs (or resumes) the training run in ``run_dir`` for a validated config.
+
+    The net is any policy network that reads the flat encoding (``anet``, ``pv_mlp``); a
+    policy-and-value net rolls out with its policy head and also learns the value of
+    each case: the episode's result for the player to move.
+    """
+
+    counter = "episode"
+    checkpoint_tag = "ep"
+    length_key = "episodes"
+    unit = "episode"
 
     def __init__(self, config: dict, run_dir: str | Path, registries: Registries | None = None, progress: bool = True):
-        self.config = config
-        self.run = RunDir(run_dir)
+        super().__init__(config, run_dir, progress)
         self.registries = registries or default_registries()
         self.settings = TrainSettings.from_config(config)
-        self.progress = progress
         game_name, net_name = config["game"], config["net"]
-        self.game = self.registries.games.get(game_name)(**plugin_params(config, "games", game_name))
         self.net_class = self.registries.nets.get(net_name)
         self.net_name = net_name
+        problems = net_problems(self.net_class, net_name)
+        if problems:
+            raise RoleError("; ".join(problems))
+        self.game = self.registries.games.get(game_name)(**plugin_params(config, "games", game_name))
         self.tree_policy = self.registries.tree_policies.get(config["tree_policy"])(
             **plugin_params(config, "tree_policies", config["tree_policy"])
         )
@@ -102,84 +130,50 @@ class Trainer:
         if self.settings.display:
             self.display = self.registries.displays.get(config["display"])(delay=config["show"]["delay"])
 
-    # ---- starting and resuming ---------------------------------------------------------------
-    def _fresh(self) -> None:
-        s = self.settings
-        seed = s.seed if s.seed >= 0 else random.SystemRandom().randrange(2**31)
-        self.seed = seed
-        self.rng = random.Random(seed)
-        self.np_rng = np.random.default_rng(seed)
-        params = plugin_params(self.config, "nets", self.net_name)
-        params.setdefault("seed", seed)
-        self.net = self.net_class(self.game, **params)
-        x = self.game.encode(self.game.initial_state())
-        self.buffer = ReplayBuffer(s.replay_size, len(x), self.game.num_actions)
-        self.episode = 0
-        self.run.write_config(self.config)
-        self.run.keep_metrics_upto(0)
-        self.run.checkpoints_dir.mkdir(parents=True, exist_ok=True)
-        self._save_checkpoint()  # episode 0: the untrained network
-        self._commit()
+    @property
+    def episode(self) -> int:
+        """Episodes finished (and committed)."""
+        return self.step
 
-    def _resume(self, episode: int, directory: Path) -> None:
-        progress, self.rng, self.np_rng = load_progress(directory)
-        self.seed = progress["seed"]
+    # ---- the run's state -----------------------------------------------------------------------
+    def new_state(self) -> None:
+        params = plugin_params(self.config, "nets", self.net_name)
+        params.setdefault("seed", self.seed)
+        self.net = self.net_class(self.game, **params)
+        shape = self.net.encode_batch([self.game.initial_state()]).shape[1:]
+        self.buffer = ReplayBuffer(self.settings.replay_size, shape, self.game.num_actions, with_values=True)
+
+    def load_state(self, directory: Path, progress: dict[str, Any]) -> None:
         self.net = self.net_class.load(directory / "net.keras", self.game)
         self.buffer = ReplayBuffer.load(directory / "replay.npz")
-        self.episode = episode
-        self.run.keep_metrics_upto(episode)
 
-    def _commit(self) -> None:
-        def write(directory: Path) -> None:
-            self.net.save(directory / "net.keras")
-            self.buffer.save(directory / "replay.npz")
-            save_progress(directory, {"episode": self.episode, "seed": self.seed}, self.rng, self.np_rng)
+    def save_state(self, directory: Path) -> None:
+        self.net.save(directory / "net.keras")
+        self.buffer.save(directory / "replay.npz")
 
-        self.run.commit(self.episode, write)
-
-    def _save_checkpoint(self) -> None:
-        self.net.save(self.run.checkpoint_path(self.net_name, self.episode))
+    def progress_state(self) -> dict[str, Any]:
+        return {"episode": self.episode}
 
     # ---- the loop ----------------------------------------------------------------------------------
-    def train(self) -> dict[str, Any]:
-        """Run the episodes that are left; return a summary of the run."""
-        latest = self.run.latest()
-        if latest is None:
-            self._fresh()
-        else:
-            self._resume(*latest)
+    def steps(self) -> Iterator[tuple[dict[str, Any], bool]]:
         s = self.settings
         checkpoint_at = set(s.checkpoint_episodes())
-        started = time.perf_counter()
-        first = self.episode
-        bar = None
-        if self.progress:
-            from tqdm import tqdm
+        while self.episode < s.episodes:
+            number = self.episode + 1
+            record = self.play_episode(number)
+            if number in checkpoint_at:
+                self.save_checkpoint(number)
+                self.plot()
+            yield record, True
 
-            bar = tqdm(total=s.episodes, initial=self.episode, unit="episode", dynamic_ncols=True)
-        try:
-            while self.episode < s.episodes:
-                record = self.play_episode(self.episode + 1)
-                self.episode += 1
-                if self.episode in checkpoint_at:
-                    self._save_checkpoint()
-                    self.plot()
-                self.run.append_metrics(record)
-                self._commit()
-                if bar:
-                    bar.update(1)
-                    bar.set_postfix(loss=f"{record['loss']:.3f}", buffer=record["buffer_size"])
-        finally:
-            if bar:
-                bar.close()
+    def bar_counts(self) -> tuple[int, int]:
+        return self.episode, self.settings.episodes
+
+    def bar_postfix(self, record: dict[str, Any]) -> dict[str, Any]:
+        return {"loss": f"{record['loss']:.3f}", "buffer": record["buffer_size"]}
+
+    def finish(self) -> None:
         self.plot()
-        return {
-            "run_dir": str(self.run.path),
-            "episodes": self.episode,
-            "this_time": self.episode - first,
-            "seconds": time.perf_counter() - started,
-            "checkpoints": [str(p) for _, p in self.run.checkpoints()],
-        }
 
     def play_episode(self, number: int) -> dict[str, Any]:
         """One actual game with MCTS at every move, then one training step on a minibatch."""
@@ -197,6 +191,7 @@ class Trainer:
         state = game.initial_state(starter)
         if self.display:
             self.display.show(game, state)
+        history = []  # (encoded state, visit distribution, player to move), symmetric cases included
         moves = 0
         search_games = 0
         search_seconds = 0.0
@@ -206,35 +201,37 @@ class Trainer:
             search_seconds += time.perf_counter() - t
             search_games += mcts.last_search_games
             distribution = mcts.visit_distribution(root)
-            cases = game.symmetries(game.encode(state), distribution) if s.augment else [(game.encode(state), distribution)]
-            for x, target in cases:
-                self.buffer.add(x, target)
+            x = self.net.encode_batch([state])[0]
+            mover = game.current_player(state)
+            for case in game.symmetries(x, distribution) if s.augment else [(x, distribution)]:
+                history.append((*case, mover))
             action = self.choose(distribution)
             mcts.advance(action)
-            mover = game.current_player(state)
             state = game.next_state(state, action)
             moves += 1
             if self.display:
                 self.display.show(game, state, action, mover)
-        x, y = self.buffer.sample(s.minibatch, self.np_rng)
-        stats = self.net.fit(x, y, batch_size=min(len(x), 64), epochs=s.epochs)
+        winner = game.winner(state)
+        for x, target, mover in history:  # the value target: the episode's result for the player to move
+            self.buffer.add(x, target, game_result(winner, mover))
+        x, pi, z = self.buffer.sample(s.minibatch, self.np_rng)
+        stats = self.net.fit(x, pi, z, batch_size=min(len(x), 64), epochs=s.epochs)
+        losses = {key: float(stats[key]) for key in ("loss", "accuracy", "policy_loss", "value_loss") if key in stats}
         return {
             "episode": number,
             "starting_player": starter,
-            "winner": game.winner(state),
+            "winner": winner,
             "moves": moves,
             "epsilon": round(epsilon, 5),
-            "loss": float(stats["loss"]),
-            "accuracy": float(stats.get("accuracy", float("nan"))),
+            **losses,
             "buffer_size": len(self.buffer),
             "search_games_per_second": round(search_games / max(search_seconds, 1e-9)),
             "seconds": round(time.perf_counter() - started, 3),
         }
 
     def choose(self, distribution: np.ndarray) -> int:
-        if self.settings.move_selection == "greedy":
-            return int(np.argmax(distribution))
-        return int(self.np_rng.choice(len(distribution), p=distribution / distribution.sum()))
+        """The actual move: the most visited (greedy) or drawn from the visits (sample)."""
+        return sample_action(distribution, 0.0 if self.settings.move_selection == "greedy" else 1.0, self.np_rng)
 
     def plot(self) -> None:
         records = self.run.read_metrics()
@@ -249,17 +246,21 @@ class Trainer:
 
         episodes = [r["episode"] for r in records]
         fig, ax = plt.subplots(figsize=(7, 4))
-        ax.plot(episodes, [r["loss"] for r in records], label="cross-entropy loss (minibatch)")
+        label = "cross-entropy loss (minibatch)" if "accuracy" in records[-1] else "loss: policy + value (minibatch)"
+        ax.plot(episodes, [r["loss"] for r in records], label=label)
         if len(records) >= 10:
             window = max(5, len(records) // 20)
             smooth = np.convolve([r["loss"] for r in records], np.ones(window) / window, mode="valid")
             ax.plot(episodes[window - 1 :], smooth, label=f"mean of {window}")
         ax.set_xlabel("episode")
         ax.set_ylabel("loss")
-        ax2 = ax.twinx()
-        ax2.plot(episodes, [r["accuracy"] for r in records], color="tab:green", alpha=0.4, label="accuracy")
-        ax2.set_ylabel("top-1 accuracy vs. D")
-        ax2.set_ylim(0, 1)
+        if all("accuracy" in r for r in records):
+            ax2 = ax.twinx()
+            ax2.plot(episodes, [r["accuracy"] for r in records], color="tab:green", alpha=0.4, label="accuracy")
+            ax2.set_ylabel("top-1 accuracy vs. D")
+            ax2.set_ylim(0, 1)
+        elif all("value_loss" in r for r in records):
+            ax.plot(episodes, [r["value_loss"] for r in records], alpha=0.6, label="value loss (minibatch)")
         ax.set_title(f"{self.game!r}, {self.net_name}")
         fig.legend(loc="upper right")
         fig.tight_layout()

@@ -17,6 +17,12 @@ Keras is imported on first use, not with this module: building the plugin regist
 
 from __future__ import annotations
 
+import importlib
+import math
+import os
+import re
+import sys
+import tempfile
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -46,10 +52,42 @@ SEED = Setting("seed", None, "seed of the initial weights; -1 or None = a new on
                low=-1, kind=int)
 
 
+#: what TensorFlow's native code writes to stderr while it loads, whatever
+#: TF_CPP_MIN_LOG_LEVEL says (absl logs INFO before its logging is initialised)
+START_UP_NOTICE = re.compile(
+    r"WARNING: All log messages before absl::InitializeLog\(\) is called are written to STDERR"
+    r"|[IW]\d{4} [\d:.]+ +\d+ [\w.]+:\d+\] .*"
+)
+
+
 def _keras():
+    """Keras, imported on first use with TensorFlow's start-up notices left out of stderr
+    (mctsfw sets TF_CPP_MIN_LOG_LEVEL=2; a user who lowers it sees them all)."""
+    if "keras" not in sys.modules and os.environ.get("TF_CPP_MIN_LOG_LEVEL", "0") >= "2":
+        _import_without_notices("keras")
     import keras
 
     return keras
+
+
+def _import_without_notices(module: str) -> None:
+    """Import ``module`` with the process's stderr (fd 2) caught, then write back what
+    is not a start-up notice: errors and Python warnings still show."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile() as caught:
+        os.dup2(caught.fileno(), 2)
+        try:
+            importlib.import_module(module)
+        finally:
+            sys.stderr.flush()
+            os.dup2(saved, 2)
+            os.close(saved)
+            caught.seek(0)
+            for line in caught.read().decode(errors="replace").splitlines(keepends=True):
+                if not START_UP_NOTICE.fullmatch(line.rstrip("\n")):
+                    sys.stderr.write(line)
+            sys.stderr.flush()
 
 
 # ---- the numpy fast path ----------------------------------------------------------------
@@ -282,17 +320,23 @@ class ANET:
         game = self.game
         return masked_policy(self.fast(game.encode(state))[0], game.legal_mask(state))
 
-    # ---- training -------------------------------------------------------------------------
-    def fit(self, x: np.ndarray, targets: np.ndarray, batch_size: int = 64, epochs: int = 1) -> dict[str, float]:
-        """Train on encoded states ``x`` against target distributions (MCTS visit counts).
+    def encode_batch(self, states: Sequence[State]) -> np.ndarray:
+        """States stacked into a batch ``(B, input_size)`` of the flat encoding (``game.encode``)."""
+        return np.stack([self.game.encode(state) for state in states]).astype(np.float32, copy=False)
 
-        Returns the last epoch's mean cross-entropy ``loss`` and ``accuracy`` (the share
+    # ---- training -------------------------------------------------------------------------
+    def fit(self, x: np.ndarray, pi: np.ndarray, z: np.ndarray | None = None, batch_size: int = 64,
+            epochs: int = 1) -> dict[str, float]:
+        """Train on encoded states ``x`` against target distributions ``pi`` (MCTS visit counts).
+
+        ``z``, value targets, is accepted so that every net's ``fit`` takes the same
+        arguments, and ignored: a policy network has no value head to train. Returns the last epoch's mean cross-entropy ``loss`` and ``accuracy`` (the share
         of cases whose most probable action is the target's most visited one), as Keras
         measured them during that epoch. The cases are shuffled once by the net's own
         seeded generator, so a seeded net trains the same way every run.
         """
         x = np.asarray(x, dtype=np.float32)
-        targets = np.asarray(targets, dtype=np.float32)
+        targets = np.asarray(pi, dtype=np.float32)
         if x.ndim != 2 or x.shape[1] != self.input_size:
             raise ValueError(f"x must have shape (cases, {self.input_size}), not {x.shape}")
         if targets.shape != (len(x), self.num_actions):

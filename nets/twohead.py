@@ -215,7 +215,8 @@ class PolicyValueNet:
         return masked_policy(self.forward(self.encode(state))[0], self.game.legal_mask(state))
 
     # ---- training -------------------------------------------------------------------------------
-    def fit(self, x: np.ndarray, pi: np.ndarray, z: np.ndarray, batch_size: int = 64, epochs: int = 1) -> dict[str, Any]:
+    def fit(self, x: np.ndarray, pi: np.ndarray, z: np.ndarray | None = None, batch_size: int = 64,
+            epochs: int = 1) -> dict[str, Any]:
         """Train on encoded states ``x`` against visit distributions ``pi`` (B, num_actions)
         and value targets ``z`` (B,) in [0, 1] for the player to move (1 win, 0.5 draw, 0 loss).
 
@@ -224,6 +225,8 @@ class PolicyValueNet:
         (binary cross-entropy, or for the tanh head the squared error on the [-1, 1]
         scale). The cases are shuffled once by the net's own seeded generator.
         """
+        if z is None:
+            raise ValueError(f"the {self.name} net trains a value head: fit needs value targets z")
         x = np.asarray(x, dtype=np.float32)
         pi = np.asarray(pi, dtype=np.float32)
         z = np.asarray(z, dtype=np.float32)

@@ -1,5 +1,6 @@
 import os
 import sys
+import time
 from pathlib import Path
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as mctsfw sets it, in case numpy loads first
@@ -36,3 +37,80 @@ def random_states(game, count, seed=0):
             state = game.next_state(state, int(rng.choice(game.legal_actions(state))))
         states.append(state)
     return states
+
+
+# ---- processes ----------------------------------------------------------------------------------
+def _stat(pid: int) -> tuple[int, str] | None:
+    """(parent pid, state letter) of a live process, None if it is gone."""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = text[text.rindex(")") + 2:].split()  # after "pid (name) "
+    return int(fields[1]), fields[0]
+
+
+def live(pids) -> list[int]:
+    """The processes of ``pids`` still running (a zombie, dead but not yet reaped, is not)."""
+    return [pid for pid in pids if (stat := _stat(pid)) is not None and stat[1] != "Z"]
+
+
+def descendants(pid: int) -> list[int]:
+    """Every live process below ``pid`` (children, their children, ...)."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit() and (stat := _stat(int(entry.name))) is not None and stat[1] != "Z":
+            children.setdefault(stat[0], []).append(int(entry.name))
+    found, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+def wait_until_gone(pids, seconds: float) -> list[int]:
+    """Wait up to ``seconds`` for ``pids`` to end; the ones still running."""
+    deadline = time.time() + seconds
+    while (left := live(pids)) and time.time() < deadline:
+        time.sleep(0.1)
+    return left
+
+
+SESSION_MARK = "HEXZERO_TEST_SESSION"
+
+
+def _marked_processes(mark: str) -> list[int]:
+    """Live processes (other than this one) whose environment carries ``SESSION_MARK=mark``."""
+    needle = f"{SESSION_MARK}={mark}".encode()
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            environ = (entry / "environ").read_bytes()
+        except OSError:
+            continue
+        if needle in environ.split(b"\0") and not _own_resource_tracker(entry):
+            found.append(int(entry.name))
+    return live(found)
+
+
+def _own_resource_tracker(entry: Path) -> bool:
+    """multiprocessing's resource tracker of this (pytest's) process: it ends with it."""
+    try:
+        cmdline = (entry / "cmdline").read_bytes()
+    except OSError:
+        return False
+    return b"multiprocessing.resource_tracker" in cmdline and (_stat(int(entry.name)) or (0,))[0] == os.getpid()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def no_process_left_behind():
+    """Every process the tests start (CLI runs, their self-play workers, worker pools) is
+    gone when the session ends, orphans included: each inherits a mark in its environment."""
+    mark = str(os.getpid())
+    os.environ[SESSION_MARK] = mark
+    yield
+    left = wait_until_gone(_marked_processes(mark), 10)
+    assert not left, f"processes left behind by the tests: {left}"

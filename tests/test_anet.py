@@ -301,3 +301,21 @@ def test_atomic_path_replaces_only_a_complete_file(tmp_path):
             pass
     assert target.read_text() == "good"
     assert [p.name for p in target.parent.iterdir()] == ["data.json"]
+
+
+def test_anet_plays_the_whole_policy_role(hex3):
+    """Every net offers the policy role's interface: encode_batch, and one fit signature
+    whose value targets a policy net accepts and ignores (it has no value head)."""
+    from mctsfw.roles import POLICY, POLICY_VALUE, PolicyNet, has_role
+
+    nets = [ANET(hex3, hidden_layers=[8], seed=3) for _ in range(2)]
+    assert isinstance(nets[0], PolicyNet) and has_role(nets[0], POLICY) and not has_role(nets[0], POLICY_VALUE)
+    states = random_states(hex3, 12, seed=5)
+    x = nets[0].encode_batch(states)
+    assert x.dtype == np.float32 and np.array_equal(x, np.stack([hex3.encode(s) for s in states]))
+    pi = nets[0].forward(x)[:, ::-1].copy()
+    pi /= pi.sum(axis=1, keepdims=True)
+    with_z = nets[0].fit(x, pi, np.ones(len(x)), batch_size=4, epochs=2)
+    without_z = nets[1].fit(x, pi, batch_size=4, epochs=2)
+    assert with_z["loss"] == without_z["loss"]
+    np.testing.assert_array_equal(nets[0].forward(x), nets[1].forward(x))

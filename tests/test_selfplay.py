@@ -13,6 +13,7 @@ from mctsfw.config import load_config
 from mctsfw.replay import ReplayBuffer
 from mctsfw.runs import RunDir
 from mctsfw.selfplay import SelfPlayTrainer
+from tests.conftest import descendants, wait_until_gone
 from tests.test_training import DEFAULTS, ROOT
 
 TINY = [
@@ -105,3 +106,50 @@ def test_worker_processes_play_the_same_games_as_one_process(tmp_path):
     assert np.array_equal(buffer1.z[:n], buffer2.z[:n])
     x = buffer1.x[:n]
     assert np.allclose(net1.evaluate(x)[0], net2.evaluate(x)[0], atol=1e-5)
+
+
+def start_selfplay(run_dir, generations, workers, output=subprocess.PIPE, **popen):
+    args = [sys.executable, str(ROOT / "cli.py"), "selfplay", "--no-progress", "--run-dir", str(run_dir),
+            "--generations", str(generations), "--workers", str(workers), *sum((["--set", s] for s in TINY), [])]
+    return subprocess.Popen(args, stdout=output, stderr=output, text=True, **popen)
+
+
+def wait_for_workers_playing(proc, run_dir, workers=2):
+    """The pids of ``proc``'s worker processes, once they have played a game."""
+    deadline = time.time() + 240
+    while time.time() < deadline:
+        assert proc.poll() is None, f"exit {proc.returncode}"
+        latest = RunDir(run_dir).latest()
+        below = descendants(proc.pid)
+        if latest and latest[0] >= 1 and len(below) >= workers:
+            return below
+        time.sleep(0.05)
+    raise AssertionError("the self-play workers did not start")
+
+
+def test_self_play_workers_exit_when_their_parent_is_killed(tmp_path):
+    """Orphaned workers played on, each keeping ~600 MB; now they notice and exit."""
+    run_dir = tmp_path / "run"
+    proc = start_selfplay(run_dir, 50, 2, output=subprocess.DEVNULL)  # no pipes an orphan would keep open
+    below = wait_for_workers_playing(proc, run_dir)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    assert wait_until_gone(below, 5) == []
+
+
+def test_ctrl_c_stops_self_play_with_one_line_and_leaves_no_process(tmp_path):
+    run_dir = tmp_path / "run"
+    proc = start_selfplay(run_dir, 50, 2, start_new_session=True)  # its own process group, as in a terminal
+    below = wait_for_workers_playing(proc, run_dir)
+    os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C sends: every process of the group
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert lines == [f"interrupted: resume with python cli.py selfplay --resume {run_dir}"], err
+    assert wait_until_gone(below, 5) == []
+    # and it resumes from where it was stopped
+    done = RunDir(run_dir).latest()[0]
+    proc = start_selfplay(run_dir, 1, 1)  # a shorter run: nothing left but to finish generation 1
+    out, err = proc.communicate(timeout=300)
+    assert proc.returncode == 0 and err == "", err
+    assert f"after step {done}" in out

@@ -8,10 +8,11 @@ import time
 from pathlib import Path
 
 import numpy as np
+import pytest
 
-from mctsfw.config import load_config
+from mctsfw.config import ConfigError, load_config
 from mctsfw.replay import ReplayBuffer
-from mctsfw.runs import RunDir
+from mctsfw.runs import RunDir, RunDirError
 from mctsfw.training import TrainSettings, Trainer
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -77,8 +78,8 @@ def test_replay_buffer_is_bounded_and_round_trips(tmp_path):
     buffer.save(tmp_path / "b.npz")
     again = ReplayBuffer.load(tmp_path / "b.npz")
     assert np.array_equal(again.x, buffer.x) and again.next == buffer.next
-    x, y = again.sample(10, np.random.default_rng(0))
-    assert len(x) == 3 and len({tuple(r) for r in x}) == 3
+    x, y, z = again.sample(10, np.random.default_rng(0))
+    assert len(x) == 3 and len({tuple(r) for r in x}) == 3 and z is None  # kept without values
 
 
 def run_cli_train(run_dir, episodes, *extra):
@@ -104,6 +105,7 @@ def test_cli_train_survives_kill_9_and_resumes(tmp_path):
     proc = run_cli_train(run_dir, 12)
     out, err = proc.communicate(timeout=300)
     assert proc.returncode == 0, err
+    assert err == ""  # no TensorFlow start-up notices
     assert f"resuming {run_dir} after episode {done}" in out
     assert [r["episode"] for r in RunDir(run_dir).read_metrics()] == list(range(1, 13))
     # running it again has nothing left to do
@@ -135,3 +137,79 @@ def test_replay_buffer_with_values_planes_and_position_averaging(tmp_path):
     buffer.save(tmp_path / "b.npz")
     again = ReplayBuffer.load(tmp_path / "b.npz")
     assert again.x.shape == (10, 2, 2, 1) and np.array_equal(again.z[:3], [1.0, 0.0, 0.0])
+
+
+def test_a_policy_and_value_net_trains_on_policy_rolling_out_with_its_policy_head(tmp_path):
+    """train --set net=pv_mlp crashed in fit; now the net rolls out with its policy head
+    and learns each case's value: the episode's result for the player to move."""
+    run_dir = tmp_path / "run"
+    config = tiny_config(run_dir, episodes=2, extra=["net=pv_mlp", "nets.pv_mlp.hidden_layers=[16]"])
+    trainer = Trainer(config, run_dir, progress=False)
+    summary = trainer.train()
+    assert summary["episodes"] == 2
+    assert [p.name for _, p in RunDir(run_dir).checkpoints()] == ["pv_mlp_ep0000.keras", "pv_mlp_ep0001.keras",
+                                                                 "pv_mlp_ep0002.keras"]
+    records = RunDir(run_dir).read_metrics()
+    assert all({"loss", "policy_loss", "value_loss"} <= set(r) for r in records)
+    n = len(trainer.buffer)
+    z = trainer.buffer.z[:n]
+    assert n == 2 * sum(r["moves"] for r in records) and set(np.unique(z)) == {0.0, 1.0}  # Hex has no draws
+    # the first episode's cases: the player to move of the first case is the starter
+    first = records[0]
+    starter_won = first["winner"] == first["starting_player"]
+    assert z[0] == float(starter_won) and z[2] == float(not starter_won)  # cases 0, 1: a move and its turn
+
+
+def test_config_validation_refuses_a_net_without_the_role_a_trainer_needs():
+    with pytest.raises(ConfigError, match="net = 'pv_resnet'.*flat encoding.*reads planes"):
+        load_config(DEFAULTS, None, TINY + ["net=pv_resnet", "train.episodes=4"])
+    with pytest.raises(ConfigError, match="selfplay.net = 'anet': self-play needs a policy-and-value network"):
+        load_config(DEFAULTS, None, ["selfplay.net=anet"])
+
+
+def test_cli_train_refuses_a_net_it_cannot_roll_out_before_writing_anything(tmp_path):
+    """The issue's case: the refused command left a run directory behind, and the corrected
+    command was then refused for holding "another configuration"."""
+    run_dir = tmp_path / "run"
+    proc = run_cli_train(run_dir, 2, "--set", "net=pv_resnet")
+    out, err = proc.communicate(timeout=300)
+    assert proc.returncode == 2 and "pv_resnet" in err and "Traceback" not in err
+    assert not run_dir.exists()
+    proc = run_cli_train(run_dir, 2)
+    out, err = proc.communicate(timeout=300)
+    assert proc.returncode == 0, err
+    assert [r["episode"] for r in RunDir(run_dir).read_metrics()] == [1, 2]
+
+
+def test_a_second_process_on_a_run_directory_is_refused_and_the_first_is_unharmed(tmp_path):
+    run_dir = tmp_path / "run"
+    first = run_cli_train(run_dir, 10)
+    deadline = time.time() + 240
+    while time.time() < deadline and not ((latest := RunDir(run_dir).latest()) and latest[0] >= 1):
+        assert first.poll() is None, first.communicate()
+        time.sleep(0.05)
+    second = run_cli_train(run_dir, 10)
+    out, err = second.communicate(timeout=300)
+    assert second.returncode == 2
+    assert err.strip().splitlines() == [f"error: {run_dir} is in use by another process (pid {first.pid}): "
+                                        "wait for it to finish, or stop it and resume"]
+    out, err = first.communicate(timeout=300)
+    assert first.returncode == 0, err
+    assert [r["episode"] for r in RunDir(run_dir).read_metrics()] == list(range(1, 11))
+
+
+def test_the_run_lock_is_held_while_training_and_released_after(tmp_path):
+    run = RunDir(tmp_path / "run")
+    with run.lock():
+        with run.lock():  # the same process may take it again
+            pass
+        code = "import sys; from mctsfw.runs import RunDir\ntry:\n    RunDir(sys.argv[1]).lock().__enter__()\n" \
+               "except ValueError as e:\n    print(e); sys.exit(2)"
+        other = subprocess.run([sys.executable, "-c", code, str(run.path)], capture_output=True, text=True, cwd=ROOT)
+        assert other.returncode == 2 and f"(pid {os.getpid()})" in other.stdout
+    other = subprocess.run([sys.executable, "-c", code, str(run.path)], capture_output=True, text=True, cwd=ROOT)
+    assert other.returncode == 0, other.stdout + other.stderr
+    (tmp_path / "file").write_text("")
+    with pytest.raises(RunDirError, match="is not a directory"):
+        with RunDir(tmp_path / "file").lock():
+            pass

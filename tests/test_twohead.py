@@ -233,6 +233,8 @@ def test_fit_checks_its_arguments(hex3):
         net.fit(x, pi, 2 * z - 1)
     with pytest.raises(ValueError, match="x must have shape"):
         net.fit(x[:, :5], pi, z)
+    with pytest.raises(ValueError, match="the pv_mlp net trains a value head: fit needs value targets z"):
+        net.fit(x, pi)  # fit has one signature for every net; a policy-and-value net needs z
 
 
 def test_seeded_nets_train_alike(hex3):
