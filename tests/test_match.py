@@ -103,7 +103,7 @@ def test_gating_plays_its_schedule_through_the_match_runner(tmp_path, monkeypatc
         "selfplay.seed=1", "selfplay.temperature_moves=2", f'selfplay.run_dir="{tmp_path}"',
     ])
     trainer = selfplay.SelfPlayTrainer(config, tmp_path, progress=False)
-    trainer._fresh()
+    trainer._start_fresh()
     played = []
 
     def spy(*args, **kwargs):
