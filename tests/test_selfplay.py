@@ -145,7 +145,7 @@ def test_ctrl_c_stops_self_play_with_one_line_and_leaves_no_process(tmp_path):
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
     lines = [line for line in err.splitlines() if line.strip()]
-    assert lines == [f"interrupted: resume with python cli.py selfplay --resume {run_dir}"], err
+    assert lines == [f"interrupted: resume with hexzero selfplay --resume {run_dir}"], err
     assert wait_until_gone(below, 5) == []
     # and it resumes from where it was stopped
     done = RunDir(run_dir).latest()[0]
