@@ -354,23 +354,24 @@ def run_training(args: argparse.Namespace, section: str, length_key: str, make_t
                 print(f"error: {run.path} holds a run with another configuration: {fixed}: continue it with "
                       f"--resume {run.path}, or start a new one with --run-dir NEW_DIR", file=sys.stderr)
                 return 2
-    latest = run.latest()
-    if latest:
-        print(f"resuming {run.path} after {unit} {latest[0]} ({length_key}: {config[section][length_key]})")
-    trainer = make_trainer(config, run.path, progress=not args.no_progress)
-    try:
-        summary = trainer.train()
-    except KeyboardInterrupt:
-        print(f"\ninterrupted: resume with hexzero {args.command} --resume {run.path}", file=sys.stderr)
-        return 130
-    done = summary.get("episodes", summary.get("generations"))
-    print(f"{done} {length_key} in {run.path} ({summary['this_time']} {unit}s this time, {summary['seconds']:.1f} s); "
-          "checkpoints:")
-    for path in summary["checkpoints"]:
-        print(f"  {path}")
-    print(f"metrics: {run.metrics_path}")
-    print(f"next: hexzero topp {run.path}")
-    return 0
+    with run.lock():  # a second process on this run is refused before it says or writes anything
+        latest = run.latest()
+        if latest:
+            print(f"resuming {run.path} after {unit} {latest[0]} ({length_key}: {config[section][length_key]})")
+        trainer = make_trainer(config, run.path, progress=not args.no_progress)
+        try:
+            summary = trainer.train()
+        except KeyboardInterrupt:
+            print(f"\ninterrupted: resume with hexzero {args.command} --resume {run.path}", file=sys.stderr)
+            return 130
+        done = summary.get("episodes", summary.get("generations"))
+        print(f"{done} {length_key} in {run.path} ({summary['this_time']} {unit}s this time, {summary['seconds']:.1f} s); "
+              "checkpoints:")
+        for path in summary["checkpoints"]:
+            print(f"  {path}")
+        print(f"metrics: {run.metrics_path}")
+        print(f"next: hexzero topp {run.path}")
+        return 0
 
 
 def command_train(args: argparse.Namespace) -> int:
