@@ -36,7 +36,7 @@ class PUCT(TreePolicy):
         Setting("c_puct", 1.5, "weight of the prior against the mean value", low=0),
         Setting("dirichlet_alpha", 0.3, "root noise Dir(alpha) in self-play (smaller alpha: spikier noise; "
                 "~10 / legal moves)", low=0),
-        Setting("dirichlet_epsilon", 0.25, "share of noise in the root's priors; players use 0 (no noise)",
+        Setting("dirichlet_epsilon", 0.25, "share of noise in the root's priors in self-play (players never add noise)",
                 low=0, high=1),
         Setting("value_weight", 1.0, "lambda: leaf value = lambda * value head + (1 - lambda) * random playout",
                 low=0, high=1),
