@@ -152,6 +152,15 @@ class Game:
         if action not in self.legal_actions(state):
             raise IllegalMoveError(f"action {action} is not legal here")
 
+    def state_after(self, moves: Sequence[Action], starting_player: int = 1) -> State:
+        """The state reached by ``moves`` from the start (a game's "ID": its move
+        sequence from the empty board); an illegal move raises IllegalMoveError. Games,
+        replay buffers and search rebuild positions from IDs with it."""
+        state = self.initial_state(starting_player)
+        for action in moves:
+            state = self.next_state(state, action)
+        return state
+
     def legal_mask(self, state: State) -> np.ndarray:
         """A float32 vector of length num_actions: 1 for legal actions, 0 otherwise."""
         mask = np.zeros(self.num_actions, dtype=np.float32)

@@ -339,3 +339,13 @@ def test_all_boards_at_once_are_decided_as_one_at_a_time(size):
             assert game._decided(x).tolist() == expected
             if filled == 1.0:
                 assert 0 not in expected  # a full board has a winner
+
+
+def test_a_state_is_rebuilt_from_its_moves(hex4):
+    state, moves = hex4.initial_state(2), []
+    for action in (5, 0, 10, 15):
+        state = hex4.next_state(state, action)
+        moves.append(action)
+    assert hex4.state_after(moves, starting_player=2) == state
+    with pytest.raises(mctsfw.IllegalMoveError):
+        hex4.state_after([5, 5])
