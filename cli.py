@@ -28,6 +28,7 @@ from mctsfw.config import (
 )
 from mctsfw.match import play_match, replay_record
 from mctsfw.plugin_manager import PluginError, UnknownPluginError
+from mctsfw.records import append_game_line, game_line
 from mctsfw.roles import POLICY_VALUE, RoleError, has_role
 from mctsfw.runs import RunDirError
 from mctsfw.schema import format_value
@@ -128,6 +129,9 @@ def build_parser() -> argparse.ArgumentParser:
     config_flag(play, "--display", "show.enabled")
     config_flag(play, "--delay", "show.delay")
     play.add_argument("--gif", metavar="FILE", help="also save each game as an animated GIF (game N of several: FILE-N.gif)")
+    play.add_argument("--record", metavar="FILE",
+                      help="also save the games played in FILE as JSON lines, one a game: the game's name and "
+                           "parameters, the starting player, the moves (action numbers) and the winner")
 
     train = command("train", "on-policy MCTS learning of a network (resumable)")
     add_run_arguments(train, "train", "--episodes", "episodes")
@@ -240,7 +244,8 @@ def flag(args: argparse.Namespace, path: str) -> Any:
 def command_play(args: argparse.Namespace) -> int:
     game_name = flag(args, "game") or load_config(local_config(), args.config, args.overrides)["game"]
     config = load_config(local_config(), args.config, args.overrides + play_overrides(args, game_name))
-    problem = args.gif and output_file_problem(args.gif, "--gif")
+    problem = (args.gif and output_file_problem(args.gif, "--gif")) or \
+        (args.record and output_file_problem(args.record, "--record"))
     if problem:  # checked before the games are played
         print(f"error: {problem}", file=sys.stderr)
         return 2
@@ -254,10 +259,15 @@ def command_play(args: argparse.Namespace) -> int:
     starting = config["play"]["starting_player"]
     games = config["play"]["games"]
     print(f"{game!r}: player 1 = {actors[1].label}, player 2 = {actors[2].label}")
+    if args.record:
+        Path(args.record).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.record).write_text("")  # each game is added as it ends: an interrupted match keeps the finished ones
 
     def game_ended(number: int, record) -> None:
         if args.gif:
             save_gif(game, record, args.gif, number + 1 if games > 1 else None)
+        if args.record:
+            append_game_line(args.record, game_line(game, record.starting_player, record.actions, record.winner))
         outcome = f"player {record.winner} ({actors[record.winner].label}) wins" if record.winner else "a draw"
         print(f"game {number + 1}: player {record.starting_player} started, {len(record.actions)} moves, {outcome}")
 
@@ -266,6 +276,8 @@ def command_play(args: argparse.Namespace) -> int:
                         game_ended=game_ended)
     if games > 1:
         print(f"score: player 1 {result.wins_a}, player 2 {result.wins_b}, draws {result.draws}")
+    if args.record:
+        print(f"games saved in {args.record}")
     return 0
 
 

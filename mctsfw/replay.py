@@ -1,12 +1,39 @@
-"""The replay buffer: (encoded state, visit distribution[, value target]) from actual games."""
+"""The replay buffer: recent games kept as move sequences with their targets, rebuilt into
+training cases (encoded state, visit distribution, value target) when they are wanted.
+
+A stored position costs its move and its sparse targets (``mctsfw.records``), not its
+encoding: the boards, the network's input (flat or planes, with whatever history the
+net's ``encode_batch`` reads) and the board's symmetric copies are rebuilt from the moves
+each time the trainers ask for cases (``cases`` for a self-play generation's epochs,
+``sample`` for an on-policy minibatch).
+
+The cases come in the order a ring buffer of encoded cases of the same capacity held
+them (the oldest slots overwritten first), so a run trains on the same cases, in the same
+order, as when the buffer kept encodings; the buffer file holds the games instead of their
+encodings (an older run's ``replay.npz`` of encoded cases does not load).
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Callable, Sequence
 
 import numpy as np
 
 from mctsfw.checkpoints import atomic_path
+from mctsfw.game import Game, State
+from mctsfw.records import RecordedGame, pack_records, unpack_records
+from mctsfw.runs import RunDirError
+
+#: ``encode(states) -> batch``: the network's input for a list of states (``net.encode_batch``)
+Encoder = Callable[[Sequence[State]], np.ndarray]
+
+#: what a buffer file says it holds
+FORMAT = "hexzero-replay-records-1"
+
+
+class ReplayFileError(RunDirError):
+    """A replay buffer file this version cannot read (one written by an older hexzero)."""
 
 
 def game_result(winner: int | None, player: int) -> float:
@@ -15,73 +42,153 @@ def game_result(winner: int | None, player: int) -> float:
 
 
 class ReplayBuffer:
-    """A bounded ring buffer: when full, the newest case replaces the oldest.
+    """The newest games' positions, at most ``capacity`` cases: every position gives one
+    case, or with ``augment`` one per symmetry of the board (``game.symmetries``).
 
-    ``input_shape`` is an int for flat encodings or a tuple for planes; buffers made
-    ``with_values`` also keep a value target per case (self-play).
+    When a new game brings more positions than fit, the oldest go first: the oldest game
+    loses its first positions, then the whole game goes. ``len(buffer)`` is the number of
+    cases; ``encode`` turns states into the network's input (``net.encode_batch``).
     """
 
-    def __init__(self, capacity: int, input_shape: int | tuple[int, ...], num_actions: int, with_values: bool = False):
+    def __init__(self, capacity: int, game: Game, encode: Encoder, augment: bool = False):
         self.capacity = int(capacity)
-        shape = (input_shape,) if isinstance(input_shape, (int, np.integer)) else tuple(input_shape)
-        self.x = np.zeros((self.capacity, *shape), dtype=np.float32)
-        self.y = np.zeros((self.capacity, num_actions), dtype=np.float32)
-        self.z = np.zeros(self.capacity, dtype=np.float32) if with_values else None
-        self.size = 0
-        self.next = 0  # where the next case goes
+        self.game, self.encode, self.augment = game, encode, bool(augment)
+        self.copies = self._symmetric_copies() if self.augment else 1
+        self.max_positions = max(1, self.capacity // self.copies)
+        self.records: list[RecordedGame] = []
+        self.first = 0  # positions of the oldest game already dropped
+        self.positions = 0  # positions kept
+        self.added = 0  # positions ever added (where the ring of cases would be)
+        self._index: tuple[np.ndarray, np.ndarray] | None = None
+
+    def _symmetric_copies(self) -> int:
+        state = self.game.initial_state()
+        x = self.encode([state])[0]
+        mask = self.game.legal_mask(state)
+        return len(self.game.symmetries(x, mask / mask.sum()))
 
     def __len__(self) -> int:
-        return self.size
+        return self.positions * self.copies
 
-    def add(self, x: np.ndarray, distribution: np.ndarray, value: float | None = None) -> None:
-        self.x[self.next] = x
-        self.y[self.next] = distribution
-        if self.z is not None:
-            self.z[self.next] = value
-        self.next = (self.next + 1) % self.capacity
-        self.size = min(self.size + 1, self.capacity)
+    def add(self, record: RecordedGame) -> None:
+        """Keep a finished game; drop the oldest positions that no longer fit."""
+        self.records.append(record)
+        self.positions += len(record)
+        self.added += len(record)
+        while self.positions > self.max_positions:
+            excess = self.positions - self.max_positions
+            oldest = len(self.records[0]) - self.first
+            if excess >= oldest:
+                self.records.pop(0)
+                self.first = 0
+                self.positions -= oldest
+            else:
+                self.first += excess
+                self.positions -= excess
+        self._index = None
 
-    def sample(self, count: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-        """A minibatch ``(x, distributions, values)`` of up to ``count`` distinct cases,
-        chosen uniformly; ``values`` is None for a buffer kept without them."""
-        chosen = rng.choice(self.size, size=min(count, self.size), replace=False)
-        return self.x[chosen], self.y[chosen], None if self.z is None else self.z[chosen]
+    # ---- rebuilding cases ----------------------------------------------------------------------
+    def index(self) -> tuple[np.ndarray, np.ndarray]:
+        """(game, position) of every kept position, oldest first."""
+        if self._index is None:
+            games, positions = [], []
+            for i, record in enumerate(self.records):
+                start = self.first if i == 0 else 0
+                games.append(np.full(len(record) - start, i, dtype=np.int64))
+                positions.append(np.arange(start, len(record), dtype=np.int64))
+            empty = np.zeros(0, dtype=np.int64)
+            self._index = (np.concatenate(games) if games else empty, np.concatenate(positions) if positions else empty)
+        return self._index
 
-    def cases(self, average_positions: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    def _ring_shift(self) -> int:
+        """How far the ring of cases has turned: slot s holds the (s - shift)-th oldest case."""
+        if self.added < self.max_positions:
+            return 0
+        return (self.added % self.max_positions) * self.copies
+
+    def _positions(self, wanted: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(x, distributions, values) of the kept positions numbered ``wanted`` (oldest = 0):
+        each game is replayed once, up to the last position wanted from it."""
+        games, positions = self.index()
+        games, positions = games[wanted], positions[wanted]
+        states: list[State] = [None] * len(wanted)
+        for g in np.unique(games):
+            at = np.flatnonzero(games == g)
+            replayed = list(self.records[g].states(self.game, int(positions[at].max()) + 1))
+            for i in at:
+                states[i] = replayed[positions[i]]
+        x = self.encode(states) if states else np.zeros((0, *self.encode([self.game.initial_state()]).shape[1:]),
+                                                        np.float32)
+        num_actions = self.game.num_actions
+        y = np.stack([self.records[g].distribution(p, num_actions) for g, p in zip(games, positions)]) \
+            if len(wanted) else np.zeros((0, num_actions), np.float32)
+        z = np.array([self.records[g].values[p] for g, p in zip(games, positions)], dtype=np.float32)
+        return x, y, z
+
+    def _cases_of(self, chronological: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The cases numbered ``chronological`` (oldest = 0; a position's symmetric copies in
+        ``game.symmetries`` order), in that order."""
+        positions, copy = np.divmod(chronological, self.copies)
+        wanted, back = np.unique(positions, return_inverse=True)
+        x, y, z = self._positions(wanted)
+        if self.copies == 1:
+            return x[back], y[back], z[back]
+        variants = []
+        for xi, yi in zip(x, y):
+            symmetric = self.game.symmetries(xi, yi)
+            if len(symmetric) != self.copies:
+                raise ValueError(f"{self.game!r}.symmetries gave {len(symmetric)} cases, not {self.copies}")
+            variants.append(symmetric)
+        xs = np.stack([variants[b][c][0] for b, c in zip(back, copy)]).astype(np.float32, copy=False)
+        ys = np.stack([variants[b][c][1] for b, c in zip(back, copy)]).astype(np.float32, copy=False)
+        return xs, ys, z[back]
+
+    def _slots_to_cases(self, slots: np.ndarray) -> np.ndarray:
+        return (slots - self._ring_shift()) % max(len(self), 1)
+
+    def sample(self, count: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """A minibatch ``(x, distributions, values)`` of up to ``count`` distinct cases, chosen uniformly."""
+        chosen = rng.choice(len(self), size=min(count, len(self)), replace=False)
+        return self._cases_of(self._slots_to_cases(chosen))
+
+    def cases(self, average_positions: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Every case (x, distribution, value); with ``average_positions`` each position that
         occurs more than once becomes one case with the mean of its targets."""
-        x, y = self.x[: self.size], self.y[: self.size]
-        z = None if self.z is None else self.z[: self.size]
-        if not average_positions or not self.size:
+        size = len(self)
+        x, y, z = self._cases_of(self._slots_to_cases(np.arange(size)))
+        if not average_positions or not size:
             return x, y, z
-        _, first, group = np.unique(x.reshape(self.size, -1), axis=0, return_index=True, return_inverse=True)
+        _, first, group = np.unique(x.reshape(size, -1), axis=0, return_index=True, return_inverse=True)
         group = group.reshape(-1)
         counts = np.bincount(group).astype(np.float32)
         y_mean = np.zeros((len(first), y.shape[1]), dtype=np.float32)
         np.add.at(y_mean, group, y)
         y_mean /= counts[:, None]
-        z_mean = None
-        if z is not None:
-            z_mean = (np.bincount(group, weights=z) / counts).astype(np.float32)
+        z_mean = (np.bincount(group, weights=z) / counts).astype(np.float32)
         return x[first], y_mean, z_mean
 
+    # ---- the buffer file ---------------------------------------------------------------------------
     def save(self, path: str | Path) -> None:
-        arrays = {"x": self.x[: self.size], "y": self.y[: self.size], "next": self.next, "capacity": self.capacity}
-        if self.z is not None:
-            arrays["z"] = self.z[: self.size]
+        """The games as flat arrays with offsets (``mctsfw.records.pack_records``) and the
+        buffer's counters, in one npz file (no pickles)."""
+        arrays = pack_records(self.records, self.game.num_actions)
+        arrays.update(format=np.array(FORMAT), num_actions=self.game.num_actions, capacity=self.capacity,
+                      augment=self.augment, first=self.first, added=self.added)
         with atomic_path(path) as tmp:
             with open(tmp, "wb") as f:
                 np.savez(f, **arrays)
 
     @classmethod
-    def load(cls, path: str | Path) -> "ReplayBuffer":
+    def load(cls, path: str | Path, game: Game, encode: Encoder) -> "ReplayBuffer":
         with np.load(path) as data:
-            x, y = data["x"], data["y"]
-            buffer = cls(int(data["capacity"]), x.shape[1:], y.shape[1], with_values="z" in data)
-            buffer.x[: len(x)] = x
-            buffer.y[: len(y)] = y
-            if buffer.z is not None:
-                buffer.z[: len(x)] = data["z"]
-            buffer.size = len(x)
-            buffer.next = int(data["next"])
+            if "format" not in data or str(data["format"]) != FORMAT:
+                raise ReplayFileError(f"{path} holds a replay buffer of an older hexzero (encoded cases, not games): "
+                                      "this run cannot be resumed; start a new one with --run-dir NEW_DIR")
+            if int(data["num_actions"]) != game.num_actions:
+                raise ReplayFileError(f"{path} holds games of {int(data['num_actions'])} actions, not {game!r}'s "
+                                      f"{game.num_actions}")
+            buffer = cls(int(data["capacity"]), game, encode, augment=bool(data["augment"]))
+            buffer.records = unpack_records(data, game.num_actions)
+            buffer.first, buffer.added = int(data["first"]), int(data["added"])
+        buffer.positions = sum(len(r) for r in buffer.records) - buffer.first
         return buffer

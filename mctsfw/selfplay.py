@@ -3,9 +3,10 @@
 Each generation: the current best network plays ``games_per_generation`` games against
 itself with PUCT (priors and leaf values from the network, Dirichlet noise at the root,
 moves drawn with temperature ``tau`` for the first ``temperature_moves`` moves, then
-``temperature_final``); every position becomes a training case (state, visit
-distribution, value target z, or the mean of z and the root's Q), with the game's
-symmetries. Then the candidate network trains on the replay buffer (duplicate positions
+``temperature_final``); each game goes into the replay buffer as its moves with, for
+every position, the search's visit distribution and a value target (z, or the mean of z
+and the root's Q), and comes out as training cases with the game's symmetries
+(``mctsfw.replay``). Then the candidate network trains on the replay buffer (duplicate positions
 averaged if asked), optionally plays a gating match against the best one and replaces it
 only if it wins ``gating_threshold`` of the games; a checkpoint per generation.
 
@@ -16,8 +17,9 @@ resumes without repeating or losing a game.
 Every game draws its random numbers from its own seed (the run's seed and the game's
 number), so a game is the same whichever process plays it: with ``workers > 1`` the
 games of a generation are played by that many processes at once, and the run is the
-same as with one, only sooner. Their results are committed in game order, several at
-a time when they arrive together.
+same as with one, only sooner. A worker sends back the game's record (moves and sparse
+targets), not encoded cases; the results are committed in game order, several at a time
+when they arrive together.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ from mctsfw.hookspecs import hookimpl
 from mctsfw.mcts import MCTS, TreePolicy
 from mctsfw.match import play_match
 from mctsfw.plugin_manager import Registries, default_registries
+from mctsfw.records import RecordedGame, visit_counts
 from mctsfw.replay import ReplayBuffer, game_result
 from mctsfw.roles import POLICY_VALUE, require_role, role_problem
 from mctsfw.runs import ResumableRun
@@ -98,9 +101,6 @@ class SelfPlaySettings(SectionSettings):
     section = SELFPLAY_SECTION
 
 
-Case = tuple[np.ndarray, np.ndarray, float]
-
-
 def self_play_pieces(config: dict, registries: Registries) -> tuple[SelfPlaySettings, Game, type, TreePolicy]:
     """What a self-play game is built from, read from the config: the settings, the game,
     the net class and PUCT with the config's root noise."""
@@ -120,35 +120,38 @@ def searcher(game: Game, net, policy: TreePolicy, seed: int, batch_size: int, ro
 
 
 def self_play_game(game: Game, net, policy: TreePolicy, s: SelfPlaySettings, number: int,
-                   seed: int) -> tuple[dict[str, Any], list[Case]]:
-    """Game ``number`` of a run with seed ``seed``: its metrics record and its training
-    cases (state, visit distribution, value target), symmetries included. The game's
-    random numbers come from (seed, number) alone."""
+                   seed: int) -> tuple[dict[str, Any], RecordedGame]:
+    """Game ``number`` of a run with seed ``seed``: its metrics record (with its moves) and
+    the game with its targets (each position's visit distribution and value target; the
+    replay buffer adds the symmetries). The game's random numbers come from (seed, number)
+    alone."""
     started = time.perf_counter()
     rng = np.random.default_rng([seed, number])
     starter = (1 if number % 2 else 2) if s.starting_player == "alternate" else int(rng.choice((1, 2)))
     mcts = searcher(game, net, policy, int(rng.integers(2**31)), s.batch_size, root_noise=True)
     state = game.initial_state(starter)
-    history = []
+    moves, counts, movers, root_values = [], [], [], []
     while not game.is_final(state):
         root = mcts.search(state, search_games=s.search_games)
         distribution = mcts.visit_distribution(root)
-        history.append((net.encode_batch([state])[0], distribution, game.current_player(state), 1.0 - root.q))
-        tau = s.temperature if len(history) <= s.temperature_moves else s.temperature_final
+        counts.append(visit_counts(root, game.num_actions))
+        movers.append(game.current_player(state))
+        root_values.append(1.0 - root.q)
+        tau = s.temperature if len(moves) < s.temperature_moves else s.temperature_final
         action = sample_action(distribution, tau, rng)
+        moves.append(int(action))
         mcts.advance(action)
         state = game.next_state(state, action)
     winner = game.winner(state)
-    cases = []
-    for x, distribution, player, q in history:
+    values = []
+    for player, q in zip(movers, root_values):
         z = game_result(winner, player)
-        target = (z + q) / 2 if s.value_target == "mean" else z
-        for x_sym, d_sym in game.symmetries(x, distribution) if s.augment else [(x, distribution)]:
-            cases.append((x_sym, d_sym, target))
+        values.append((z + q) / 2 if s.value_target == "mean" else z)
+    recorded = RecordedGame.from_targets(game.num_actions, starter, moves, counts, values, winner)
     record = {"kind": "game", "generation": (number - 1) // s.games_per_generation + 1, "game": number,
-              "starting_player": starter, "winner": winner, "moves": len(history),
+              "starting_player": starter, "winner": winner, "moves": moves,
               "seconds": round(time.perf_counter() - started, 3)}
-    return record, cases
+    return record, recorded
 
 
 # ---- self-play worker processes --------------------------------------------------------------
@@ -161,7 +164,7 @@ def _worker_start(config: dict) -> None:
     _worker.update(settings=settings, game=game, net_class=net_class, policy=policy, net_file=None)
 
 
-def _worker_game(net_file: str, generation: int, number: int, seed: int) -> tuple[dict[str, Any], list[Case]]:
+def _worker_game(net_file: str, generation: int, number: int, seed: int) -> tuple[dict[str, Any], RecordedGame]:
     if _worker["net_file"] != (net_file, generation):  # a new generation's network
         _worker["net"] = _worker["net_class"].load(net_file, _worker["game"])
         _worker["net_file"] = (net_file, generation)
@@ -226,15 +229,14 @@ class SelfPlayTrainer(ResumableRun):
         params.setdefault("seed", self.seed)
         self.net = self.net_class(self.game, **params)
         self.best = self._clone(self.net)
-        shape = self.net.encode_batch([self.game.initial_state()]).shape[1:]
-        self.buffer = ReplayBuffer(s.replay_size, shape, self.game.num_actions, with_values=True)
+        self.buffer = ReplayBuffer(s.replay_size, self.game, self.net.encode_batch, augment=s.augment)
         self.generation, self.games_done = 0, 0
 
     def load_state(self, directory: Path, progress: dict[str, Any]) -> None:
         self.generation, self.games_done = progress["generation"], progress["games_done"]
         self.net = self.net_class.load(directory / "net.keras", self.game)
         self.best = self.net_class.load(directory / "best.keras", self.game)
-        self.buffer = ReplayBuffer.load(directory / "replay.npz")
+        self.buffer = ReplayBuffer.load(directory / "replay.npz", self.game, self.net.encode_batch)
 
     def save_state(self, directory: Path) -> None:
         self.net.save(directory / "net.keras")
@@ -257,9 +259,8 @@ class SelfPlayTrainer(ResumableRun):
         s = self.settings
         while self.generation < s.generations:
             if self.games_done < s.games_per_generation:
-                for (record, cases), commit in self._generation_games():
-                    for x, distribution, target in cases:
-                        self.buffer.add(x, distribution, target)
+                for (record, recorded), commit in self._generation_games():
+                    self.buffer.add(recorded)
                     self.games_done += 1
                     yield {**record, "buffer_size": len(self.buffer)}, commit
             else:
@@ -285,7 +286,7 @@ class SelfPlayTrainer(ResumableRun):
             self._pool = None
 
     def _generation_games(self):
-        """The rest of this generation's games, in order: ((record, cases), commit now?)."""
+        """The rest of this generation's games, in order: ((metrics record, recorded game), commit now?)."""
         s = self.settings
         first = self.generation * s.games_per_generation + self.games_done + 1
         numbers = range(first, (self.generation + 1) * s.games_per_generation + 1)

@@ -2,11 +2,12 @@
 
 For each episode: play an actual game; before every actual move run MCTS from the
 current state with the network as rollout policy (epsilon-greedy, the same network
-for both players), note (state, visit distribution D), choose the actual move from D
-and keep the subtree under it. When the game ends, every noted case goes into the
-replay buffer with its value target z, the result for the player to move (a
+for both players), note the visit distribution D, choose the actual move from D and
+keep the subtree under it. When the game ends, it goes into the replay buffer as its
+moves with each position's D and value target z, the result for the player to move (a
 policy-and-value net learns it; a policy net ignores it). After the episode, train the
-network on a minibatch from the buffer. Every save interval cache the network (episode 0 =
+network on a minibatch from the buffer, which rebuilds the chosen positions' encodings
+(and symmetric copies) from the moves. Every save interval cache the network (episode 0 =
 untrained). After every episode the network, buffer and progress are committed to the
 run directory, so a run killed at any moment resumes without repeating or losing an
 episode.
@@ -25,6 +26,7 @@ from mctsfw.evaluators import NetRollouts
 from mctsfw.hookspecs import hookimpl
 from mctsfw.mcts import MCTS
 from mctsfw.plugin_manager import Registries, default_registries
+from mctsfw.records import RecordedGame, visit_counts
 from mctsfw.replay import ReplayBuffer, game_result
 from mctsfw.roles import POLICY, RoleError, input_problem, role_problem
 from mctsfw.runs import ResumableRun
@@ -140,12 +142,12 @@ class Trainer(ResumableRun):
         params = plugin_params(self.config, "nets", self.net_name)
         params.setdefault("seed", self.seed)
         self.net = self.net_class(self.game, **params)
-        shape = self.net.encode_batch([self.game.initial_state()]).shape[1:]
-        self.buffer = ReplayBuffer(self.settings.replay_size, shape, self.game.num_actions, with_values=True)
+        self.buffer = ReplayBuffer(self.settings.replay_size, self.game, self.net.encode_batch,
+                                   augment=self.settings.augment)
 
     def load_state(self, directory: Path, progress: dict[str, Any]) -> None:
         self.net = self.net_class.load(directory / "net.keras", self.game)
-        self.buffer = ReplayBuffer.load(directory / "replay.npz")
+        self.buffer = ReplayBuffer.load(directory / "replay.npz", self.game, self.net.encode_batch)
 
     def save_state(self, directory: Path) -> None:
         self.net.save(directory / "net.keras")
@@ -191,8 +193,7 @@ class Trainer(ResumableRun):
         state = game.initial_state(starter)
         if self.display:
             self.display.show(game, state)
-        history = []  # (encoded state, visit distribution, player to move), symmetric cases included
-        moves = 0
+        moves, counts, movers = [], [], []
         search_games = 0
         search_seconds = 0.0
         while not game.is_final(state):
@@ -201,19 +202,18 @@ class Trainer(ResumableRun):
             search_seconds += time.perf_counter() - t
             search_games += mcts.last_search_games
             distribution = mcts.visit_distribution(root)
-            x = self.net.encode_batch([state])[0]
             mover = game.current_player(state)
-            for case in game.symmetries(x, distribution) if s.augment else [(x, distribution)]:
-                history.append((*case, mover))
+            counts.append(visit_counts(root, game.num_actions))
+            movers.append(mover)
             action = self.choose(distribution)
+            moves.append(int(action))
             mcts.advance(action)
             state = game.next_state(state, action)
-            moves += 1
             if self.display:
                 self.display.show(game, state, action, mover)
         winner = game.winner(state)
-        for x, target, mover in history:  # the value target: the episode's result for the player to move
-            self.buffer.add(x, target, game_result(winner, mover))
+        values = [game_result(winner, mover) for mover in movers]  # the episode's result for the player to move
+        self.buffer.add(RecordedGame.from_targets(game.num_actions, starter, moves, counts, values, winner))
         x, pi, z = self.buffer.sample(s.minibatch, self.np_rng)
         stats = self.net.fit(x, pi, z, batch_size=min(len(x), 64), epochs=s.epochs)
         losses = {key: float(stats[key]) for key in ("loss", "accuracy", "policy_loss", "value_loss") if key in stats}

@@ -41,9 +41,15 @@ def test_generations_write_checkpoints_metrics_and_value_targets(tmp_path):
     assert all("promoted" in r and 0 <= r["gating_score"] <= 1 for r in generations)
     assert [r["step"] for r in records] == list(range(1, 9))
     # every position and its 180-degree turn, with z for the player to move (Hex has no draws)
-    assert len(trainer.buffer) == 2 * sum(r["moves"] for r in games)
-    assert set(np.unique(trainer.buffer.z[: len(trainer.buffer)])) <= {0.0, 1.0}
-    assert np.allclose(trainer.buffer.y[: len(trainer.buffer)].sum(axis=1), 1.0)
+    assert len(trainer.buffer) == 2 * sum(len(r["moves"]) for r in games)
+    x, y, z = trainer.buffer.cases()
+    assert len(x) == len(trainer.buffer) and set(np.unique(z)) <= {0.0, 1.0}
+    assert np.allclose(y.sum(axis=1), 1.0)
+    # each game's metrics line carries its moves, which replay to its end and its winner
+    assert [r.moves.tolist() for r in trainer.buffer.records] == [r["moves"] for r in games]
+    for r in games:
+        final = trainer.game.state_after(r["moves"], r["starting_player"])
+        assert trainer.game.is_final(final) and trainer.game.winner(final) == r["winner"]
 
 
 def test_mean_value_targets_lie_between_z_and_q(tmp_path):
@@ -51,7 +57,7 @@ def test_mean_value_targets_lie_between_z_and_q(tmp_path):
     trainer = SelfPlayTrainer(tiny(run_dir, generations=1, extra=['selfplay.value_target="mean"']), run_dir,
                               progress=False)
     trainer.train()
-    z = trainer.buffer.z[: len(trainer.buffer)]
+    z = trainer.buffer.cases()[2]
     assert ((z > 0) & (z < 1)).any()
 
 
@@ -75,7 +81,11 @@ def test_selfplay_survives_kill_9_and_resumes(tmp_path, workers):
     proc.wait()
     done = RunDir(run_dir).latest()[0]
     assert 5 <= done < 16
-    buffer = ReplayBuffer.load(RunDir(run_dir).latest()[1] / "replay.npz")
+    from games.hex import Hex
+
+    game = Hex(3)
+    buffer = ReplayBuffer.load(RunDir(run_dir).latest()[1] / "replay.npz", game,
+                               lambda states: np.stack([game.encode(s) for s in states]))
     proc = start()
     out, err = proc.communicate(timeout=300)
     assert proc.returncode == 0, err
@@ -84,6 +94,9 @@ def test_selfplay_survives_kill_9_and_resumes(tmp_path, workers):
     assert [r["step"] for r in records] == list(range(1, 17))
     assert [r["game"] for r in records if r["kind"] == "game"] == list(range(1, 13))
     assert len(buffer) > 0
+    # the games kept at the kill are the first ones of the finished run's metrics
+    moves = [r["moves"] for r in records if r["kind"] == "game"]
+    assert [r.moves.tolist() for r in buffer.records] == moves[: len(buffer.records)]
 
 
 def test_worker_processes_play_the_same_games_as_one_process(tmp_path):
@@ -101,11 +114,10 @@ def test_worker_processes_play_the_same_games_as_one_process(tmp_path):
     (games1, buffer1, net1), (games2, buffer2, net2) = runs[1], runs[2]
     assert games1 == games2 and len(games1) == 6
     n = len(buffer1)
-    assert n == len(buffer2) > 0
-    assert np.array_equal(buffer1.x[:n], buffer2.x[:n]) and np.array_equal(buffer1.y[:n], buffer2.y[:n])
-    assert np.array_equal(buffer1.z[:n], buffer2.z[:n])
-    x = buffer1.x[:n]
-    assert np.allclose(net1.evaluate(x)[0], net2.evaluate(x)[0], atol=1e-5)
+    assert n == len(buffer2) > 0 and buffer1.records == buffer2.records
+    (x1, y1, z1), (x2, y2, z2) = buffer1.cases(), buffer2.cases()
+    assert np.array_equal(x1, x2) and np.array_equal(y1, y2) and np.array_equal(z1, z2)
+    assert np.allclose(net1.evaluate(x1)[0], net2.evaluate(x1)[0], atol=1e-5)
 
 
 def start_selfplay(run_dir, generations, workers, output=subprocess.PIPE, **popen):
