@@ -140,45 +140,93 @@ class RecordedGame:
         return f"RecordedGame(starting_player={self.starting_player}, moves={self.moves.tolist()}, winner={self.winner})"
 
 
-def pack_records(records: Sequence[RecordedGame], num_actions: int) -> dict[str, np.ndarray]:
-    """Games as flat integer and float arrays with offsets (an npz file's content, no pickles)."""
-    dtype = action_dtype(num_actions)
-    lengths = np.array([len(r) for r in records], dtype=np.int64)
-    policy_counts = np.array([len(r.policy_actions) for r in records], dtype=np.int64)
-    visits = np.concatenate([r.policy_visits for r in records]) if records else np.zeros(0, np.uint8)
-    return {
-        "starting_players": np.array([r.starting_player for r in records], dtype=np.uint8),
-        "winners": np.array([r.winner or 0 for r in records], dtype=np.uint8),  # 0: a draw
-        "game_offsets": np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64),
-        "moves": np.concatenate([r.moves for r in records]).astype(dtype) if records else np.zeros(0, dtype),
-        "values": np.concatenate([r.values for r in records]).astype(np.float32) if records else np.zeros(0, np.float32),
-        # the visited actions of each position; their running sum gives each game's policy_offsets back
-        "policy_sizes": np.concatenate([np.diff(r.policy_offsets.astype(np.int64)) for r in records]).astype(dtype)
-        if records else np.zeros(0, dtype),
-        "policy_game_offsets": np.concatenate([[0], np.cumsum(policy_counts)]).astype(np.int64),
-        "policy_actions": np.concatenate([r.policy_actions for r in records]).astype(dtype)
-        if records else np.zeros(0, dtype),
-        "policy_visits": visits.astype(np.min_scalar_type(int(visits.max()) if len(visits) else 0)),
-    }
+class GameStore:
+    """Many recorded games in a few flat arrays, oldest first: what the replay buffer keeps
+    in memory and writes to its file (an npz of these arrays, no pickles). A game costs
+    18 bytes of bookkeeping; a position its move, its value, its number of visited moves
+    and, for each of them, the action and the visit count.
 
+    - ``starting_players``, ``winners`` (0: a draw), ``game_offsets`` (games + 1): per game
+    - ``moves``, ``values``, ``policy_sizes`` (visited moves): per position, game after game
+    - ``policy_game_offsets`` (games + 1), ``policy_actions``, ``policy_visits``: the visits
+    """
 
-def unpack_records(arrays: Any, num_actions: int) -> list[RecordedGame]:
-    """The games :func:`pack_records` packed (``arrays``: a mapping such as an open npz file)."""
-    dtype = action_dtype(num_actions)
-    game_offsets, policy_offsets = arrays["game_offsets"], arrays["policy_game_offsets"]
-    moves, values, sizes = arrays["moves"].astype(dtype), arrays["values"], arrays["policy_sizes"]
-    actions, visits = arrays["policy_actions"].astype(dtype), arrays["policy_visits"]
-    records = []
-    for i, (starter, winner) in enumerate(zip(arrays["starting_players"], arrays["winners"])):
-        a, b = int(game_offsets[i]), int(game_offsets[i + 1])
-        p, q = int(policy_offsets[i]), int(policy_offsets[i + 1])
-        offsets = np.concatenate([[0], np.cumsum(sizes[a:b], dtype=np.int64)])
-        game_visits = visits[p:q]
-        records.append(RecordedGame(
-            int(starter), moves[a:b].copy(), int(winner) or None, actions[p:q].copy(),
-            game_visits.astype(np.min_scalar_type(int(game_visits.max()) if len(game_visits) else 0)),
-            offsets.astype(np.min_scalar_type(int(offsets[-1]))), values[a:b].copy()))
-    return records
+    FIELDS = ("starting_players", "winners", "game_offsets", "moves", "values", "policy_sizes",
+              "policy_game_offsets", "policy_actions", "policy_visits")
+
+    def __init__(self, num_actions: int):
+        self.num_actions = int(num_actions)
+        small = action_dtype(num_actions)
+        self.starting_players = np.zeros(0, np.uint8)
+        self.winners = np.zeros(0, np.uint8)
+        self.game_offsets = np.zeros(1, np.int64)
+        self.moves = np.zeros(0, small)
+        self.values = np.zeros(0, np.float32)
+        self.policy_sizes = np.zeros(0, small)
+        self.policy_game_offsets = np.zeros(1, np.int64)
+        self.policy_actions = np.zeros(0, small)
+        self.policy_visits = np.zeros(0, np.uint8)  # widened when a game brings more visits
+
+    def __len__(self) -> int:
+        return len(self.starting_players)
+
+    def positions(self) -> int:
+        return int(self.game_offsets[-1] - self.game_offsets[0])
+
+    def length(self, game: int) -> int:
+        return int(self.game_offsets[game + 1] - self.game_offsets[game])
+
+    def nbytes(self) -> int:
+        return sum(getattr(self, name).nbytes for name in self.FIELDS)
+
+    def append(self, record: RecordedGame) -> None:
+        small = self.moves.dtype
+        visits = record.policy_visits
+        wide = np.promote_types(self.policy_visits.dtype, visits.dtype)
+        self.starting_players = np.append(self.starting_players, np.uint8(record.starting_player))
+        self.winners = np.append(self.winners, np.uint8(record.winner or 0))
+        self.game_offsets = np.append(self.game_offsets, self.game_offsets[-1] + len(record))
+        self.moves = np.concatenate([self.moves, record.moves.astype(small)])
+        self.values = np.concatenate([self.values, record.values.astype(np.float32)])
+        self.policy_sizes = np.concatenate([self.policy_sizes, np.diff(record.policy_offsets.astype(np.int64)).astype(small)])
+        self.policy_game_offsets = np.append(self.policy_game_offsets, self.policy_game_offsets[-1] + len(visits))
+        self.policy_actions = np.concatenate([self.policy_actions, record.policy_actions.astype(small)])
+        self.policy_visits = np.concatenate([self.policy_visits.astype(wide), visits.astype(wide)])
+
+    def drop_oldest(self, count: int = 1) -> None:
+        """Forget the ``count`` oldest games (their arrays are copied out, so memory is freed)."""
+        if count <= 0:
+            return
+        a, p = self.game_offsets[count], self.policy_game_offsets[count]
+        self.starting_players, self.winners = self.starting_players[count:].copy(), self.winners[count:].copy()
+        self.game_offsets = self.game_offsets[count:] - a
+        self.policy_game_offsets = self.policy_game_offsets[count:] - p
+        self.moves, self.values = self.moves[a:].copy(), self.values[a:].copy()
+        self.policy_sizes = self.policy_sizes[a:].copy()
+        self.policy_actions, self.policy_visits = self.policy_actions[p:].copy(), self.policy_visits[p:].copy()
+
+    def record(self, game: int) -> RecordedGame:
+        """Game number ``game`` (0 = the oldest kept) as a RecordedGame (its arrays are views)."""
+        a, b = int(self.game_offsets[game]), int(self.game_offsets[game + 1])
+        p, q = int(self.policy_game_offsets[game]), int(self.policy_game_offsets[game + 1])
+        offsets = np.concatenate([[0], np.cumsum(self.policy_sizes[a:b], dtype=np.int64)])
+        return RecordedGame(int(self.starting_players[game]), self.moves[a:b], int(self.winners[game]) or None,
+                            self.policy_actions[p:q], self.policy_visits[p:q], offsets, self.values[a:b])
+
+    def records(self) -> list[RecordedGame]:
+        return [self.record(i) for i in range(len(self))]
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        return {name: getattr(self, name) for name in self.FIELDS}
+
+    @classmethod
+    def from_arrays(cls, arrays: Any, num_actions: int) -> "GameStore":
+        """The store whose :meth:`arrays` these are (``arrays``: a mapping such as an open npz file)."""
+        store = cls(num_actions)
+        for name in cls.FIELDS:
+            setattr(store, name, np.asarray(arrays[name]).astype(getattr(store, name).dtype
+                                                               if name != "policy_visits" else arrays[name].dtype))
+        return store
 
 
 # ---- played games as JSON lines -----------------------------------------------------------------

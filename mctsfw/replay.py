@@ -22,7 +22,7 @@ import numpy as np
 
 from mctsfw.checkpoints import atomic_path
 from mctsfw.game import Game, State
-from mctsfw.records import RecordedGame, pack_records, unpack_records
+from mctsfw.records import GameStore, RecordedGame
 from mctsfw.runs import RunDirError
 
 #: ``encode(states) -> batch``: the network's input for a list of states (``net.encode_batch``)
@@ -55,7 +55,7 @@ class ReplayBuffer:
         self.game, self.encode, self.augment = game, encode, bool(augment)
         self.copies = self._symmetric_copies() if self.augment else 1
         self.max_positions = max(1, self.capacity // self.copies)
-        self.records: list[RecordedGame] = []
+        self.games = GameStore(game.num_actions)  # the kept games, oldest first
         self.first = 0  # positions of the oldest game already dropped
         self.positions = 0  # positions kept
         self.added = 0  # positions ever added (where the ring of cases would be)
@@ -70,21 +70,28 @@ class ReplayBuffer:
     def __len__(self) -> int:
         return self.positions * self.copies
 
+    @property
+    def records(self) -> list[RecordedGame]:
+        """The kept games, oldest first (the oldest may have lost its first ``first`` positions)."""
+        return self.games.records()
+
     def add(self, record: RecordedGame) -> None:
         """Keep a finished game; drop the oldest positions that no longer fit."""
-        self.records.append(record)
+        self.games.append(record)
         self.positions += len(record)
         self.added += len(record)
+        gone = 0  # whole games dropped
         while self.positions > self.max_positions:
             excess = self.positions - self.max_positions
-            oldest = len(self.records[0]) - self.first
+            oldest = self.games.length(gone) - self.first
             if excess >= oldest:
-                self.records.pop(0)
+                gone += 1
                 self.first = 0
                 self.positions -= oldest
             else:
                 self.first += excess
                 self.positions -= excess
+        self.games.drop_oldest(gone)
         self._index = None
 
     # ---- rebuilding cases ----------------------------------------------------------------------
@@ -92,10 +99,10 @@ class ReplayBuffer:
         """(game, position) of every kept position, oldest first."""
         if self._index is None:
             games, positions = [], []
-            for i, record in enumerate(self.records):
-                start = self.first if i == 0 else 0
-                games.append(np.full(len(record) - start, i, dtype=np.int64))
-                positions.append(np.arange(start, len(record), dtype=np.int64))
+            for i in range(len(self.games)):
+                start, length = self.first if i == 0 else 0, self.games.length(i)
+                games.append(np.full(length - start, i, dtype=np.int64))
+                positions.append(np.arange(start, length, dtype=np.int64))
             empty = np.zeros(0, dtype=np.int64)
             self._index = (np.concatenate(games) if games else empty, np.concatenate(positions) if positions else empty)
         return self._index
@@ -111,18 +118,20 @@ class ReplayBuffer:
         each game is replayed once, up to the last position wanted from it."""
         games, positions = self.index()
         games, positions = games[wanted], positions[wanted]
+        num_actions = self.game.num_actions
         states: list[State] = [None] * len(wanted)
+        y = np.zeros((len(wanted), num_actions), np.float32)
+        z = np.zeros(len(wanted), np.float32)
         for g in np.unique(games):
             at = np.flatnonzero(games == g)
-            replayed = list(self.records[g].states(self.game, int(positions[at].max()) + 1))
+            record = self.games.record(int(g))
+            replayed = list(record.states(self.game, int(positions[at].max()) + 1))
             for i in at:
                 states[i] = replayed[positions[i]]
+                y[i] = record.distribution(int(positions[i]), num_actions)
+                z[i] = record.values[positions[i]]
         x = self.encode(states) if states else np.zeros((0, *self.encode([self.game.initial_state()]).shape[1:]),
                                                         np.float32)
-        num_actions = self.game.num_actions
-        y = np.stack([self.records[g].distribution(p, num_actions) for g, p in zip(games, positions)]) \
-            if len(wanted) else np.zeros((0, num_actions), np.float32)
-        z = np.array([self.records[g].values[p] for g, p in zip(games, positions)], dtype=np.float32)
         return x, y, z
 
     def _cases_of(self, chronological: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -169,9 +178,9 @@ class ReplayBuffer:
 
     # ---- the buffer file ---------------------------------------------------------------------------
     def save(self, path: str | Path) -> None:
-        """The games as flat arrays with offsets (``mctsfw.records.pack_records``) and the
-        buffer's counters, in one npz file (no pickles)."""
-        arrays = pack_records(self.records, self.game.num_actions)
+        """The games' flat arrays (``mctsfw.records.GameStore``) and the buffer's counters,
+        in one npz file (no pickles)."""
+        arrays = self.games.arrays()
         arrays.update(format=np.array(FORMAT), num_actions=self.game.num_actions, capacity=self.capacity,
                       augment=self.augment, first=self.first, added=self.added)
         with atomic_path(path) as tmp:
@@ -188,7 +197,7 @@ class ReplayBuffer:
                 raise ReplayFileError(f"{path} holds games of {int(data['num_actions'])} actions, not {game!r}'s "
                                       f"{game.num_actions}")
             buffer = cls(int(data["capacity"]), game, encode, augment=bool(data["augment"]))
-            buffer.records = unpack_records(data, game.num_actions)
+            buffer.games = GameStore.from_arrays(data, game.num_actions)
             buffer.first, buffer.added = int(data["first"]), int(data["added"])
-        buffer.positions = sum(len(r) for r in buffer.records) - buffer.first
+        buffer.positions = buffer.games.positions() - buffer.first
         return buffer

@@ -68,6 +68,30 @@ def test_play_saves_each_game_as_a_gif(tmp_path):
             assert gif.n_frames == moves + 1  # the empty board, then one frame a move
 
 
+def test_play_records_the_games_as_json_lines_that_replay(tmp_path):
+    import json
+
+    import mctsfw
+    from mctsfw.records import read_game_lines
+
+    path = tmp_path / "new" / "games.jsonl"
+    result = run_cli("play", "--game", "connect4", "--p1", "random", "--p2", "mcts", "--search-games", "20",
+                     "--no-display", "--games", "3", "--starting-player", "alternate", "--seed", "1", "--record", path)
+    assert result.returncode == 0, result.stderr
+    assert f"games saved in {path}" in result.stdout
+    lines = read_game_lines(path)
+    assert len(lines) == 3 == len(path.read_text().splitlines())
+    assert set(lines[0]) == {"game", "params", "starting_player", "moves", "winner"}
+    for number, line in enumerate(lines, 1):
+        game = mctsfw.make_game(line["game"], **line["params"])
+        assert repr(game) == "ConnectFour(rows=6, columns=7)"
+        final = game.state_after(line["moves"], line["starting_player"])  # the moves replay to the end ...
+        assert game.is_final(final) and game.winner(final) == line["winner"]  # ... and to its winner
+        assert f"game {number}: player {line['starting_player']} started, {len(line['moves'])} moves" in result.stdout
+    assert [line["starting_player"] for line in lines] == [1, 2, 1]
+    assert json.loads(path.read_text().splitlines()[0]) == lines[0]
+
+
 def test_a_missing_or_mismatched_model_is_refused_with_its_name(tmp_path):
     missing = run_cli("play", "--p1", "random", "--p2", str(tmp_path / "nope.keras"), "--no-display")
     assert missing.returncode == 2 and "nope.keras: no such model file" in missing.stderr
@@ -237,6 +261,10 @@ def test_a_file_where_a_directory_belongs_is_refused_before_anything_runs(tmp_pa
     assert status == 2 and "--out" in err and "is a file" in err and "TOPP on" not in out  # no game was played
     assert file.read_text() == "x"
     assert "--gif" in refused(capsys, "play", "--p1", "random", "--p2", "random", "--no-display", "--gif", file / "g.gif")
+    assert refused(capsys, "play", "--p1", "random", "--p2", "random", "--no-display", "--record", tmp_path) == \
+        f"error: --record {tmp_path} is a directory, not a file"
+    assert "--record" in refused(capsys, "play", "--p1", "random", "--p2", "random", "--no-display", "--record",
+                                 file / "games.jsonl")
     assert "--json" in refused(capsys, "compare", "random", "random", "--games", "1", "--json", tmp_path)
 
 

@@ -8,7 +8,7 @@ import pytest
 import mctsfw
 from mctsfw import MCTS, make_tree_policy
 from mctsfw.evaluators import RandomRollouts
-from mctsfw.records import RecordedGame, pack_records, shares, unpack_records, visit_counts
+from mctsfw.records import GameStore, RecordedGame, shares, visit_counts
 from mctsfw.replay import ReplayBuffer, ReplayFileError, game_result
 from mctsfw.sampling import sample_action
 
@@ -196,10 +196,18 @@ def test_the_buffer_file_round_trips_without_pickles(tmp_path):
     empty = ReplayBuffer.load(tmp_path / "empty.npz", game, encoder(game, False))
     assert len(empty) == 0 and empty.records == []
     assert [len(a) for a in empty.cases()] == [0, 0, 0]
-    # packing keeps draws (winner None) and large visit counts
-    record = RecordedGame.from_targets(game.num_actions, 2, [3, 3], [np.array([0, 0, 0, 70000, 0, 0, 1]),
-                                                                      np.array([5, 0, 0, 9, 0, 0, 0])], [0.5, 0.5], None)
-    assert unpack_records(pack_records([record], game.num_actions), game.num_actions) == [record]
+    # the store keeps draws (winner None) and widens its visit counts when a game brings larger ones
+    store = GameStore(game.num_actions)
+    small = RecordedGame.from_targets(game.num_actions, 1, [3], [np.array([0, 0, 0, 7, 0, 0, 1])], [1.0], 1)
+    large = RecordedGame.from_targets(game.num_actions, 2, [3, 3], [np.array([0, 0, 0, 70000, 0, 0, 1]),
+                                                                     np.array([5, 0, 0, 9, 0, 0, 0])], [0.5, 0.5], None)
+    store.append(small)
+    assert store.policy_visits.dtype == np.uint8
+    store.append(large)
+    assert store.policy_visits.dtype == np.uint32 and store.records() == [small, large]
+    assert GameStore.from_arrays(store.arrays(), game.num_actions).records() == [small, large]
+    store.drop_oldest()
+    assert store.records() == [large] and store.positions() == 2
 
 
 def test_a_buffer_file_of_encoded_cases_is_refused_with_one_line(tmp_path):
@@ -212,3 +220,18 @@ def test_a_buffer_file_of_encoded_cases_is_refused_with_one_line(tmp_path):
     buffer.save(tmp_path / "hex3.npz")
     with pytest.raises(ReplayFileError, match="9 actions"):
         ReplayBuffer.load(tmp_path / "hex3.npz", mctsfw.make_game("hex", size=4), encoder(game, False))
+
+
+def test_a_stored_position_takes_ten_times_less_than_its_encoded_cases():
+    """scripts/record_memory.py on a few real Connect Four games: the figures it reports."""
+    from scripts.record_memory import encoded_bytes, measured_row, play_records
+
+    game = mctsfw.make_game("connect4")
+    records = play_records(game, 4, search_games=50)
+    positions = sum(len(r) for r in records)
+    for encoding, floats in (("flat", 86), ("planes", 6 * 7 * 4)):
+        row = measured_row("c4", game, encoding, records)
+        assert row["positions"] == positions and row["copies"] == 2
+        assert row["encoded"] == encoded_bytes(floats, 2, 7) == 2 * 4 * (floats + 7 + 1)
+        assert row["records"] < row["records_in_memory"] < row["records_file"]
+        assert row["ratio"] >= 10 and row["encoded"] / row["records_file"] >= 10
