@@ -64,8 +64,9 @@ class RecordedGame:
     value target ``values[i]`` for the player to move there.
 
     Build one with :meth:`from_targets`. The integer arrays use the smallest type that
-    holds them, so a Connect Four position whose 7 moves were visited takes
-    1 + 7 * (1 + 2) + 4 bytes (and an offset); its encoded cases took 2 * (85 + 7 + 1) * 4.
+    holds them: in a replay buffer (:class:`GameStore`) a Connect Four position whose 7
+    moves were visited up to 65,535 times takes 1 + 1 + 4 + 7 * (1 + 2) = 27 bytes; its
+    two encoded cases (flat input, dense distribution, value) took 2 * (86 + 7 + 1) * 4 = 752.
     """
 
     __slots__ = ("starting_player", "moves", "winner", "policy_actions", "policy_visits", "policy_offsets", "values")
