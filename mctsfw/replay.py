@@ -140,7 +140,7 @@ class ReplayBuffer:
         positions, copy = np.divmod(chronological, self.copies)
         wanted, back = np.unique(positions, return_inverse=True)
         x, y, z = self._positions(wanted)
-        if self.copies == 1:
+        if self.copies == 1 or not len(chronological):
             return x[back], y[back], z[back]
         variants = []
         for xi, yi in zip(x, y):

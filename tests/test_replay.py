@@ -196,6 +196,8 @@ def test_the_buffer_file_round_trips_without_pickles(tmp_path):
     empty = ReplayBuffer.load(tmp_path / "empty.npz", game, encoder(game, False))
     assert len(empty) == 0 and empty.records == []
     assert [len(a) for a in empty.cases()] == [0, 0, 0]
+    assert [a.shape for a in ReplayBuffer(5, game, encoder(game, True), augment=True).cases(True)] == \
+        [(0, 6, 7, 4), (0, 7), (0,)]
     # the store keeps draws (winner None) and widens its visit counts when a game brings larger ones
     store = GameStore(game.num_actions)
     small = RecordedGame.from_targets(game.num_actions, 1, [3], [np.array([0, 0, 0, 7, 0, 0, 1])], [1.0], 1)
