@@ -256,6 +256,7 @@ class MCTS:
         return self._search(self._root_for_id(moves, starting_player), search_games, time_limit)
 
     def _search(self, root: Node, search_games: int | None, time_limit: float | None) -> Node:
+        """Both searches, once the root is found (by state or by ID)."""
         if root.final:
             raise ValueError("the game is over: nothing to search")
         with paused_gc():
