@@ -202,7 +202,7 @@ class Gomoku(Game):
     # ---- playouts ---------------------------------------------------------------------
     #: moves between tests in a random playout; the stones of the last stretch are then
     #: replayed one by one to find the move that made the first line
-    PLAYOUT_STRETCH = 8
+    PLAYOUT_STRETCH = 12
 
     def playout(
         self, state: GomokuState, rng: random.Random, choose: Callable[[GomokuState], int] | None = None
@@ -391,7 +391,8 @@ class Gomoku(Game):
         n = self.size
         player, _, _, winner, moves = state
         cells = self.board(state).reshape(-1)
-        line = set(self.winning_line(state))
+        ordered = self.winning_line(state)
+        line = set(ordered)
         last = moves[-1] if moves else None
         letters = "    " + "".join(f" {chr(ord('a') + c)} " for c in range(n))
         rows = [letters]
@@ -410,7 +411,7 @@ class Gomoku(Game):
         rows.append(letters)
         if winner:
             rows.append(f"player {winner} ({MARKS[winner]}) has won: {len(line)} in a row, "
-                        f"{self.cell_name(line[0])}-{self.cell_name(line[-1])}")
+                        f"{self.cell_name(ordered[0])}-{self.cell_name(ordered[-1])}")
         elif self.is_final(state):
             rows.append("a draw: the board is full")
         else:
