@@ -250,6 +250,33 @@ def test_either_player_may_start_and_states_are_ids(game):
     assert game.state_after([2, 1, 0]) != a  # another history: another ID (and other history planes)
 
 
+def test_state_after_rebuilds_every_state_of_random_games():
+    """The fast ``state_after`` gives what stepping through ``next_state`` gives, for every
+    prefix of random games from either opener (won and drawn ends included), and refuses
+    what stepping refuses with the same reason."""
+    rng = random.Random(7)
+    for size, params in [(9, {}), (5, {}), (7, {"exactly_five": True}), (7, {"connect": 4})]:
+        game = mctsfw.make_game("gomoku", size=size, **params)
+        for first in (1, 2):
+            for _ in range(15):
+                states, moves = [game.initial_state(first)], []
+                while not game.is_final(states[-1]):
+                    moves.append(rng.choice(game.legal_actions(states[-1])))
+                    states.append(game.next_state(states[-1], moves[-1]))
+                for k, state in enumerate(states):
+                    assert game.state_after(moves[:k], first) == state
+                assert game.state_after(np.array(moves, dtype=np.int64), first) == states[-1]
+                empty = [a for a in range(size * size) if a not in moves]
+                if game.winner(states[-1]) and empty:  # a stone after the win
+                    with pytest.raises(IllegalMoveError, match="over: player"):
+                        game.state_after(moves + empty[:1], first)
+    game = mctsfw.make_game("gomoku", size=9)
+    for bad, reason in [([40, 40], "e5 is already occupied"), ([40, 81], "off the"), ([40, "3"], "off the"),
+                        ([40, True], "off the")]:
+        with pytest.raises(IllegalMoveError, match=reason):
+            game.state_after(bad)
+
+
 @pytest.mark.parametrize(
     "params, problem",
     [({"size": 4}, "size"), ({"size": 20}, "size"), ({"size": "9"}, "size"), ({"connect": 2}, "connect"),
