@@ -480,3 +480,33 @@ def test_gif_frames_draw_stones_and_the_winning_line(game, tmp_path):
     won = game.is_final(record.states[-1]) and game.winner(record.states[-1])
     assert (GOMOKU_COLOURS["line"] in last) == bool(won)
     assert GOMOKU_COLOURS["line"] not in {c for _, c in frames[-2].getcolors(1 << 16)}
+
+
+# ---- the command line ----------------------------------------------------------------------------
+def test_people_play_through_the_command_line():
+    """Two people through piped input: X takes row 1 (a1 .. e1), O row 9; the refused
+    inputs name their reason and change nothing; the last picture shows the line."""
+    from tests.test_plugins import run_cli
+
+    moves = ["a1", "a9", "a1", "j1", "1 2 3", "b1", "8 1", "c1", "c9", "d1", "d9", "e1"]
+    result = run_cli("play", "--game", "gomoku", "--size", "9", "--p1", "human", "--p2", "human",
+                     stdin="\n".join(moves) + "\n")
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "refused: a1 is already occupied" in out
+    assert "refused: 'j1' is off the 9x9 board" in out
+    assert "refused: cannot read '1 2 3'" in out
+    assert "player 2 plays b9" in out  # '8 1': row 8, column 1 counted from 0
+    assert "player 1 (X) has won: 5 in a row, a1-e1" in out
+    assert "  1 [X][X][X][X][X] .  .  .  .  1" in out
+    assert "game 1: player 1 started, 9 moves, player 1 (human) wins" in out
+
+
+def test_agents_play_gomoku_through_the_command_line():
+    from tests.test_plugins import run_cli
+
+    result = run_cli("play", "--game", "gomoku", "--size", "9", "--p1", "random", "--p2", "mcts", "--search-games", "100",
+                     "--no-display", "--seed", "1")
+    assert result.returncode == 0, result.stderr
+    assert "Gomoku(size=9, connect=5, exactly_five=False, history=0)" in result.stdout
+    assert "game 1:" in result.stdout
