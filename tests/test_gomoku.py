@@ -392,6 +392,31 @@ def test_playouts_agree_in_distribution_with_stepping_random_moves():
     del rng
 
 
+def test_playouts_find_the_first_line_exactly():
+    """The same random numbers drawn the same way (a uniformly random index into the empty
+    cells, the last one moved into its place), stepping through ``next_state``: the
+    stretch-tested playout ends with exactly the winner of that move sequence, whichever
+    move of a stretch made the first line (the stretches start at different offsets)."""
+
+    def stepping(game, state, rng):
+        cells = game.legal_actions(state)
+        left = len(cells)
+        while not game.is_final(state):
+            k = int(rng.random() * left)
+            left -= 1
+            action, cells[k] = cells[k], cells[left]
+            state = game.next_state(state, action)
+        return game.winner(state)
+
+    for size in (5, 9, 15):
+        game = mctsfw.make_game("gomoku", size=size)
+        for seed in range(300):
+            start = game.state_after(random.Random(seed).sample(range(size * size), seed % 7))
+            if game.is_final(start):
+                continue
+            assert game.playout(start, random.Random(seed)) == stepping(game, start, random.Random(seed)), (size, seed)
+
+
 def test_playout_results_are_reachable():
     """With few cells left every playout's result is one that some order of the remaining
     moves reaches, and each reachable one appears; a decided state returns its winner."""
