@@ -212,7 +212,7 @@ class Gomoku(Game):
     def winning_line(self, state: GomokuState) -> list[int]:
         """The actions of the winning line through the last stone (all its stones, an
         overline included in freestyle), in order along the line; [] unless won."""
-        player, ones, twos, winner, moves = state
+        _, ones, twos, winner, moves = state
         if not winner:
             return []
         own = ones if winner == 1 else twos
@@ -312,7 +312,6 @@ class Gomoku(Game):
     def _stepping_playout(self, state, rng, choose) -> int | None:
         while not self.is_final(state):
             if choose is None:
-                player, ones, twos, _, moves = state
                 empty = self.legal_actions(state)
                 state = self.next_state(state, empty[int(rng.random() * len(empty))])
             else:

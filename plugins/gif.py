@@ -334,7 +334,8 @@ class GifDisplay:
     """
 
     name = "gif"
-    description = "records actual games as animated GIFs (Hex as a diamond of hexagons, Connect Four as discs, Gomoku as stones on a board, other games as text)"
+    description = ("records actual games as animated GIFs (Hex as a diamond of hexagons, Connect Four as discs, "
+                   "Gomoku as stones on a board, other games as text)")
 
     def __init__(
         self,

@@ -102,7 +102,6 @@ def test_every_line_wins_for_both_players_from_every_stone(game, winner):
 
 
 def test_four_is_not_five_and_gaps_break_lines(game):
-    n = game.size
     # X X X X . X on row 0, O far away: no line until the gap is filled
     x_moves, o_moves = [0, 1, 2, 3, 5], [80, 78, 62, 60, 44]
     state = game.state_after(interleave(x_moves, o_moves))
@@ -110,19 +109,18 @@ def test_four_is_not_five_and_gaps_break_lines(game):
     assert naive_winners(grid_of(game, state)) == set()
     won = game.next_state(state, 4)  # six in a row: freestyle wins
     assert game.winner(won) == 1 and game.winning_line(won) == [0, 1, 2, 3, 4, 5]
-    # four across a row boundary (row 0's end, row 1's start) is no line: the guard column
-    state = game.state_after(interleave([6, 7, 8, 9, 10], [80, 78, 62, 60]))
-    assert naive_winners(grid_of(game, state)) == set() and not game.is_final(state)
-    # runs that continue in action order but wrap around the board's edge are no lines:
-    # 9 (b1... a2), then 17 25 33 41 along a diagonal /; 6 16 26 then 36 46 (rows 4, 5)
-    for x_moves in ([9, 17, 25, 33, 41], [6, 16, 26, 36, 46], [44, 53, 62, 71, 80 - 9 * 8]):
+    # five actions in steps of 1, 8 (size - 1) and 10 (size + 1) that wrap around the
+    # board's edge: lines for a bitboard without the guard column, none on the board
+    # (g1 h1 i1 a2 b2; a2 i2 h3 g4 f5; g1 h2 i3 a5 b6)
+    for x_moves in ([6, 7, 8, 9, 10], [9, 17, 25, 33, 41], [6, 16, 26, 36, 46]):
         state = game.state_after(interleave(x_moves, [80, 78, 60, 58]))
         assert naive_winners(grid_of(game, state)) == set() and not game.is_final(state), x_moves
 
 
 def test_random_games_agree_with_the_naive_checker():
     rng = random.Random(4)
-    for size, connect, exactly in [(9, 5, False), (9, 5, True), (7, 4, False), (7, 4, True), (5, 3, True), (6, 5, False)]:
+    variants = [(9, 5, False), (9, 5, True), (7, 4, False), (7, 4, True), (5, 3, True), (6, 5, False)]
+    for size, connect, exactly in variants:
         game = mctsfw.make_game("gomoku", size=size, connect=connect, exactly_five=exactly)
         for starting_player in (1, 2):
             for _ in range(40):
@@ -379,7 +377,6 @@ def test_playouts_agree_in_distribution_with_stepping_random_moves():
     """The stretch-tested playouts and the base class's move-by-move ones give the same
     distribution of results: from the start, from a middle game and where a line is one
     move away (found inside the first stretch), on 9x9 and on 5x5 (where draws are common)."""
-    rng = random.Random(0)
     for size, moves in [(9, []), (9, [40, 41, 31, 32, 22, 23]), (9, [0, 80, 1, 79, 2, 78, 3]), (5, [12, 6])]:
         game = mctsfw.make_game("gomoku", size=size)
         start = game.state_after(moves)
@@ -389,7 +386,6 @@ def test_playouts_agree_in_distribution_with_stepping_random_moves():
         for outcome in (1, 2, None):
             p, q = fast.count(outcome) / n, slow.count(outcome) / n
             assert abs(p - q) < 5 * (0.25 / n * 2) ** 0.5, (size, moves, outcome, p, q)
-    del rng
 
 
 def test_playouts_find_the_first_line_exactly():
@@ -530,8 +526,8 @@ def test_people_play_through_the_command_line():
 def test_agents_play_gomoku_through_the_command_line():
     from tests.test_plugins import run_cli
 
-    result = run_cli("play", "--game", "gomoku", "--size", "9", "--p1", "random", "--p2", "mcts", "--search-games", "100",
-                     "--no-display", "--seed", "1")
+    result = run_cli("play", "--game", "gomoku", "--size", "9", "--p1", "random", "--p2", "mcts",
+                     "--search-games", "100", "--no-display", "--seed", "1")
     assert result.returncode == 0, result.stderr
     assert "Gomoku(size=9, connect=5, exactly_five=False, history=0)" in result.stdout
     assert "game 1:" in result.stdout

@@ -134,7 +134,7 @@ def test_gomoku_agrees_with_openspiel(size, games):
             assert ours.current_player(state) == spiel.current_player() + 1
             assert ours.legal_actions(state) == spiel.legal_actions()
             action = rng.choice(ours.legal_actions(state))
-            assert ours.action_to_text(action) == "{}{}".format("abcdefghijklmnopqrs"[action % size], action // size + 1)
+            assert ours.action_to_text(action) == "abcdefghijklmnopqrs"[action % size] + str(action // size + 1)
             assert spiel.action_to_string(spiel.current_player(), action) == f"{action // size},{action % size}"
             state = ours.next_state(state, action)
             spiel.apply_action(action)
