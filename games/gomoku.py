@@ -100,6 +100,7 @@ class Gomoku(Game):
         # playouts test both players' stones in one integer: the second player's shifted
         # above the first's, with a gap wide enough that no shift of the test reaches across
         self._pair_shift = n * w + 4 * (w + 1)
+        self._freestyle_five = self.connect == 5 and not self.exactly_five  # the unrolled test applies
 
     @classmethod
     def param_problems(cls, params: dict[str, Any]) -> list[str]:
@@ -157,6 +158,8 @@ class Gomoku(Game):
 
     def _wins(self, own: int) -> bool:
         """Whether ``own`` holds a winning line (checked just after a move of its owner)."""
+        if self._freestyle_five:
+            return self._five(own)
         k = self.connect
         for d in self.shifts:
             runs = runs_at_least(own, d, k)
@@ -182,7 +185,7 @@ class Gomoku(Game):
         the last move. Anything else (an illegal move, exactly_five, where an overline
         can undo a line) steps through ``next_state``, which names the reason."""
         moves = tuple(moves)
-        if self.exactly_five or self.connect != 5 or not moves or len(moves) > self.num_actions \
+        if not self._freestyle_five or not moves or len(moves) > self.num_actions \
                 or starting_player not in (1, 2):
             return super().state_after(moves, starting_player)
         bit, n2 = self.bit, self.num_actions
@@ -249,7 +252,7 @@ class Gomoku(Game):
         player, ones, twos, winner, moves = state
         if winner:
             return winner
-        if choose is not None or self.exactly_five or self.connect != 5:
+        if choose is not None or not self._freestyle_five:
             return self._stepping_playout(state, rng, choose)
         empty = (self.full & ~(ones | twos)).to_bytes(self._nbytes, "little")
         cells = [b for table, byte in zip(self._bits_of_byte, empty) for b in table[byte]]
