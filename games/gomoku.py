@@ -178,7 +178,7 @@ class Gomoku(Game):
 
     def state_after(self, moves, starting_player: int = 1) -> GomokuState:
         """The state reached by ``moves`` (the game's ID) from the start, as stepping
-        through ``next_state`` gives it, about ten times faster (replay buffers and search
+        through ``next_state`` gives it, five times faster (replay buffers and search
         rebuild positions from IDs): the stones are set without a test each, since in
         freestyle a line never disappears, so the moves were all legal iff no stone lands
         on another and the position before the last move holds no line; then one test for
