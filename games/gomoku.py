@@ -160,6 +160,8 @@ class Gomoku(Game):
         """Whether ``own`` holds a winning line (checked just after a move of its owner)."""
         if self._freestyle_five:
             return self._five(own)
+        if self.connect == 5:
+            return self._exact_five(own)
         k = self.connect
         for d in self.shifts:
             runs = runs_at_least(own, d, k)
@@ -247,16 +249,34 @@ class Gomoku(Game):
         stretches of ``PLAYOUT_STRETCH``, both players' stones are tested once after each
         stretch (in one integer), and only the stretch in which a line appeared is
         replayed move by move to find who made it first. The moves are the same uniformly
-        random sequence as stepping through ``next_state``.
+        random sequence as stepping through ``next_state``. With ``exactly_five`` (or
+        another ``connect``) the stones are tested after every move, still on integers.
         """
         player, ones, twos, winner, moves = state
         if winner:
             return winner
-        if choose is not None or not self._freestyle_five:
-            return self._stepping_playout(state, rng, choose)
+        if choose is not None:
+            while not self.is_final(state):
+                state = self.next_state(state, choose(state))
+            return self.winner(state)
         empty = (self.full & ~(ones | twos)).to_bytes(self._nbytes, "little")
         cells = [b for table, byte in zip(self._bits_of_byte, empty) for b in table[byte]]
         left = len(cells)
+        if not self._freestyle_five:
+            # an overline can undo a line (exactly_five): test after every stone
+            own, other = (ones, twos) if player == 1 else (twos, ones)
+            random_, wins = rng.random, self._wins
+            while left:
+                k = int(random_() * left)
+                left -= 1
+                stone = cells[k]
+                cells[k] = cells[left]
+                own |= stone
+                if wins(own):
+                    return player
+                own, other = other, own
+                player = 3 - player
+            return None
         own, other = (ones, twos) if player == 1 else (twos, ones)
         random_ = rng.random
         pair = self._pair_shift
@@ -304,6 +324,17 @@ class Gomoku(Game):
             raise AssertionError("a line appeared but no move made it")  # pragma: no cover
         return None
 
+    def _exact_five(self, own: int) -> bool:
+        """Whether ``own`` holds a run of exactly five: a run of five or more starting at
+        a stone whose predecessor is empty and whose sixth cell is not its own."""
+        for d in self.shifts:
+            t = own & own >> d
+            t &= t >> 2 * d
+            t &= own >> 4 * d
+            if t and t & ~(own >> 5 * d | own << d):
+                return True
+        return False
+
     def _five(self, own: int) -> bool:
         for d in self.shifts:
             t = own & own >> d
@@ -311,15 +342,6 @@ class Gomoku(Game):
             if t & own >> 4 * d:
                 return True
         return False
-
-    def _stepping_playout(self, state, rng, choose) -> int | None:
-        while not self.is_final(state):
-            if choose is None:
-                empty = self.legal_actions(state)
-                state = self.next_state(state, empty[int(rng.random() * len(empty))])
-            else:
-                state = self.next_state(state, choose(state))
-        return self.winner(state)
 
     # ---- networks ---------------------------------------------------------------------
     def _cells(self, stones: int) -> np.ndarray:

@@ -404,13 +404,13 @@ def test_playouts_find_the_first_line_exactly():
             state = game.next_state(state, action)
         return game.winner(state)
 
-    for size in (5, 9, 15):
-        game = mctsfw.make_game("gomoku", size=size)
-        for seed in range(300):
+    for size, params in [(5, {}), (9, {}), (15, {}), (9, {"exactly_five": True}), (7, {"connect": 4})]:
+        game = mctsfw.make_game("gomoku", size=size, **params)
+        for seed in range(300 if not params else 100):
             start = game.state_after(random.Random(seed).sample(range(size * size), seed % 7))
             if game.is_final(start):
                 continue
-            assert game.playout(start, random.Random(seed)) == stepping(game, start, random.Random(seed)), (size, seed)
+            assert game.playout(start, random.Random(seed)) == stepping(game, start, random.Random(seed)), (game, seed)
 
 
 def test_playout_results_are_reachable():
