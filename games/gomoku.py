@@ -293,8 +293,6 @@ class Gomoku(Game):
                 cells[k] = cells[left]
                 played.append(stone)
                 own, other = other, own | stone  # the mover's stone; the other moves next
-            if len(played) % 2:
-                own, other = other, own  # back to: own = the player to move at the stretch's start
             both = own | other << pair
             # the shift-and test for five in a row, unrolled: runs of 2, then 4, then 5
             t = both & both >> d1
@@ -310,8 +308,7 @@ class Gomoku(Game):
                         t &= t >> 2 * d4
                         if not t & both >> 4 * d4:
                             if len(played) % 2:
-                                own, other = other, own
-                                player = 3 - player
+                                player = 3 - player  # own: the stones of the player to move now
                             continue
             # a line appeared in this stretch: replay it stone by stone
             own, other = before_own, before_other
