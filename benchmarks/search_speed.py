@@ -2,7 +2,8 @@
 
     python benchmarks/search_speed.py [--games 20000] [--repeats 3] [--model models/hex5/anet_ep0250.keras]
 
-1. UCT with random rollouts from the empty board on 5x5 and 7x7 Hex (and NIM 3,4,5):
+1. UCT with random rollouts from the empty board on 5x5 and 7x7 Hex, NIM 3,4,5 and
+   Gomoku 9x9 and 15x15 (a tenth of ``--games`` for Gomoku, whose playouts are long):
    hexzero, OpenSpiel's Python ``MCTSBot`` and OpenSpiel's C++ ``MCTSBot`` (game logic
    in C++ for both, one random rollout per search game, c = 1.4), and the ratios.
    Targets: at least 10x the Python bot and 0.5x the C++ bot.
@@ -94,21 +95,27 @@ CASES = [
     ("hex 5x5", ("hex", {"size": 5}), ("hex", {"board_size": 5})),
     ("hex 7x7", ("hex", {"size": 7}), ("hex", {"board_size": 7})),
     ("nim 3,4,5", ("nim", {"piles": [3, 4, 5]}), ("nim", {"pile_sizes": "3;4;5", "is_misere": False})),
+    ("gomoku 9x9", ("gomoku", {"size": 9}), ("gomoku", {"size": 9})),
+    ("gomoku 15x15", ("gomoku", {"size": 15}), ("gomoku", {"size": 15})),
 ]
+#: games whose search games cost more (a random Gomoku game is some 40 to 100 moves):
+#: their rows measure this share of --games
+SLOW = {"gomoku": 0.1}
 
 
 def uct_table(games: int, repeats: int, with_python: bool = True) -> None:
-    print(f"{'case':<10} {'hexzero/s':>10} {'os-py/s':>10} {'os-c++/s':>10} {'vs py':>7} {'vs c++':>7}"
+    print(f"{'case':<12} {'hexzero/s':>10} {'os-py/s':>10} {'os-c++/s':>10} {'vs py':>7} {'vs c++':>7}"
           "   (targets: >= 10x py, >= 0.5x c++)")
     for label, (name, params), (spiel_name, spiel_params) in CASES:
         game = mctsfw.make_game(name, **params)
+        count = int(games * SLOW.get(name, 1.0))
         rate, py, cpp = best_of(
             repeats,
-            lambda seed: ours(game, games, seed),
-            lambda seed: openspiel_python(spiel_name, spiel_params, max(games // 10, 500), seed) if with_python else None,
-            lambda seed: openspiel_cpp(spiel_name, spiel_params, games, seed),
+            lambda seed: ours(game, count, seed),
+            lambda seed: openspiel_python(spiel_name, spiel_params, max(count // 10, 200), seed) if with_python else None,
+            lambda seed: openspiel_cpp(spiel_name, spiel_params, count, seed),
         )
-        print(f"{label:<10} {text(rate)} {text(py)} {text(cpp)} {ratio(rate, py)} {ratio(rate, cpp)}")
+        print(f"{label:<12} {text(rate)} {text(py)} {text(cpp)} {ratio(rate, py)} {ratio(rate, cpp)}")
 
 
 def main() -> None:

@@ -10,6 +10,7 @@ BUILTIN_PLUGINS = [
     "games.hex",
     "games.nim",
     "games.connect4",
+    "games.gomoku",
     "nets.anet",
     "nets.twohead",
     "plugins.uct",

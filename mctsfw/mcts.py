@@ -30,6 +30,12 @@ Root noise (``root_noise=True``, for self-play only) mixes fresh noise from the 
 policy (PUCT: Dirichlet) into the root's clean priors at the start of every search.
 The subtree under the actual move is kept for the next move (``advance``).
 
+A search may also be addressed by history (``search_from``): a position is named by its
+*ID*, the moves from the start of the game (and who made the first), as Alpha Omok
+addresses its nodes. The root then knows its ID, ``advance`` extends it, and a node's ID
+is the root's plus the actions on the way down, found when asked (``id_of``), never
+stored in the nodes; ``state_of`` rebuilds a position from an ID (``Game.state_after``).
+
 Garbage collection is paused during a search: the tree holds no reference cycles (a
 node knows its children, never its parent), so the collector has nothing to free
 there, and with TensorFlow loaded each full collection walks TensorFlow's objects too.
@@ -40,6 +46,7 @@ from __future__ import annotations
 import gc
 import math
 import numbers
+import operator
 import random
 import time
 from contextlib import contextmanager
@@ -48,7 +55,7 @@ from typing import Iterator, Sequence
 import numpy as np
 
 from mctsfw.evaluators import LeafEvaluator, RandomRollouts
-from mctsfw.game import Action, Game, State, opponent
+from mctsfw.game import Action, Game, IllegalMoveError, State, opponent
 from mctsfw.schema import Parameters
 
 
@@ -220,6 +227,9 @@ class MCTS:
         self.rng = random.Random(seed)
         self.np_rng = np.random.default_rng(seed)
         self.root: Node | None = None
+        #: the root's ID (moves from the start) when known, and who made the first move
+        self.root_id: tuple[Action, ...] | None = None
+        self.starting_player = 1
         self.last_search_games = 0
         self._clean_priors: tuple[Node, dict[Action, float]] | None = None  # the noised root's own priors
 
@@ -233,7 +243,20 @@ class MCTS:
         problem = budget_problem(search_games, time_limit)
         if problem:
             raise ValueError(problem)
-        root = self._root_for(state)
+        return self._search(self._root_for(state), search_games, time_limit)
+
+    def search_from(self, moves: Sequence[Action], starting_player: int = 1, search_games: int | None = None,
+                    time_limit: float | None = None) -> Node:
+        """``search`` from the position with this ID: ``moves`` played from the start,
+        ``starting_player`` making the first. The kept tree is reused when the ID extends
+        the root's; an illegal move in the ID raises IllegalMoveError."""
+        problem = budget_problem(search_games, time_limit)
+        if problem:
+            raise ValueError(problem)
+        return self._search(self._root_for_id(moves, starting_player), search_games, time_limit)
+
+    def _search(self, root: Node, search_games: int | None, time_limit: float | None) -> Node:
+        """Both searches, once the root is found (by state or by ID)."""
         if root.final:
             raise ValueError("the game is over: nothing to search")
         with paused_gc():
@@ -281,12 +304,20 @@ class MCTS:
         return max(root.children, key=lambda ch: (ch.visits, ch.q)).action
 
     def advance(self, action: Action) -> None:
-        """Keep the subtree under ``action`` as the new root (statistics and all)."""
-        if self.root is not None:
-            self.root = self.root.child(action)  # None when never entered: the next search starts anew
+        """Keep the subtree under ``action`` as the new root (statistics and all); a root
+        that knows its ID extends it by ``action``. An action never entered by the search
+        starts a fresh root (IllegalMoveError if it is not legal)."""
+        root = self.root
+        if root is None:
+            return
+        child = root.child(action)
+        if child is None:
+            child = Node(self.game, self.game.next_state(root.state, action), action, root.player)
+        self._set_root(child, child.action)
 
     def reset(self) -> None:
         self.root = None
+        self.root_id = None
 
     # ---- the four phases ------------------------------------------------------------
     def select(self, root: Node) -> list[Node]:
@@ -393,19 +424,103 @@ class MCTS:
 
     # ---- tree reuse -------------------------------------------------------------------
     def _root_for(self, state: State) -> Node:
-        """The kept node for ``state`` if the tree has it (root, child or grandchild)."""
+        """The kept node for ``state`` if the tree has it (root, child or grandchild);
+        else a fresh root, whose ID is unknown."""
         root = self.root
         if root is not None:
             if root.state == state:
                 return root
             for child in root.children:
                 if child.state == state:
-                    self.root = child
-                    return child
+                    return self._set_root(child, child.action)
                 for grandchild in child.children:
                     if grandchild.state == state:
-                        self.root = grandchild
-                        return grandchild
+                        return self._set_root(grandchild, child.action, grandchild.action)
+        self.root_id = None
+        return self._fresh_root(state)
+
+    def _fresh_root(self, state: State) -> Node:
         player = self.game.current_player(state) if not self.game.is_final(state) else 1
         self.root = Node(self.game, state, None, opponent(player))
         return self.root
+
+    def _set_root(self, node: Node, *actions: Action) -> Node:
+        """``node``, reached from the root by ``actions``, becomes the root (and its ID the
+        root's ID extended by them)."""
+        self.root = node
+        if self.root_id is not None:
+            self.root_id += actions
+        return node
+
+    # ---- search addressed by history (IDs) -----------------------------------------------
+    # An ID is a tuple of actions from the start of the game; the search's starting player
+    # made the first. Nodes keep only their own action: a node's ID is the root's ID plus
+    # the actions from the root down to it, found when asked.
+    def _root_for_id(self, moves: Sequence[Action], starting_player: int) -> Node:
+        """The node with this ID: followed down the kept tree when the ID extends the root's
+        (no position rebuilt, no state compared); else the position rebuilt from the ID,
+        looked for by state as ``search`` does (the root's ID may be unknown, or the ID
+        reach a kept position by other moves)."""
+        moves = as_id(moves)
+        known = self.root_id
+        if known is not None and starting_player == self.starting_player and moves[:len(known)] == known:
+            node = self.root
+            for action in moves[len(known):]:
+                node = node.child(action)
+                if node is None:
+                    break
+            else:
+                self.root, self.root_id = node, moves
+                return node
+        node = self._root_for(self.game.state_after(moves, starting_player))
+        self.root_id, self.starting_player = moves, starting_player
+        return node
+
+    def actions_to(self, node: Node | Sequence[Node]) -> tuple[Action, ...]:
+        """The actions from the root to ``node``: read off a path from the root (as ``select``
+        returns), or found by walking the tree (every node it holds, at worst)."""
+        if not isinstance(node, Node):
+            path = list(node)
+            if not path or path[0] is not self.root:
+                raise ValueError("a path starts at the search's root")
+            return tuple(n.action for n in path[1:])
+        if self.root is None:
+            raise ValueError("the node is not in the search tree: there is none")
+        actions: list[Action] = []
+        stack = [(self.root, 0)]  # depth-first, iterative: no recursion limit on deep trees
+        while stack:
+            current, depth = stack.pop()
+            del actions[max(depth - 1, 0):]
+            if depth:
+                actions.append(current.action)
+            if current is node:
+                return tuple(actions)
+            stack.extend((child, depth + 1) for child in current.children)
+        raise ValueError(f"{node!r} is not in the search tree under the root")
+
+    def id_of(self, node: Node | Sequence[Node]) -> tuple[Action, ...]:
+        """The ID of a node (or of a path's last node): the root's ID and the actions down
+        to it. ValueError when the root's ID is unknown (a search started from a state that
+        the kept tree did not hold: ``search_from`` names the root by its ID)."""
+        if self.root_id is None:
+            raise ValueError("the root's ID is unknown: the search started from a state; use search_from(moves)")
+        return self.root_id + self.actions_to(node)
+
+    def state_of(self, node_or_id: Node | Sequence[Node] | Sequence[Action],
+                 starting_player: int | None = None) -> State:
+        """The position rebuilt from an ID (``Game.state_after``): a node's or a path's (see
+        ``id_of``), or a sequence of actions. ``starting_player`` defaults to that of the
+        search's ID (1 before any search from an ID)."""
+        if isinstance(node_or_id, Node) or (len(node_or_id) and isinstance(node_or_id[0], Node)):
+            node_or_id = self.id_of(node_or_id)
+        if starting_player is None:
+            starting_player = self.starting_player
+        return self.game.state_after(as_id(node_or_id), starting_player)
+
+
+def as_id(moves: Sequence[Action]) -> tuple[Action, ...]:
+    """``moves`` as an ID: a tuple of ints (IllegalMoveError for anything but whole numbers)."""
+    try:
+        return tuple(operator.index(action) for action in moves)
+    except TypeError:
+        raise IllegalMoveError(f"an ID is a sequence of action numbers, not {moves!r}") from None

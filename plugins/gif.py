@@ -4,7 +4,9 @@ Hex is drawn as its diamond of hexagons — cell (0, 0) on top, as in the termin
 picture — with the four sides in the colour of the player who joins them, the stones
 of player 1 (X, red) and player 2 (O, blue), the last move ringed, and at the end the
 winning chain outlined and the winner written. Connect Four is drawn
-as discs in a blue board (X red, O yellow), the last stone ringed. Every other game is
+as discs in a blue board (X red, O yellow), the last stone ringed. Gomoku is drawn as
+black (X) and white (O) stones on a wooden board, the last stone dotted red and the
+winning line ringed in gold. Every other game is
 drawn as the text of its ``render(state)``, so any game plugin can be recorded.
 
     gif = GifDisplay(title="mcts vs random")
@@ -234,6 +236,76 @@ def draw_connect4(game: Game, state: State, last_action: Action | None, mover: i
     return image
 
 
+# ---- Gomoku: stones on the lines of a wooden board ------------------------------------------
+GOMOKU_COLOURS = {
+    "board": (222, 184, 122),
+    "grid": (90, 60, 30),
+    1: (20, 20, 20),  # black: player 1 (X)
+    2: (248, 248, 242),  # white: player 2 (O)
+    "last": (214, 39, 40),
+    "line": (255, 200, 0),
+}
+
+
+def draw_gomoku(game: Game, state: State, last_action: Action | None, mover: int | None,
+                move_number: int, title: str = "", radius: int = 14) -> Image.Image:
+    """A frame of a Gomoku game: the stones on the intersections (row 1 at the top, as the
+    terminal picture), the last stone marked with a red dot, the winning line ringed in gold
+    with a gold bar through it, column letters above and row numbers on the left."""
+    n = game.size
+    board = game.board(state).reshape(-1)
+    cell = 2 * radius + max(3, radius // 4)
+    margin = max(12, radius)
+    font = _font(max(12, int(radius * 0.9)))
+    small = _font(max(10, int(radius * 0.75)))
+    line_height = max(12, int(radius * 0.9)) + 6
+    header = 3 * line_height
+    label = cell  # room for the coordinates
+    width = max(n * cell + label + 2 * margin, 24 * radius)
+    height = header + n * cell + label + 2 * margin
+    image = Image.new("RGB", (width, height), BACKGROUND)
+    draw = ImageDraw.Draw(image)
+    left, top = (width - n * cell + label) // 2, header + margin + label // 2
+    pad = max(3, radius // 3)
+    draw.rectangle((left - pad, top - pad, left + n * cell + pad, top + n * cell + pad), fill=GOMOKU_COLOURS["board"])
+
+    def centre(a: int) -> tuple[float, float]:
+        r, c = divmod(a, n)
+        return left + c * cell + cell / 2, top + r * cell + cell / 2
+
+    for k in range(n):
+        x0, y0 = centre(k)
+        x1, y1 = centre(n * (n - 1) + k)
+        draw.line((x0, y0, x1, y1), fill=GOMOKU_COLOURS["grid"], width=1)
+        x0, y0 = centre(k * n)
+        x1, y1 = centre(k * n + n - 1)
+        draw.line((x0, y0, x1, y1), fill=GOMOKU_COLOURS["grid"], width=1)
+        x, y = centre(k)
+        draw.text((x, top - label / 2), chr(ord("a") + k), fill=INK, font=small, anchor="mm")
+        x, y = centre(k * n)
+        draw.text((left - label / 2, y), str(k + 1), fill=INK, font=small, anchor="mm")
+    line = game.winning_line(state) if game.is_final(state) else []
+    if line:
+        draw.line((*centre(line[0]), *centre(line[-1])), fill=GOMOKU_COLOURS["line"], width=max(4, radius // 2))
+    for a, v in enumerate(board):
+        if not v:
+            continue
+        cx, cy = centre(a)
+        draw.ellipse((cx - radius, cy - radius, cx + radius, cy + radius), fill=GOMOKU_COLOURS[int(v)],
+                     outline=GOMOKU_COLOURS[1], width=1)
+        if a in line:
+            ring = radius + max(2, radius // 5)
+            draw.ellipse((cx - ring, cy - ring, cx + ring, cy + ring), outline=GOMOKU_COLOURS["line"],
+                         width=max(3, radius // 4))
+        if a == last_action:
+            dot = max(3, radius // 3)
+            draw.ellipse((cx - dot, cy - dot, cx + dot, cy + dot), fill=GOMOKU_COLOURS["last"])
+    lines = ([title] if title else []) + caption_lines(game, state, last_action, mover, move_number, marks=True)
+    for k, text in enumerate(lines[-3:]):
+        draw.text((margin, margin // 2 + k * line_height), text, fill=INK, font=font)
+    return image
+
+
 # ---- any game: its text picture --------------------------------------------------------------
 def draw_text(game: Game, state: State, last_action: Action | None, mover: int | None,
               move_number: int, title: str = "", font_size: int = 15) -> Image.Image:
@@ -250,7 +322,7 @@ def draw_text(game: Game, state: State, last_action: Action | None, mover: int |
 
 
 #: games drawn by a picture of their own, by game name; the rest are drawn as text
-PAINTERS: dict[str, Callable[..., Image.Image]] = {"hex": draw_hex, "connect4": draw_connect4}
+PAINTERS: dict[str, Callable[..., Image.Image]] = {"hex": draw_hex, "connect4": draw_connect4, "gomoku": draw_gomoku}
 
 
 class GifDisplay:
@@ -262,7 +334,8 @@ class GifDisplay:
     """
 
     name = "gif"
-    description = "records actual games as animated GIFs (Hex as a diamond of hexagons, Connect Four as discs, other games as text)"
+    description = ("records actual games as animated GIFs (Hex as a diamond of hexagons, Connect Four as discs, "
+                   "Gomoku as stones on a board, other games as text)")
 
     def __init__(
         self,

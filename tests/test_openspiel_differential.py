@@ -105,3 +105,39 @@ def test_connect4_full_board_draw_agrees_with_openspiel():
         spiel.apply_action(action)
     assert ours.is_final(state) and spiel.is_terminal()
     assert ours.winner(state) is None and spiel.returns() == [0.0, 0.0]
+
+
+@pytest.mark.parametrize("size, games", [(9, 60), (15, 20), (5, 60)])
+def test_gomoku_agrees_with_openspiel(size, games):
+    """OpenSpiel's ``gomoku`` (freestyle: five or more wins): action = row*size + col with
+    row 0 at the top, its player 0 (black, "b") opens like our player 1; its board prints
+    the player to move (B/W) then the rows, top row first, with b, w and '.'. Random games
+    move for move: the board, the player to move, the legal actions, the end and the returns.
+    On 5x5 many games fill the board: draws are compared too."""
+    ours = mctsfw.make_game("gomoku", size=size)
+    theirs = pyspiel.load_game("gomoku", {"size": size})
+    rng = random.Random(size)
+    outcomes = set()
+    for _ in range(games):
+        state, spiel = ours.initial_state(1), theirs.new_initial_state()
+        while True:
+            assert ours.is_final(state) == spiel.is_terminal()
+            picture = ["".join(".bw"[v] for v in row) for row in ours.board(state)]
+            assert str(spiel).split()[1:] == picture
+            if spiel.is_terminal():
+                returns = spiel.returns()
+                expected = None if returns[0] == 0 else 1 if returns[0] > 0 else 2
+                assert ours.winner(state) == expected
+                assert ours.legal_actions(state) == []
+                outcomes.add(expected)
+                break
+            assert ours.current_player(state) == spiel.current_player() + 1
+            assert ours.legal_actions(state) == spiel.legal_actions()
+            action = rng.choice(ours.legal_actions(state))
+            assert ours.action_to_text(action) == "abcdefghijklmnopqrs"[action % size] + str(action // size + 1)
+            assert spiel.action_to_string(spiel.current_player(), action) == f"{action // size},{action % size}"
+            state = ours.next_state(state, action)
+            spiel.apply_action(action)
+    assert {1, 2} <= outcomes
+    if size == 5:
+        assert None in outcomes

@@ -1,0 +1,475 @@
+"""Gomoku (five in a row) on a size x size board, freestyle by default, as OpenSpiel's ``gomoku``.
+
+Players place a stone on any empty cell in turn; the first with ``connect`` (5) stones in
+an unbroken line (across, down or along a diagonal) wins. Freestyle (the default): five
+or more wins. ``exactly_five``: a line of more than ``connect`` stones (an overline) does
+not win, only exactly ``connect``. A full board without a line is a draw (final, winner
+None). Player 1 (black, X) opens unless ``initial_state`` says otherwise.
+
+Action ``a = row*size + col`` with row 0 at the TOP (as OpenSpiel's ``gomoku``). People
+type ``h8`` (a column letter a.., no letter skipped, then a row number counted from 1 at
+the top, as the picture labels them: ``h8`` is row 7, column 7, the centre of 15x15) or
+``row col`` counted from 0.
+
+A state is the tuple ``(player_to_move, stones_of_1, stones_of_2, winner, moves)``:
+winner is 0 while the game runs and for a draw, ``moves`` the actions from the empty
+board (the game's "ID"), from which the last move and the history planes are read. The
+stones are bitboards with a guard column: cell (r, c) is bit ``r*(size+1) + c`` and bit
+``r*(size+1) + size`` is always empty, so that lines shifted by 1 (across), size+1
+(down), size+2 (diagonal \\) and size (diagonal /) never wrap from one row into the next.
+A win is found by the shift-and test on the mover's stones just after their move: the
+position before held no winning line, so any line found holds that stone.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from typing import Any, Callable
+
+import numpy as np
+
+import mctsfw
+from mctsfw.game import Game, IllegalMoveError
+from mctsfw.schema import Parameters, Setting
+
+MIN_SIZE, MAX_SIZE = 5, 19
+MARKS = {1: "X", 2: "O"}
+COLOURS = {1: "black", 2: "white"}
+
+GomokuState = tuple  # (player_to_move, stones_of_1, stones_of_2, winner, moves)
+
+
+def runs_at_least(stones: int, shift: int, length: int) -> int:
+    """The bits of ``stones`` that start a run of at least ``length`` stones in the
+    direction of ``shift`` (the run goes on at bit + shift, bit + 2*shift, ...)."""
+    runs, have = stones, 1
+    while have < length:
+        step = min(have, length - have)
+        runs &= runs >> (step * shift)
+        have += step
+    return runs
+
+
+class Gomoku(Game):
+    name = "gomoku"
+    description = "Gomoku: five in a row wins on a 15x15 board (freestyle by default; --size 9 for the small board)"
+
+    parameters = Parameters(
+        Setting("size", 15, "board side (15 is the standard board, 9 the small one)", low=MIN_SIZE, high=MAX_SIZE),
+        Setting("connect", 5, "stones in a row that win", low=3, high=MAX_SIZE),
+        Setting("exactly_five", False, "true: only exactly `connect` in a row wins, an overline (more) does not; "
+                "false: freestyle, five or more wins (as OpenSpiel's gomoku)"),
+        Setting("history", 0, "earlier positions in the network planes (encode_planes): own and opponent stones "
+                "of each of the last T positions", low=0, high=8),
+    )
+
+    def __init__(
+        self,
+        size: int = parameters.default("size"),
+        connect: int = parameters.default("connect"),
+        exactly_five: bool = parameters.default("exactly_five"),
+        history: int = parameters.default("history"),
+    ):
+        params = {"size": size, "connect": connect, "exactly_five": exactly_five, "history": history}
+        problems = self.param_problems(params)
+        if problems:
+            raise ValueError("; ".join(problems))
+        n = self.size = int(size)
+        self.connect = int(connect)
+        self.exactly_five = bool(exactly_five)
+        self.history = int(history)
+        self.num_actions = n * n
+        last = chr(ord("a") + n - 1)
+        self.move_help = (
+            f"a column letter and a row number like '{self.cell_name((n // 2) * n + n // 2)}' "
+            f"(columns a-{last}, rows 1-{n} from the top), or 'row col' counted from 0 like '{n // 2} {n // 2}'"
+        )
+        w = self.width = n + 1  # bits a row: the guard column keeps shifts from wrapping
+        self.shifts = (1, w, w + 1, w - 1)  # across, down, diagonal \, diagonal /
+        self.bit = [1 << (a + a // n) for a in range(n * n)]
+        self.full = sum(self.bit)
+        self._bit_cells = np.array([a + a // n for a in range(n * n)], dtype=np.int64)  # bit index of each action
+        self._action_of_bit = {b: a for a, b in enumerate(self.bit)}
+        self._nbytes = (n * w + 7) // 8
+        # the stones (as bit values) of each byte of a bitboard, by the byte's value: lists empty cells fast
+        self._bits_of_byte = [
+            [tuple(1 << (8 * i + b) for b in range(8) if value >> b & 1) for value in range(256)]
+            for i in range(self._nbytes)
+        ]
+        # playouts test both players' stones in one integer: the second player's shifted
+        # above the first's, with a gap wide enough that no shift of the test reaches across
+        self._pair_shift = n * w + 4 * (w + 1)
+        self._freestyle_five = self.connect == 5 and not self.exactly_five  # the unrolled test applies
+
+    @classmethod
+    def param_problems(cls, params: dict[str, Any]) -> list[str]:
+        problems = super().param_problems(params)
+        if not problems:
+            size = params.get("size", cls.parameters.default("size"))
+            connect = params.get("connect", cls.parameters.default("connect"))
+            if connect > size:
+                problems.append(f"connect: {connect} in a row cannot fit on a {size}x{size} board")
+        return problems
+
+    def params(self) -> dict[str, Any]:
+        return {"size": self.size, "connect": self.connect, "exactly_five": self.exactly_five, "history": self.history}
+
+    # ---- the rules --------------------------------------------------------------------
+    def initial_state(self, starting_player: int = 1) -> GomokuState:
+        if starting_player not in (1, 2):
+            raise ValueError(f"starting_player is 1 or 2, not {starting_player!r}")
+        return (starting_player, 0, 0, 0, ())
+
+    def current_player(self, state: GomokuState) -> int:
+        return state[0]
+
+    def legal_actions(self, state: GomokuState) -> list[int]:
+        if state[3]:
+            return []
+        empty = (self.full & ~(state[1] | state[2])).to_bytes(self._nbytes, "little")
+        of_bit = self._action_of_bit
+        return [of_bit[b] for table, byte in zip(self._bits_of_byte, empty) for b in table[byte]]
+
+    def check_legal(self, state: GomokuState, action: int) -> None:
+        _, ones, twos, winner, moves = state
+        if winner:
+            raise IllegalMoveError(f"the game is over: player {winner} has won")
+        if len(moves) == self.num_actions:
+            raise IllegalMoveError("the game is over: the board is full (a draw)")
+        if isinstance(action, bool) or not (isinstance(action, (int, np.integer)) and 0 <= action < self.num_actions):
+            raise IllegalMoveError(
+                f"action {action!r} is off the {self.size}x{self.size} board: actions are 0 to {self.num_actions - 1}"
+            )
+        if (ones | twos) & self.bit[action]:
+            raise IllegalMoveError(f"{self.cell_name(action)} is already occupied")
+
+    def next_state(self, state: GomokuState, action: int) -> GomokuState:
+        self.check_legal(state, action)
+        player, ones, twos, winner, moves = state
+        action = int(action)
+        if player == 1:
+            ones |= self.bit[action]
+            won = self._wins(ones)
+        else:
+            twos |= self.bit[action]
+            won = self._wins(twos)
+        return (3 - player, ones, twos, player if won else 0, moves + (action,))
+
+    def _wins(self, own: int) -> bool:
+        """Whether ``own`` holds a winning line (checked just after a move of its owner)."""
+        if self._freestyle_five:
+            return self._five(own)
+        if self.connect == 5:
+            return self._exact_five(own)
+        k = self.connect
+        for d in self.shifts:
+            runs = runs_at_least(own, d, k)
+            if runs and self.exactly_five:
+                # starts of runs of exactly k: not continued past the end, not preceded by a stone
+                runs &= ~(runs_at_least(own, d, k + 1) | own << d)
+            if runs:
+                return True
+        return False
+
+    def is_final(self, state: GomokuState) -> bool:
+        return bool(state[3]) or len(state[4]) == self.num_actions
+
+    def winner(self, state: GomokuState) -> int | None:
+        return state[3] or None
+
+    def state_after(self, moves, starting_player: int = 1) -> GomokuState:
+        """The state reached by ``moves`` (the game's ID) from the start, as stepping
+        through ``next_state`` gives it, five times faster (replay buffers and search
+        rebuild positions from IDs): the stones are set without a test each, since in
+        freestyle a line never disappears, so the moves were all legal iff no stone lands
+        on another and the position before the last move holds no line; then one test for
+        the last move. Anything else (an illegal move, exactly_five, where an overline
+        can undo a line) steps through ``next_state``, which names the reason."""
+        moves = tuple(moves)
+        if not self._freestyle_five or not moves or len(moves) > self.num_actions \
+                or starting_player not in (1, 2):
+            return super().state_after(moves, starting_player)
+        bit, n2 = self.bit, self.num_actions
+        stones = [0, 0]
+        occupied = 0
+        try:
+            for k, action in enumerate(moves):
+                if type(action) is not int:
+                    if isinstance(action, bool) or not isinstance(action, np.integer):
+                        raise IndexError
+                    action = int(action)
+                if not 0 <= action < n2 or occupied & bit[action]:
+                    raise IndexError
+                occupied |= bit[action]
+                stones[k & 1] |= bit[action]
+        except IndexError:
+            return super().state_after(moves, starting_player)  # raises with the reason
+        last_owner = (len(moves) - 1) & 1
+        last = bit[moves[-1]]
+        if self._five(stones[last_owner] & ~last) or self._five(stones[1 - last_owner]):
+            return super().state_after(moves, starting_player)  # a move after the end: raises
+        mover = starting_player if last_owner == 0 else 3 - starting_player
+        first, second = stones if starting_player == 1 else stones[::-1]
+        winner = mover if self._five(stones[last_owner]) else 0
+        return (3 - mover, first, second, winner, tuple(int(a) for a in moves))
+
+    def winning_line(self, state: GomokuState) -> list[int]:
+        """The actions of the winning line through the last stone (all its stones, an
+        overline included in freestyle), in order along the line; [] unless won."""
+        _, ones, twos, winner, moves = state
+        if not winner:
+            return []
+        own = ones if winner == 1 else twos
+        n, last = self.size, moves[-1]
+        r0, c0 = divmod(last, n)
+        for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
+            line = [last]
+            for sign in (1, -1):
+                r, c = r0 + sign * dr, c0 + sign * dc
+                while 0 <= r < n and 0 <= c < n and own & self.bit[r * n + c]:
+                    line.append(r * n + c)
+                    r, c = r + sign * dr, c + sign * dc
+            if len(line) == self.connect or (len(line) > self.connect and not self.exactly_five):
+                return sorted(line)
+        return []
+
+    # ---- playouts ---------------------------------------------------------------------
+    #: moves between tests in a random playout; the stones of the last stretch are then
+    #: replayed one by one to find the move that made the first line
+    PLAYOUT_STRETCH = 12
+
+    def playout(
+        self, state: GomokuState, rng: random.Random, choose: Callable[[GomokuState], int] | None = None
+    ) -> int | None:
+        """Random moves until a line or a full board, on bare integers.
+
+        The first line decides a Gomoku game (filling the board and testing once, as Hex
+        does, would be wrong), but a line never disappears: so the moves are drawn in
+        stretches of ``PLAYOUT_STRETCH``, both players' stones are tested once after each
+        stretch (in one integer), and only the stretch in which a line appeared is
+        replayed move by move to find who made it first. The moves are the same uniformly
+        random sequence as stepping through ``next_state``. With ``exactly_five`` (or
+        another ``connect``) the stones are tested after every move, still on integers.
+        """
+        player, ones, twos, winner, moves = state
+        if winner:
+            return winner
+        if choose is not None:
+            while not self.is_final(state):
+                state = self.next_state(state, choose(state))
+            return self.winner(state)
+        empty = (self.full & ~(ones | twos)).to_bytes(self._nbytes, "little")
+        cells = [b for table, byte in zip(self._bits_of_byte, empty) for b in table[byte]]
+        left = len(cells)
+        if not self._freestyle_five:
+            # an overline can undo a line (exactly_five): test after every stone
+            own, other = (ones, twos) if player == 1 else (twos, ones)
+            random_, wins = rng.random, self._wins
+            while left:
+                k = int(random_() * left)
+                left -= 1
+                stone = cells[k]
+                cells[k] = cells[left]
+                own |= stone
+                if wins(own):
+                    return player
+                own, other = other, own
+                player = 3 - player
+            return None
+        own, other = (ones, twos) if player == 1 else (twos, ones)
+        random_ = rng.random
+        pair = self._pair_shift
+        d1, d2, d3, d4 = self.shifts
+        stretch = self.PLAYOUT_STRETCH
+        played = []
+        while left:
+            before_own, before_other = own, other
+            played.clear()
+            for _ in range(stretch if stretch < left else left):
+                k = int(random_() * left)
+                left -= 1
+                stone = cells[k]
+                cells[k] = cells[left]
+                played.append(stone)
+                own, other = other, own | stone  # the mover's stone; the other moves next
+            both = own | other << pair
+            # the shift-and test for five in a row, unrolled: runs of 2, then 4, then 5
+            t = both & both >> d1
+            t &= t >> 2 * d1
+            if not t & both >> 4 * d1:
+                t = both & both >> d2
+                t &= t >> 2 * d2
+                if not t & both >> 4 * d2:
+                    t = both & both >> d3
+                    t &= t >> 2 * d3
+                    if not t & both >> 4 * d3:
+                        t = both & both >> d4
+                        t &= t >> 2 * d4
+                        if not t & both >> 4 * d4:
+                            if len(played) % 2:
+                                player = 3 - player  # own: the stones of the player to move now
+                            continue
+            # a line appeared in this stretch: replay it stone by stone
+            own, other = before_own, before_other
+            for stone in played:
+                own |= stone
+                if self._five(own):
+                    return player
+                own, other = other, own
+                player = 3 - player
+            raise AssertionError("a line appeared but no move made it")  # pragma: no cover
+        return None
+
+    def _exact_five(self, own: int) -> bool:
+        """Whether ``own`` holds a run of exactly five: a run of five or more starting at
+        a stone whose predecessor is empty and whose sixth cell is not its own."""
+        for d in self.shifts:
+            t = own & own >> d
+            t &= t >> 2 * d
+            t &= own >> 4 * d
+            if t and t & ~(own >> 5 * d | own << d):
+                return True
+        return False
+
+    def _five(self, own: int) -> bool:
+        for d in self.shifts:
+            t = own & own >> d
+            t &= t >> 2 * d
+            if t & own >> 4 * d:
+                return True
+        return False
+
+    # ---- networks ---------------------------------------------------------------------
+    def _cells(self, stones: int) -> np.ndarray:
+        """The cells of a bitboard as 0/1 uint8 in action order (row 0 at the top)."""
+        bits = np.unpackbits(np.frombuffer(stones.to_bytes(self._nbytes, "little"), dtype=np.uint8), bitorder="little")
+        return bits[self._bit_cells]
+
+    def board(self, state: GomokuState) -> np.ndarray:
+        """The cells as an int8 array (size, size): 0 empty, 1 or 2; row 0 at the top."""
+        return (self._cells(state[1]) + 2 * self._cells(state[2])).astype(np.int8).reshape(self.size, self.size)
+
+    def encode(self, state: GomokuState) -> np.ndarray:
+        """Player 1's stones (size*size, action order), player 2's, the last move (one 1,
+        none at the start), then two bits for who moves (1, 2): 3*size*size + 2 values."""
+        n2 = self.num_actions
+        out = np.zeros(3 * n2 + 2, dtype=np.float32)
+        out[:n2] = self._cells(state[1])
+        out[n2 : 2 * n2] = self._cells(state[2])
+        if state[4]:
+            out[2 * n2 + state[4][-1]] = 1.0
+        out[3 * n2 + state[0] - 1] = 1.0
+        return out
+
+    def encode_planes(self, state: GomokuState) -> np.ndarray:
+        """Planes (size, size, 4 + 2*history): the stones of the player to move, the
+        opponent's, the last move, all ones when player 1 (black) is to move, then for
+        each of the ``history`` earlier positions (newest first) the stones of the player
+        to move and the opponent's as they stood then (all zeros before the start)."""
+        n = self.size
+        player, ones, twos, _, moves = state
+        own, other = (ones, twos) if player == 1 else (twos, ones)
+        planes = np.zeros((n, n, 4 + 2 * self.history), dtype=np.float32)
+        planes[:, :, 0] = self._cells(own).reshape(n, n)
+        planes[:, :, 1] = self._cells(other).reshape(n, n)
+        if moves:
+            planes[moves[-1] // n, moves[-1] % n, 2] = 1.0
+        if player == 1:
+            planes[:, :, 3] = 1.0
+        for t in range(1, self.history + 1):
+            if t > len(moves):
+                break
+            bit = self.bit[moves[-t]]  # taken back: the stone played t moves ago
+            own &= ~bit
+            other &= ~bit
+            planes[:, :, 2 + 2 * t] = self._cells(own).reshape(n, n)
+            planes[:, :, 3 + 2 * t] = self._cells(other).reshape(n, n)
+        return planes
+
+    def symmetries(self, x: np.ndarray, target: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+        """The 8 symmetries of the square (4 turns, each with and without a mirror), the
+        identity first, applied to the board planes of ``x`` and to the target alike."""
+        n, n2 = self.size, self.num_actions
+        target = np.asarray(target)
+        grid_target = target.reshape(n, n)
+        if x.ndim == 3:  # planes (row, col, channel)
+            boards, tail = x, None
+        else:  # flat: three boards, then the to-move bits
+            boards, tail = x[: 3 * n2].reshape(3, n, n).transpose(1, 2, 0), x[3 * n2 :]
+        cases = []
+        for mirror in (False, True):
+            b, t = (boards[:, ::-1], grid_target[:, ::-1]) if mirror else (boards, grid_target)
+            for turns in range(4):
+                bb = np.rot90(b, turns, axes=(0, 1))
+                tt = np.rot90(t, turns).reshape(n2).copy()
+                if tail is None:
+                    xx = np.ascontiguousarray(bb)
+                else:
+                    xx = np.concatenate([bb.transpose(2, 0, 1).reshape(-1), tail])
+                cases.append((xx, tt))
+        cases[0] = (x, target)
+        return cases
+
+    # ---- people -----------------------------------------------------------------------
+    def cell_name(self, action: int) -> str:
+        r, c = divmod(int(action), self.size)
+        return f"{chr(ord('a') + c)}{r + 1}"
+
+    def action_to_text(self, action: int, state: GomokuState | None = None) -> str:
+        return self.cell_name(action)
+
+    def parse_action(self, text: str, state: GomokuState) -> int:
+        text = text.strip().lower()
+        letter = re.fullmatch(r"([a-z])\s*(-?\d+)", text)
+        numbers = re.fullmatch(r"(-?\d+)[\s,]+(-?\d+)", text)
+        if letter:
+            r, c = int(letter.group(2)) - 1, ord(letter.group(1)) - ord("a")
+        elif numbers:
+            r, c = int(numbers.group(1)), int(numbers.group(2))
+        else:
+            raise IllegalMoveError(f"cannot read {text!r}: type {self.move_help}")
+        if not (0 <= r < self.size and 0 <= c < self.size):
+            raise IllegalMoveError(f"{text!r} is off the {self.size}x{self.size} board: type {self.move_help}")
+        action = r * self.size + c
+        self.check_legal(state, action)
+        return action
+
+    def render(self, state: GomokuState) -> str:
+        """The board with row 1 at the top: X (player 1, black), O (player 2, white), '.'
+        empty; the last stone in parentheses, the winning line in brackets; column letters
+        above and below, row numbers on both sides; then who moves or how the game ended."""
+        n = self.size
+        player, _, _, winner, moves = state
+        cells = self.board(state).reshape(-1)
+        ordered = self.winning_line(state)
+        line = set(ordered)
+        last = moves[-1] if moves else None
+        letters = "    " + "".join(f" {chr(ord('a') + c)} " for c in range(n))
+        rows = [letters]
+        for r in range(n):
+            text = []
+            for c in range(n):
+                a = r * n + c
+                mark = ".XO"[cells[a]]
+                if a in line:
+                    text.append(f"[{mark}]")
+                elif a == last:
+                    text.append(f"({mark})")
+                else:
+                    text.append(f" {mark} ")
+            rows.append(f"{r + 1:>3} " + "".join(text) + f" {r + 1}")
+        rows.append(letters)
+        if winner:
+            rows.append(f"player {winner} ({MARKS[winner]}) has won: {len(line)} in a row, "
+                        f"{self.cell_name(ordered[0])}-{self.cell_name(ordered[-1])}")
+        elif self.is_final(state):
+            rows.append("a draw: the board is full")
+        else:
+            rows.append(f"player {player} ({MARKS[player]}) to move")
+        return "\n".join(rows)
+
+
+@mctsfw.hookimpl
+def mctsfw_register_games():
+    return [Gomoku]
