@@ -98,12 +98,13 @@ def test_recorded_targets_are_the_searchs_visit_distributions_bit_for_bit():
             [game.current_player(s) for s in states_along(game, starter, moves)]
 
 
-CASES = [("hex", {"size": 4}, False), ("connect4", {}, False), ("connect4", {}, True)]
+CASES = [("hex", {"size": 4}, False), ("connect4", {}, False), ("connect4", {}, True),
+         ("gomoku", {"size": 7, "history": 1}, True)]
 
 
 @pytest.mark.parametrize("name, params, planes", CASES)
 @pytest.mark.parametrize("augment", [True, False])
-@pytest.mark.parametrize("capacity", [10_000, 60])
+@pytest.mark.parametrize("capacity", [10_000, 64])
 def test_rebuilt_cases_are_the_encoded_cases_in_the_same_order(name, params, planes, augment, capacity):
     """The buffer of records gives what the buffer of encodings gave: every case with its
     symmetric copies, in the ring's order once it has wrapped, the same duplicates
@@ -120,12 +121,12 @@ def test_rebuilt_cases_are_the_encoded_cases_in_the_same_order(name, params, pla
             for xs, ys in game.symmetries(x, distribution) if augment else [(x, distribution)]:
                 ring.add(xs, ys, z)
     assert len(buffer) == ring.size
-    assert (ring.size == capacity) == (capacity == 60)  # the small buffer has wrapped
+    assert (ring.size == capacity) == (capacity == 64)  # the small buffer has wrapped
     for average in (False, True):
         for mine, theirs in zip(buffer.cases(average_positions=average), ring.cases(average_positions=average)):
             assert mine.dtype == theirs.dtype and np.array_equal(mine, theirs)
     x_all = buffer.cases()[0]
-    if capacity > 60:  # every game opens from the same position: duplicates to average
+    if capacity > 64:  # every game opens from the same position: duplicates to average
         assert len(buffer.cases(average_positions=True)[0]) < len(x_all)
     for seed in range(3):
         for mine, theirs in zip(buffer.sample(16, np.random.default_rng(seed)), ring.sample(16, np.random.default_rng(seed))):
@@ -169,6 +170,11 @@ def test_the_buffer_keeps_the_newest_positions_and_drops_the_oldest_games():
     for record in games[:2]:
         mirrored.add(record)
     assert len(mirrored) == 10 and mirrored.positions == 5 and mirrored.records == games[:2] and mirrored.first == 3
+    # whole positions only: 11 cases hold 5 positions with their mirror images (the ring kept 11 cases)
+    odd = ReplayBuffer(11, game, encoder(game, False), augment=True)
+    for record in games[:2]:
+        odd.add(record)
+    assert len(odd) == 10 and odd.max_positions == 5
     # a single game longer than the buffer keeps its last positions
     short = ReplayBuffer(3, game, encoder(game, False))
     short.add(games[0])
