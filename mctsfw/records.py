@@ -63,10 +63,10 @@ class RecordedGame:
     and ``policy_visits`` from ``policy_offsets[i]`` to ``policy_offsets[i + 1]``), and the
     value target ``values[i]`` for the player to move there.
 
-    Build one with :meth:`from_targets`. The integer arrays use the smallest type that
-    holds them: in a replay buffer (:class:`GameStore`) a Connect Four position whose 7
-    moves were visited up to 65,535 times takes 1 + 1 + 4 + 7 * (1 + 2) = 27 bytes; its
-    two encoded cases (flat input, dense distribution, value) took 2 * (86 + 7 + 1) * 4 = 752.
+    Build one with :meth:`from_targets`. In a replay buffer (:class:`GameStore`) a
+    Connect Four position whose 7 moves were visited fewer than 255 times each takes
+    1 + 1 + 4 + 7 * (1 + 1) = 20 bytes; its two encoded cases (flat input, dense
+    distribution, value) took 2 * (86 + 7 + 1) * 4 = 752.
     """
 
     __slots__ = ("starting_player", "moves", "winner", "policy_actions", "policy_visits", "policy_offsets", "values")
@@ -141,19 +141,26 @@ class RecordedGame:
         return f"RecordedGame(starting_player={self.starting_player}, moves={self.moves.tolist()}, winner={self.winner})"
 
 
+#: a visit count of at least this is kept in ``GameStore.large_visits``; its byte says 255
+LARGE_VISITS = 255
+
+
 class GameStore:
     """Many recorded games in a few flat arrays, oldest first: what the replay buffer keeps
     in memory and writes to its file (an npz of these arrays, no pickles). A game costs
-    18 bytes of bookkeeping; a position its move, its value, its number of visited moves
-    and, for each of them, the action and the visit count.
+    26 bytes of bookkeeping; a position its move, its value (4 bytes), its number of
+    visited moves and, for each of them, the action and a byte for the visit count (a
+    count of 255 or more takes 4 bytes more). Actions take a byte up to 255 of them.
 
     - ``starting_players``, ``winners`` (0: a draw), ``game_offsets`` (games + 1): per game
     - ``moves``, ``values``, ``policy_sizes`` (visited moves): per position, game after game
-    - ``policy_game_offsets`` (games + 1), ``policy_actions``, ``policy_visits``: the visits
+    - ``policy_game_offsets`` (games + 1), ``policy_actions``, ``policy_visits`` (uint8,
+      255 for a large count), ``large_game_offsets`` (games + 1), ``large_visits`` (the
+      large counts, in order): the visits
     """
 
     FIELDS = ("starting_players", "winners", "game_offsets", "moves", "values", "policy_sizes",
-              "policy_game_offsets", "policy_actions", "policy_visits")
+              "policy_game_offsets", "policy_actions", "policy_visits", "large_game_offsets", "large_visits")
 
     def __init__(self, num_actions: int):
         self.num_actions = int(num_actions)
@@ -166,7 +173,9 @@ class GameStore:
         self.policy_sizes = np.zeros(0, small)
         self.policy_game_offsets = np.zeros(1, np.int64)
         self.policy_actions = np.zeros(0, small)
-        self.policy_visits = np.zeros(0, np.uint8)  # widened when a game brings more visits
+        self.policy_visits = np.zeros(0, np.uint8)
+        self.large_game_offsets = np.zeros(1, np.int64)
+        self.large_visits = np.zeros(0, np.uint32)
 
     def __len__(self) -> int:
         return len(self.starting_players)
@@ -182,8 +191,8 @@ class GameStore:
 
     def append(self, record: RecordedGame) -> None:
         small = self.moves.dtype
-        visits = record.policy_visits
-        wide = np.promote_types(self.policy_visits.dtype, visits.dtype)
+        visits = record.policy_visits.astype(np.int64)
+        large = visits >= LARGE_VISITS
         self.starting_players = np.append(self.starting_players, np.uint8(record.starting_player))
         self.winners = np.append(self.winners, np.uint8(record.winner or 0))
         self.game_offsets = np.append(self.game_offsets, self.game_offsets[-1] + len(record))
@@ -192,27 +201,33 @@ class GameStore:
         self.policy_sizes = np.concatenate([self.policy_sizes, np.diff(record.policy_offsets.astype(np.int64)).astype(small)])
         self.policy_game_offsets = np.append(self.policy_game_offsets, self.policy_game_offsets[-1] + len(visits))
         self.policy_actions = np.concatenate([self.policy_actions, record.policy_actions.astype(small)])
-        self.policy_visits = np.concatenate([self.policy_visits.astype(wide), visits.astype(wide)])
+        self.policy_visits = np.concatenate([self.policy_visits, np.minimum(visits, LARGE_VISITS).astype(np.uint8)])
+        self.large_game_offsets = np.append(self.large_game_offsets, self.large_game_offsets[-1] + int(large.sum()))
+        self.large_visits = np.concatenate([self.large_visits, visits[large].astype(np.uint32)])
 
     def drop_oldest(self, count: int = 1) -> None:
         """Forget the ``count`` oldest games (their arrays are copied out, so memory is freed)."""
         if count <= 0:
             return
-        a, p = self.game_offsets[count], self.policy_game_offsets[count]
+        a, p, w = self.game_offsets[count], self.policy_game_offsets[count], self.large_game_offsets[count]
         self.starting_players, self.winners = self.starting_players[count:].copy(), self.winners[count:].copy()
         self.game_offsets = self.game_offsets[count:] - a
         self.policy_game_offsets = self.policy_game_offsets[count:] - p
         self.moves, self.values = self.moves[a:].copy(), self.values[a:].copy()
         self.policy_sizes = self.policy_sizes[a:].copy()
         self.policy_actions, self.policy_visits = self.policy_actions[p:].copy(), self.policy_visits[p:].copy()
+        self.large_game_offsets = self.large_game_offsets[count:] - w
+        self.large_visits = self.large_visits[w:].copy()
 
     def record(self, game: int) -> RecordedGame:
         """Game number ``game`` (0 = the oldest kept) as a RecordedGame (its arrays are views)."""
         a, b = int(self.game_offsets[game]), int(self.game_offsets[game + 1])
         p, q = int(self.policy_game_offsets[game]), int(self.policy_game_offsets[game + 1])
         offsets = np.concatenate([[0], np.cumsum(self.policy_sizes[a:b], dtype=np.int64)])
+        visits = self.policy_visits[p:q].astype(np.uint32)
+        visits[visits == LARGE_VISITS] = self.large_visits[self.large_game_offsets[game]:self.large_game_offsets[game + 1]]
         return RecordedGame(int(self.starting_players[game]), self.moves[a:b], int(self.winners[game]) or None,
-                            self.policy_actions[p:q], self.policy_visits[p:q], offsets, self.values[a:b])
+                            self.policy_actions[p:q], visits, offsets, self.values[a:b])
 
     def records(self) -> list[RecordedGame]:
         return [self.record(i) for i in range(len(self))]
@@ -225,8 +240,7 @@ class GameStore:
         """The store whose :meth:`arrays` these are (``arrays``: a mapping such as an open npz file)."""
         store = cls(num_actions)
         for name in cls.FIELDS:
-            setattr(store, name, np.asarray(arrays[name]).astype(getattr(store, name).dtype
-                                                               if name != "policy_visits" else arrays[name].dtype))
+            setattr(store, name, np.asarray(arrays[name]).astype(getattr(store, name).dtype))
         return store
 
 

@@ -18,8 +18,8 @@ visits, so games differ), keeps them as ``mctsfw.records.RecordedGame`` in a
 
 Rows of games that are not installed, and Go 13x13 (11 planes, not a game here), are
 estimates from the encoding's shape and the worst case for a record: every legal move
-visited (``num_actions`` visited moves a position). The ratio is encoded / in memory
-(or / the worst case for estimates).
+visited (``num_actions`` visited moves a position, one of them 255 times or more). The
+ratio is encoded / in memory (or / the worst case for estimates).
 """
 
 from __future__ import annotations
@@ -116,9 +116,9 @@ def estimated_row(label: str, shape: tuple[int, int, int, int, int]) -> dict:
     rows, cols, planes, copies, num_actions = shape
     input_floats = rows * cols * planes
     small = np.dtype(action_dtype(num_actions)).itemsize
-    # a move, its visited-move count and an offset (2 bytes), the value (4), and each of
-    # num_actions visited moves: its action and a visit count (2 bytes: up to 65,535 visits)
-    worst = small + small + 2 + 4 + num_actions * (small + 2)
+    # a move, its number of visited moves, the value (4 bytes), each of num_actions visited
+    # moves: its action and a byte for its visit count, and one count of 255 or more (4 bytes)
+    worst = small + small + 4 + num_actions * (small + 1) + 4
     encoded = encoded_bytes(input_floats, copies, num_actions)
     return {
         "board": label, "encoding": f"planes ({rows}, {cols}, {planes})", "measured": False, "games": 0,

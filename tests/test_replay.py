@@ -204,18 +204,20 @@ def test_the_buffer_file_round_trips_without_pickles(tmp_path):
     assert [len(a) for a in empty.cases()] == [0, 0, 0]
     assert [a.shape for a in ReplayBuffer(5, game, encoder(game, True), augment=True).cases(True)] == \
         [(0, 6, 7, 4), (0, 7), (0,)]
-    # the store keeps draws (winner None) and widens its visit counts when a game brings larger ones
+    # the store keeps draws (winner None), and visit counts of 255 and more beside the byte per count
     store = GameStore(game.num_actions)
-    small = RecordedGame.from_targets(game.num_actions, 1, [3], [np.array([0, 0, 0, 7, 0, 0, 1])], [1.0], 1)
     large = RecordedGame.from_targets(game.num_actions, 2, [3, 3], [np.array([0, 0, 0, 70000, 0, 0, 1]),
-                                                                     np.array([5, 0, 0, 9, 0, 0, 0])], [0.5, 0.5], None)
-    store.append(small)
-    assert store.policy_visits.dtype == np.uint8
-    store.append(large)
-    assert store.policy_visits.dtype == np.uint32 and store.records() == [small, large]
-    assert GameStore.from_arrays(store.arrays(), game.num_actions).records() == [small, large]
+                                                                     np.array([5, 0, 0, 255, 0, 0, 254])], [0.5, 0.5], None)
+    small = RecordedGame.from_targets(game.num_actions, 1, [3], [np.array([0, 0, 0, 7, 0, 0, 1])], [1.0], 1)
+    for record in (large, small, large):
+        store.append(record)
+    assert store.policy_visits.dtype == np.uint8 and store.policy_visits.tolist() == [255, 1, 5, 255, 254, 7, 1, 255, 1, 5, 255, 254]
+    assert store.large_visits.tolist() == [70000, 255, 70000, 255] and store.large_game_offsets.tolist() == [0, 2, 2, 4]
+    assert store.records() == [large, small, large]
+    assert GameStore.from_arrays(store.arrays(), game.num_actions).records() == [large, small, large]
     store.drop_oldest()
-    assert store.records() == [large] and store.positions() == 2
+    assert store.records() == [small, large] and store.positions() == 3
+    assert store.large_game_offsets.tolist() == [0, 0, 2]
 
 
 def test_a_buffer_file_of_encoded_cases_is_refused_with_one_line(tmp_path):
