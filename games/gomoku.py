@@ -24,13 +24,12 @@ position before held no winning line, so any line found holds that stone.
 from __future__ import annotations
 
 import random
-import re
 from typing import Any, Callable
 
 import numpy as np
 
 import mctsfw
-from mctsfw.game import Game, IllegalMoveError
+from mctsfw.game import Game, IllegalMoveError, letter_cell_name, parse_letter_cell
 from mctsfw.schema import Parameters, Setting
 
 MIN_SIZE, MAX_SIZE = 5, 19
@@ -413,25 +412,13 @@ class Gomoku(Game):
 
     # ---- people -----------------------------------------------------------------------
     def cell_name(self, action: int) -> str:
-        r, c = divmod(int(action), self.size)
-        return f"{chr(ord('a') + c)}{r + 1}"
+        return letter_cell_name(action, self.size)
 
     def action_to_text(self, action: int, state: GomokuState | None = None) -> str:
         return self.cell_name(action)
 
     def parse_action(self, text: str, state: GomokuState) -> int:
-        text = text.strip().lower()
-        letter = re.fullmatch(r"([a-z])\s*(-?\d+)", text)
-        numbers = re.fullmatch(r"(-?\d+)[\s,]+(-?\d+)", text)
-        if letter:
-            r, c = int(letter.group(2)) - 1, ord(letter.group(1)) - ord("a")
-        elif numbers:
-            r, c = int(numbers.group(1)), int(numbers.group(2))
-        else:
-            raise IllegalMoveError(f"cannot read {text!r}: type {self.move_help}")
-        if not (0 <= r < self.size and 0 <= c < self.size):
-            raise IllegalMoveError(f"{text!r} is off the {self.size}x{self.size} board: type {self.move_help}")
-        action = r * self.size + c
+        action = parse_letter_cell(text, self.size, self.move_help)
         self.check_legal(state, action)
         return action
 

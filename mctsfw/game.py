@@ -8,6 +8,7 @@ parameters (board size, piles ...), so one game object serves any number of stat
 from __future__ import annotations
 
 import random
+import re
 from typing import Any, Callable, Hashable, Sequence
 
 import numpy as np
@@ -170,6 +171,31 @@ class Game:
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self.params().items())
         return f"{type(self).__name__}({args})"
+
+
+# ---- square boards as people name their cells: a column letter and a row number (``b3``),
+# or ``row col`` counted from 0; row 1 is the first row of ``a = row*size + col``
+def letter_cell_name(action: Action, size: int) -> str:
+    """``b3`` for the cell in row 2, column 1 of a square board (``action = row*size + col``)."""
+    r, c = divmod(int(action), size)
+    return f"{chr(ord('a') + c)}{r + 1}"
+
+
+def parse_letter_cell(text: str, size: int, move_help: str) -> Action:
+    """The cell a person typed as ``b3`` or ``2 1`` on a ``size`` x ``size`` board;
+    IllegalMoveError saying why for text that is unreadable or off the board."""
+    text = text.strip().lower()
+    letter = re.fullmatch(r"([a-z])\s*(-?\d+)", text)
+    numbers = re.fullmatch(r"(-?\d+)[\s,]+(-?\d+)", text)
+    if letter:
+        r, c = int(letter.group(2)) - 1, ord(letter.group(1)) - ord("a")
+    elif numbers:
+        r, c = int(numbers.group(1)), int(numbers.group(2))
+    else:
+        raise IllegalMoveError(f"cannot read {text!r}: type {move_help}")
+    if not (0 <= r < size and 0 <= c < size):
+        raise IllegalMoveError(f"{text!r} is off the {size}x{size} board: type {move_help}")
+    return r * size + c
 
 
 def opponent(player: int) -> int:
