@@ -114,3 +114,10 @@ def no_process_left_behind():
     yield
     left = wait_until_gone(_marked_processes(mark), 10)
     assert not left, f"processes left behind by the tests: {left}"
+
+
+def reachable_winners(game, state):
+    """Every result (winner, None for a draw) that some order of the remaining moves reaches."""
+    if game.is_final(state):
+        return {game.winner(state)}
+    return set().union(*(reachable_winners(game, game.next_state(state, a)) for a in game.legal_actions(state)))

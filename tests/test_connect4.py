@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import mctsfw
+from tests.conftest import reachable_winners
 from mctsfw import IllegalMoveError
 from mctsfw.game import Game
 
@@ -404,12 +405,7 @@ def test_playout_with_few_cells_left_matches_every_order(game):
         prefix = order[: len(order) - removed]
         state = play(game, prefix)[-1]
 
-        def outcomes(s):
-            if game.is_final(s):
-                return {game.winner(s)}
-            return set().union(*(outcomes(game.next_state(s, a)) for a in game.legal_actions(s)))
-
-        possible = outcomes(state)
+        possible = reachable_winners(game, state)
         seen = {game.playout(state, random.Random(seed)) for seed in range(60)}
         assert seen == possible, (removed, seen, possible)
 

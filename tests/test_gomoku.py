@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import mctsfw
+from tests.conftest import reachable_winners
 from mctsfw import IllegalMoveError
 from mctsfw.game import Game
 
@@ -421,12 +422,7 @@ def test_playout_results_are_reachable():
     for removed in (2, 3, 4, 5):
         state = game.state_after(order[: len(order) - removed], starting_player)
 
-        def outcomes(s):
-            if game.is_final(s):
-                return {game.winner(s)}
-            return set().union(*(outcomes(game.next_state(s, a)) for a in game.legal_actions(s)))
-
-        possible = outcomes(state)
+        possible = reachable_winners(game, state)
         seen = {game.playout(state, random.Random(seed)) for seed in range(200)}
         assert seen == possible, (removed, seen, possible)
     won = game.state_after(interleave([0, 1, 2, 3, 4], [20, 21, 22, 23]))
