@@ -49,7 +49,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("model", help="a saved network (.keras)")
     parser.add_argument("--game", default="hex")
-    parser.add_argument("--size", type=int, default=5)
+    parser.add_argument("--size", type=int, help="board side, for games that have one (default: the game's own)")
     parser.add_argument("--games", type=int, default=40, help="games per pairing (a multiple of 4 is fair)")
     parser.add_argument("--search-games", type=int, default=200, help="search games of the network-guided MCTS agent (0: only the raw network)")
     parser.add_argument("--opponents", default="random,100,500,1000",
@@ -62,7 +62,7 @@ def main() -> None:
     parser.add_argument("--json", help="also write the results here")
     args = parser.parse_args()
 
-    game = mctsfw.make_game(args.game, **({"size": args.size} if args.game == "hex" else {}))
+    game = mctsfw.make_game(args.game, **({"size": args.size} if args.size else {}))
     agents = {}
     if not args.no_raw:
         agents["raw network (greedy)"] = mctsfw.make_actor(args.model, game, search_games=0, selection="greedy", seed=args.seed)
