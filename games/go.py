@@ -117,6 +117,17 @@ class Go(Game):
                   if 0 <= r + dr < n and 0 <= c + dc < n]
             self.neighbours.append(tuple(nb))
             self.neighbour_mask.append(sum(nb))
+        # each neighbour's bit with its own neighbours' mask: a quick liberty test before a search
+        self.neighbour_pairs = [tuple((nb, self.neighbour_mask[self._action_of_index[nb.bit_length() - 1]])
+                                      for nb in self.neighbours[a]) for a in range(n2)]
+        # the diagonal points of each point, and whether it lies on the edge (false eyes)
+        self.diagonal_mask = []
+        self.on_edge = []
+        for a in range(n2):
+            r, c = divmod(a, n)
+            self.diagonal_mask.append(sum(self.bit[(r + dr) * n + c + dc] for dr in (-1, 1) for dc in (-1, 1)
+                                          if 0 <= r + dr < n and 0 <= c + dc < n))
+            self.on_edge.append(r in (0, n - 1) or c in (0, n - 1))
         # Zobrist keys by bit index: one per point and colour
         rng = random.Random(ZOBRIST_SEED)
         nbits = n * w
@@ -284,7 +295,9 @@ class Go(Game):
     # ---- scoring ------------------------------------------------------------------------
     def areas(self, state: GoState) -> tuple[int, int]:
         """(black's area, white's area): stones plus the empty points that reach only that colour."""
-        _, black, white, *_ = state
+        return self._areas(state[1], state[2])
+
+    def _areas(self, black: int, white: int) -> tuple[int, int]:
         empty = self.full & ~(black | white)
         reach_b = self._flood(self._dilate(black) & empty, empty) if black else 0
         reach_w = self._flood(self._dilate(white) & empty, empty) if white else 0
@@ -318,24 +331,10 @@ class Go(Game):
         return self._is_eye(own, opp, action)
 
     def _is_eye(self, own: int, opp: int, action: int) -> bool:
-        if (own | opp) & self.bit[action]:
+        if (own | opp) & self.bit[action] or self.neighbour_mask[action] & ~own:
             return False
-        nmask = self.neighbour_mask[action]
-        if nmask & ~own:
-            return False
-        n = self.size
-        r, c = divmod(action, n)
-        bad = 0
-        edge = False
-        for dr in (-1, 1):
-            for dc in (-1, 1):
-                rr, cc = r + dr, c + dc
-                if 0 <= rr < n and 0 <= cc < n:
-                    if opp & self.bit[rr * n + cc]:
-                        bad += 1
-                else:
-                    edge = True
-        return bad == 0 if edge else bad <= 1
+        bad = (self.diagonal_mask[action] & opp).bit_count()
+        return bad == 0 if self.on_edge[action] else bad <= 1
 
     def playout(
         self, state: GoState, rng: random.Random, choose: Callable[[GoState], int] | None = None
@@ -349,15 +348,108 @@ class Go(Game):
         """A light random playout: each move a uniformly random legal point that does not
         fill the mover's own single-point eye (:meth:`is_own_eye`), a pass when there is
         none; two passes in a row or the cut-off end it. Returns (the moves, the winner
-        of the final position)."""
-        played = []
-        while not self.is_final(state):
-            own, opp = (state[1], state[2]) if state[0] == 1 else (state[2], state[1])
-            legal = [a for a in self.legal_actions(state) if a != self.pass_action and not self._is_eye(own, opp, a)]
-            action = rng.choice(legal) if legal else self.pass_action
-            played.append(action)
-            state = self.next_state(state, action)
-        return played, self.winner(state)
+        of the final position).
+
+        The same rules as ``next_state`` on bare integers: the empty points in a list
+        (a tried point is swapped behind the ones left to try, so each pick is uniform
+        among the untried), captures and suicide by liberty searches that stop at the
+        first liberty found, superko by the Zobrist hash in the states' ``seen`` plus
+        the positions of this playout."""
+        player, black, white, passes, moves, h, seen, _ = state
+        played: list[int] = []
+        if self.is_final(state):
+            return played, self.winner(state)
+        own, opp = (black, white) if player == 1 else (white, black)
+        left = self.max_moves - len(moves)
+        pass_action, bit, full, w = self.pass_action, self.bit, self.full, self.width
+        nmask, diag, edge, pairs = self.neighbour_mask, self.diagonal_mask, self.on_edge, self.neighbour_pairs
+        keys_own, keys_opp = self.zobrist[player], self.zobrist[3 - player]
+        of = self._action_of_index
+        new_seen: set[int] = set()
+        empty = full & ~(own | opp)
+        empties = self._bits_to_actions(empty)
+        random_ = rng.random
+        while left > 0 and passes < 2:
+            left -= 1
+            untried = len(empties)
+            chosen = -1
+            while untried:
+                i = int(random_() * untried)
+                a = empties[i]
+                untried -= 1
+                empties[i], empties[untried] = empties[untried], a  # tried: behind the untried ones
+                nm = nmask[a]
+                if not nm & ~own:  # every neighbour is the mover's: an eye unless a false one
+                    bad = (diag[a] & opp).bit_count()
+                    if bad == 0 or (bad == 1 and not edge[a]):
+                        continue
+                b = bit[a]
+                after = empty ^ b
+                captured = 0
+                if nm & opp:
+                    for nb, nb_mask in pairs[a]:
+                        if nb & opp and not nb & captured and not nb_mask & after:
+                            # the liberty search of the opponent group at nb, stopping at a liberty
+                            g = nb
+                            while True:
+                                d = g | g << 1 | g >> 1 | g << w | g >> w
+                                if d & after:
+                                    break
+                                d &= opp
+                                if d == g:
+                                    captured |= g
+                                    break
+                                g = d
+                if not captured and not nm & after and \
+                        not any(nb & own and nb_mask & after for nb, nb_mask in pairs[a]):
+                    # no liberty next to it, none taken, none next to a friendly neighbour:
+                    # the search for a liberty of its group
+                    own_b = own | b
+                    g = b
+                    while True:
+                        d = g | g << 1 | g >> 1 | g << w | g >> w
+                        if d & after:
+                            break
+                        d &= own_b
+                        if d == g:
+                            g = 0
+                            break
+                        g = d
+                    if not g:
+                        continue  # suicide
+                nh = h ^ keys_own[b.bit_length() - 1]
+                if captured:
+                    c = captured
+                    while c:
+                        low = c & -c
+                        nh ^= keys_opp[low.bit_length() - 1]
+                        c ^= low
+                if nh in seen or nh in new_seen:
+                    continue  # positional superko
+                chosen = a
+                break
+            if chosen < 0:
+                played.append(pass_action)
+                passes += 1
+            else:
+                played.append(chosen)
+                passes = 0
+                h = nh
+                new_seen.add(nh)
+                own |= b
+                empties[untried] = empties[-1]  # where the chosen point lies after its swap
+                empties.pop()
+                if captured:
+                    opp &= ~captured
+                    empties.extend(self._bits_to_actions(captured))
+                empty = full & ~(own | opp)
+            own, opp = opp, own
+            keys_own, keys_opp = keys_opp, keys_own
+            player = 3 - player
+        black, white = (own, opp) if player == 1 else (opp, own)
+        b_area, w_area = self._areas(black, white)
+        score = b_area - w_area - self.komi
+        return played, (1 if score > 0 else 2 if score < 0 else None)
 
     # ---- networks ---------------------------------------------------------------------
     def _cells(self, stones: int) -> np.ndarray:
