@@ -400,23 +400,27 @@ class Go(Game):
                                     captured |= g
                                     break
                                 g = d
-                if not captured and not nm & after and \
-                        not any(nb & own and nb_mask & after for nb, nb_mask in pairs[a]):
-                    # no liberty next to it, none taken, none next to a friendly neighbour:
-                    # the search for a liberty of its group
-                    own_b = own | b
-                    g = b
-                    while True:
-                        d = g | g << 1 | g >> 1 | g << w | g >> w
-                        if d & after:
+                if not captured and not nm & after:
+                    # no liberty next to it, none taken: a friendly neighbour with a liberty
+                    # next to it, or the search for a liberty of its group
+                    alive = False
+                    for nb, nb_mask in pairs[a]:
+                        if nb & own and nb_mask & after:
+                            alive = True
                             break
-                        d &= own_b
-                        if d == g:
-                            g = 0
-                            break
-                        g = d
-                    if not g:
-                        continue  # suicide
+                    if not alive:
+                        own_b, g = own | b, b
+                        while True:
+                            d = g | g << 1 | g >> 1 | g << w | g >> w
+                            if d & after:
+                                alive = True
+                                break
+                            d &= own_b
+                            if d == g:
+                                break
+                            g = d
+                        if not alive:
+                            continue  # suicide
                 nh = h ^ keys_own[b.bit_length() - 1]
                 if captured:
                     c = captured
@@ -442,7 +446,8 @@ class Go(Game):
                 if captured:
                     opp &= ~captured
                     empties.extend(self._bits_to_actions(captured))
-                empty = full & ~(own | opp)
+                    after |= captured
+                empty = after
             own, opp = opp, own
             keys_own, keys_opp = keys_opp, keys_own
             player = 3 - player
