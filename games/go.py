@@ -364,8 +364,7 @@ class Go(Game):
         pass_action, bit, full, w = self.pass_action, self.bit, self.full, self.width
         nmask, diag, edge, pairs = self.neighbour_mask, self.diagonal_mask, self.on_edge, self.neighbour_pairs
         keys_own, keys_opp = self.zobrist[player], self.zobrist[3 - player]
-        of = self._action_of_index
-        new_seen: set[int] = set()
+        seen = set(seen)  # this playout's own copy: its positions join the game's
         empty = full & ~(own | opp)
         empties = self._bits_to_actions(empty)
         random_ = rng.random
@@ -428,7 +427,7 @@ class Go(Game):
                         low = c & -c
                         nh ^= keys_opp[low.bit_length() - 1]
                         c ^= low
-                if nh in seen or nh in new_seen:
+                if nh in seen:
                     continue  # positional superko
                 chosen = a
                 break
@@ -439,7 +438,7 @@ class Go(Game):
                 played.append(chosen)
                 passes = 0
                 h = nh
-                new_seen.add(nh)
+                seen.add(nh)
                 own |= b
                 empties[untried] = empties[-1]  # where the chosen point lies after its swap
                 empties.pop()
@@ -450,6 +449,7 @@ class Go(Game):
                 empty = after
             own, opp = opp, own
             keys_own, keys_opp = keys_opp, keys_own
+        if len(played) % 2:
             player = 3 - player
         black, white = (own, opp) if player == 1 else (opp, own)
         b_area, w_area = self._areas(black, white)
