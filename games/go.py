@@ -490,12 +490,17 @@ class Go(Game):
         ``[r, c]`` is the point of action ``r*size + c`` (row 0 at the bottom)."""
         n, t = self.size, self.history
         player, black, white, *_, past = state
+        boards = ((black, white),) + past[:t]
+        own = [b if player == 1 else w for b, w in boards]
+        opp = [w if player == 1 else b for b, w in boards]
+        nbytes = self._nbytes
+        data = b"".join(x.to_bytes(nbytes, "little") for x in own + opp)
+        bits = np.unpackbits(np.frombuffer(data, dtype=np.uint8), bitorder="little").reshape(-1, 8 * nbytes)
+        cells = bits[:, self._bit_cells].reshape(-1, n, n)  # (boards, row, col): own ones, then opponent's
         planes = np.zeros((n, n, 2 * (t + 1) + 1), dtype=np.float32)
-        boards = ((black, white),) + past
-        for k, (b, w) in enumerate(boards[: t + 1]):
-            own, opp = (b, w) if player == 1 else (w, b)
-            planes[:, :, k] = self._cells(own).reshape(n, n)
-            planes[:, :, t + 1 + k] = self._cells(opp).reshape(n, n)
+        k = len(boards)
+        planes[:, :, :k] = cells[:k].transpose(1, 2, 0)
+        planes[:, :, t + 1 : t + 1 + k] = cells[k:].transpose(1, 2, 0)
         if player == 1:
             planes[:, :, -1] = 1.0
         return planes
