@@ -108,6 +108,12 @@ class Go(Game):
         self._bit_cells = np.array([a + a // n for a in range(n2)], dtype=np.int64)
         self._action_of_index = {a + a // n: a for a in range(n2)}
         self._nbytes = (n * w + 7) // 8
+        # the actions of the points of each byte of a bitboard, by the byte's value
+        self._actions_of_byte = [
+            [tuple(self._action_of_index[8 * i + b] for b in range(8)
+                   if value >> b & 1 and 8 * i + b in self._action_of_index) for value in range(256)]
+            for i in range(self._nbytes)
+        ]
         # the neighbours of each point, as bits
         self.neighbours = []
         self.neighbour_mask = []
@@ -166,13 +172,9 @@ class Go(Game):
         return h
 
     def _bits_to_actions(self, stones: int) -> list[int]:
-        of = self._action_of_index
-        out = []
-        while stones:
-            low = stones & -stones
-            out.append(of[low.bit_length() - 1])
-            stones ^= low
-        return out
+        """The actions of the points of a bitboard, in order (a table lookup a byte)."""
+        return [a for table, byte in zip(self._actions_of_byte, stones.to_bytes(self._nbytes, "little"))
+                for a in table[byte]]
 
     # ---- the rules --------------------------------------------------------------------
     def initial_state(self, starting_player: int = 1) -> GoState:
@@ -364,6 +366,7 @@ class Go(Game):
         pass_action, bit, full, w = self.pass_action, self.bit, self.full, self.width
         nmask, diag, edge, pairs = self.neighbour_mask, self.diagonal_mask, self.on_edge, self.neighbour_pairs
         keys_own, keys_opp = self.zobrist[player], self.zobrist[3 - player]
+        of = self._action_of_index
         seen = set(seen)  # this playout's own copy: its positions join the game's
         empty = full & ~(own | opp)
         empties = self._bits_to_actions(empty)
@@ -444,7 +447,11 @@ class Go(Game):
                 empties.pop()
                 if captured:
                     opp &= ~captured
-                    empties.extend(self._bits_to_actions(captured))
+                    c = captured
+                    while c:
+                        low = c & -c
+                        empties.append(of[low.bit_length() - 1])
+                        c ^= low
                     after |= captured
                 empty = after
             own, opp = opp, own
