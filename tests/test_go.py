@@ -362,3 +362,42 @@ def test_render_labels_columns_without_i_and_marks_the_last_stone(go9):
     assert lines[1].startswith("  9") and lines[9].startswith("  1")
     assert "(O)" in lines[1] and " X " in lines[6]  # J9 the last stone, D4 on row 4
     assert "player 1 (X, black) to move" in lines[-1]
+
+
+# ---- states -------------------------------------------------------------------------------------
+def test_legal_actions_are_exactly_the_moves_next_state_accepts(go5):
+    """On long random 5x5 games (many captures, kos and repetitions), the fast listing
+    agrees with trying every action, superko refusals included."""
+    rng = random.Random(11)
+    refused = set()
+    for _ in range(15):
+        state = go5.initial_state()
+        while not go5.is_final(state):
+            accepted = []
+            for a in range(go5.num_actions):
+                try:
+                    go5.next_state(state, a)
+                    accepted.append(a)
+                except IllegalMoveError as error:
+                    refused.add(str(error).split(" ", 1)[1].split(":")[0].split(" (")[0])
+            assert go5.legal_actions(state) == accepted
+            state = go5.next_state(state, go_move(rng, accepted, go5.pass_action))
+    assert {"is already occupied", "is suicide", "would repeat an earlier whole-board position"} <= refused
+
+
+def go_move(rng, legal, pass_action):
+    points = [a for a in legal if a != pass_action]
+    return rng.choice(points) if points and rng.random() > 0.03 else pass_action
+
+
+def test_states_are_immutable_values_rebuilt_from_their_moves():
+    game = mctsfw.make_game("go", size=9, history=1)
+    states = random_game(game, random.Random(2), 60)
+    last = states[-1]
+    again = game.state_after(last[4])
+    assert again == last and hash(again) == hash(last)
+    assert len({*states}) == len(states)
+    white_first = game.next_state(game.initial_state(2), game.text_to_action("E5"))
+    assert game.current_player(white_first) == 1 and stones(game, white_first, 2) == ["E5"]
+    with pytest.raises(ValueError, match="starting_player"):
+        game.initial_state(3)
