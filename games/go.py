@@ -20,7 +20,7 @@ and GTP) and pass = ``size*size``. People (and GTP) type vertices like ``D4`` or
 a column letter A.. skipping I, then a row number from 1 at the bottom; ``pass``; or
 ``row col`` counted from 0 (row 0 at the bottom, as the action numbers).
 
-A state is the tuple ``(player_to_move, black, white, passes, moves, zhash, seen, past)``:
+A state is the tuple ``(player_to_move, black, white, passes, moves, zhash, seen, recent, past)``:
 
 - ``black``, ``white``: bitboards with a guard column: point (r, c) is bit
   ``r*(size+1) + c``, and bit ``r*(size+1) + size`` is always empty, so a shift by 1
@@ -30,10 +30,15 @@ A state is the tuple ``(player_to_move, black, white, passes, moves, zhash, seen
 - ``moves``: the actions from the empty board (the game's "ID"), passes included.
 - ``zhash``: the Zobrist hash of the board (64-bit, one random key per point and colour,
   xored in as stones arrive and leave).
-- ``seen``: a frozenset of the Zobrist hashes of every board that stood so far, the
-  current one included: the superko test is one lookup. Each move makes a new
-  frozenset (a copy: some microseconds at 19x19, small beside the move itself); a state
-  thus carries everything its rules need, so the search never replays the ID.
+- ``seen`` and ``recent``: the Zobrist hashes of the boards that stood so far, split at
+  the last capture: ``recent`` (a tuple) those since it, the current one included,
+  ``seen`` (a frozenset) those before it. A move can only recreate a board of ``seen``:
+  since the last capture stones were only added, so the point just played was empty in
+  every board of ``recent`` (and the new board holds it). The superko test is thus one
+  lookup in ``seen``, and ``seen`` changes only at a capture (it then takes in
+  ``recent``): the states between two captures share one frozenset, so a state costs
+  little memory and a move without a capture copies no set. A state so carries
+  everything its rules need: search never replays the ID.
 - ``past``: the boards ``(black, white)`` of the ``history`` positions before this one,
   newest first (empty when ``history`` is 0), for the planes.
 
@@ -59,7 +64,7 @@ COLOURS = {1: "black", 2: "white"}
 COLUMN_LETTERS = "ABCDEFGHJKLMNOPQRST"
 ZOBRIST_SEED = 20261123
 
-GoState = tuple  # (player_to_move, black, white, passes, moves, zhash, seen, past)
+GoState = tuple  # (player_to_move, black, white, passes, moves, zhash, seen, recent, past)
 
 
 class Go(Game):
@@ -139,10 +144,6 @@ class Go(Game):
         nbits = n * w
         self.zobrist = {1: [rng.getrandbits(64) for _ in range(nbits)], 2: [rng.getrandbits(64) for _ in range(nbits)]}
 
-    @classmethod
-    def param_problems(cls, params: dict[str, Any]) -> list[str]:
-        return super().param_problems(params)
-
     def params(self) -> dict[str, Any]:
         return {"size": self.size, "komi": self.komi, "max_moves": self.max_moves_setting, "history": self.history}
 
@@ -154,10 +155,24 @@ class Go(Game):
 
     def _flood(self, seed: int, within: int) -> int:
         """The points of ``within`` connected to ``seed`` (which lies in ``within``)."""
-        w, full = self.width, self.full
+        w = self.width
         g = seed
         while True:
             grown = (g | g << 1 | g >> 1 | g << w | g >> w) & within
+            if grown == g:
+                return g
+            g = grown
+
+    def _dead_group(self, seed: int, stones: int, empty: int) -> int:
+        """The group of ``stones`` at ``seed`` if it has no liberty in ``empty``, else 0
+        (the search stops at the first liberty it finds)."""
+        w = self.width
+        g = seed
+        while True:
+            grown = g | g << 1 | g >> 1 | g << w | g >> w
+            if grown & empty:
+                return 0
+            grown &= stones
             if grown == g:
                 return g
             g = grown
@@ -180,7 +195,7 @@ class Go(Game):
     def initial_state(self, starting_player: int = 1) -> GoState:
         if starting_player not in (1, 2):
             raise ValueError(f"starting_player is 1 or 2, not {starting_player!r}")
-        return (starting_player, 0, 0, 0, (), 0, frozenset((0,)), ())
+        return (starting_player, 0, 0, 0, (), 0, frozenset(), (0,), ())
 
     def current_player(self, state: GoState) -> int:
         return state[0]
@@ -188,10 +203,10 @@ class Go(Game):
     def is_final(self, state: GoState) -> bool:
         return state[3] >= 2 or len(state[4]) >= self.max_moves
 
-    def _play(self, state: GoState, action: int) -> tuple[int, int, int] | str:
-        """The board ``(black, white, zhash)`` after the mover puts a stone on ``action``,
-        or the reason it is illegal (occupied, suicide, superko)."""
-        player, black, white, _, moves, h, seen, _ = state
+    def _play(self, state: GoState, action: int) -> tuple[int, int, int, int] | str:
+        """The board ``(black, white, zhash, captured stones)`` after the mover puts a stone
+        on ``action``, or the reason it is illegal (occupied, suicide, superko)."""
+        player, black, white, _, _, h, seen, *_ = state
         b = self.bit[action]
         if (black | white) & b:
             return f"{self.action_to_text(action)} is already occupied"
@@ -202,20 +217,16 @@ class Go(Game):
         captured = 0
         for nb in self.neighbours[action]:
             if opp & nb and not captured & nb:
-                group = self._flood(nb, opp)
-                if not self._dilate(group) & empty:
-                    captured |= group
+                captured |= self._dead_group(nb, opp, empty)
         if captured:
             opp &= ~captured
             h ^= self._hash_of(captured, 3 - player)
-        elif not self.neighbour_mask[action] & empty:
-            group = self._flood(b, own)
-            if not self._dilate(group) & empty:
-                return f"{self.action_to_text(action)} is suicide: the stone's group would have no liberty"
+        elif not self.neighbour_mask[action] & empty and self._dead_group(b, own, empty):
+            return f"{self.action_to_text(action)} is suicide: the stone's group would have no liberty"
         if h in seen:
             return (f"{self.action_to_text(action)} would repeat an earlier whole-board position "
                     f"(ko, positional superko)")
-        return (own, opp, h) if player == 1 else (opp, own, h)
+        return (own, opp, h, captured) if player == 1 else (opp, own, h, captured)
 
     def check_legal(self, state: GoState, action: int) -> None:
         if self.is_final(state):
@@ -237,22 +248,24 @@ class Go(Game):
         if isinstance(action, bool) or not (isinstance(action, (int, np.integer)) and 0 <= action < self.num_actions):
             self.check_legal(state, action)  # raises with the reason
         action = int(action)
-        player, black, white, passes, moves, h, seen, past = state
+        player, black, white, passes, moves, h, seen, recent, past = state
         if self.history:
             past = ((black, white),) + past[: self.history - 1]
         if action == self.pass_action:
-            return (3 - player, black, white, passes + 1, moves + (action,), h, seen, past)
+            return (3 - player, black, white, passes + 1, moves + (action,), h, seen, recent, past)
         result = self._play(state, action)
         if isinstance(result, str):
             raise IllegalMoveError(result)
-        black, white, h = result
-        return (3 - player, black, white, 0, moves + (action,), h, seen | {h}, past)
+        black, white, h, captured = result
+        if captured:  # the boards since the last capture join those that may come back
+            return (3 - player, black, white, 0, moves + (action,), h, seen.union(recent), (h,), past)
+        return (3 - player, black, white, 0, moves + (action,), h, seen, recent + (h,), past)
 
     def legal_actions(self, state: GoState) -> list[int]:
         """The empty points where a stone is legal (no suicide, no repeated board), then pass."""
         if self.is_final(state):
             return []
-        player, black, white, _, _, h, seen, _ = state
+        player, black, white, _, _, h, seen, *_ = state
         own, opp = (black, white) if player == 1 else (white, black)
         empty = self.full & ~(own | opp)
         # liberties of every group: opponent groups in atari (their one liberty captures)
@@ -355,9 +368,10 @@ class Go(Game):
         The same rules as ``next_state`` on bare integers: the empty points in a list
         (a tried point is swapped behind the ones left to try, so each pick is uniform
         among the untried), captures and suicide by liberty searches that stop at the
-        first liberty found, superko by the Zobrist hash in the states' ``seen`` plus
-        the positions of this playout."""
-        player, black, white, passes, moves, h, seen, _ = state
+        first liberty found, superko by the Zobrist hash in the state's ``seen``, its
+        ``recent`` and the boards of this playout (a superset of the boards that can come
+        back: a simpler test that gives the same answers)."""
+        player, black, white, passes, moves, h, seen, recent, _ = state
         played: list[int] = []
         if self.is_final(state):
             return played, self.winner(state)
@@ -367,7 +381,8 @@ class Go(Game):
         nmask, diag, edge, pairs = self.neighbour_mask, self.diagonal_mask, self.on_edge, self.neighbour_pairs
         keys_own, keys_opp = self.zobrist[player], self.zobrist[3 - player]
         of = self._action_of_index
-        seen = set(seen)  # this playout's own copy: its positions join the game's
+        seen = set(seen)  # this playout's own copy: its boards join the game's
+        seen.update(recent)
         empty = full & ~(own | opp)
         empties = self._bits_to_actions(empty)
         random_ = rng.random

@@ -401,3 +401,12 @@ def test_states_are_immutable_values_rebuilt_from_their_moves():
     assert game.current_player(white_first) == 1 and stones(game, white_first, 2) == ["E5"]
     with pytest.raises(ValueError, match="starting_player"):
         game.initial_state(3)
+
+
+def test_states_between_captures_share_their_set_of_earlier_boards(go9):
+    """``seen`` (the boards that may come back) is a new set only after a capture."""
+    states = random_game(go9, random.Random(4), 150)
+    captures = sum(1 for before, after in zip(states, states[1:])
+                   if (before[1] | before[2]) & ~(after[1] | after[2]))
+    assert captures > 0
+    assert len({id(state[6]) for state in states}) == captures + 1
