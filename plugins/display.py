@@ -21,7 +21,7 @@ class TerminalDisplay:
     """Prints ``game.render(state)`` after every actual move, with an optional pause."""
 
     name = "terminal"
-    description = "text pictures in the terminal (Hex as a diamond, NIM as piles, Connect Four and Gomoku as grids)"
+    description = "text pictures in the terminal (Hex as a diamond, NIM as piles, Connect Four, Gomoku and Go as grids)"
 
     def __init__(self, delay: float = 0.0, stream: TextIO | None = None):
         self.delay = float(delay)

@@ -6,7 +6,7 @@ of player 1 (X, red) and player 2 (O, blue), the last move ringed, and at the en
 winning chain outlined and the winner written. Connect Four is drawn
 as discs in a blue board (X red, O yellow), the last stone ringed. Gomoku is drawn as
 black (X) and white (O) stones on a wooden board, the last stone dotted red and the
-winning line ringed in gold. Every other game is
+winning line ringed in gold; Go likewise, row 1 at the bottom as GTP. Every other game is
 drawn as the text of its ``render(state)``, so any game plugin can be recorded.
 
     gif = GifDisplay(title="mcts vs random")
@@ -252,8 +252,33 @@ def draw_gomoku(game: Game, state: State, last_action: Action | None, mover: int
     """A frame of a Gomoku game: the stones on the intersections (row 1 at the top, as the
     terminal picture), the last stone marked with a red dot, the winning line ringed in gold
     with a gold bar through it, column letters above and row numbers on the left."""
+    line = game.winning_line(state) if game.is_final(state) else []
+    return draw_stones(game, state, last_action, mover, move_number, title, radius, line=line,
+                       column_label=lambda c: chr(ord("a") + c), row_label=lambda r: str(r + 1))
+
+
+def draw_go(game: Game, state: State, last_action: Action | None, mover: int | None,
+            move_number: int, title: str = "", radius: int = 14) -> Image.Image:
+    """A frame of a Go game: the stones on the intersections, row 1 at the bottom and the
+    column letters skipping I (as the terminal picture and GTP), the last stone marked with
+    a red dot (nothing for a pass; the caption says it)."""
+    n = game.size
+    return draw_stones(game, state, last_action, mover, move_number, title, radius, line=[],
+                       column_label=lambda c: game.action_to_text(c)[0], row_label=lambda r: str(n - r),
+                       grid_cell=game.grid_cell)
+
+
+def draw_stones(game: Game, state: State, last_action: Action | None, mover: int | None, move_number: int,
+                title: str, radius: int, line: list[Action], column_label: Callable[[int], str],
+                row_label: Callable[[int], str],
+                grid_cell: Callable[[Action], tuple[int, int] | None] | None = None) -> Image.Image:
+    """Black and white stones on the lines of a wooden board (Gomoku, Go): ``board(state)``
+    gives the points; ``grid_cell(action)`` their (row from the top, column) (row-major from
+    the top by default); the stones of ``line`` ringed in gold with a bar through them;
+    ``column_label``/``row_label`` of the column and of the row counted from the top."""
     n = game.size
     board = game.board(state).reshape(-1)
+    grid_cell = grid_cell or (lambda a: divmod(a, n))
     cell = 2 * radius + max(3, radius // 4)
     margin = max(12, radius)
     font = _font(max(12, int(radius * 0.9)))
@@ -269,28 +294,25 @@ def draw_gomoku(game: Game, state: State, last_action: Action | None, mover: int
     pad = max(3, radius // 3)
     draw.rectangle((left - pad, top - pad, left + n * cell + pad, top + n * cell + pad), fill=GOMOKU_COLOURS["board"])
 
-    def centre(a: int) -> tuple[float, float]:
-        r, c = divmod(a, n)
+    def at(r: int, c: int) -> tuple[float, float]:
         return left + c * cell + cell / 2, top + r * cell + cell / 2
 
+    def centre(a: int) -> tuple[float, float]:
+        return at(*grid_cell(a))
+
     for k in range(n):
-        x0, y0 = centre(k)
-        x1, y1 = centre(n * (n - 1) + k)
-        draw.line((x0, y0, x1, y1), fill=GOMOKU_COLOURS["grid"], width=1)
-        x0, y0 = centre(k * n)
-        x1, y1 = centre(k * n + n - 1)
-        draw.line((x0, y0, x1, y1), fill=GOMOKU_COLOURS["grid"], width=1)
-        x, y = centre(k)
-        draw.text((x, top - label / 2), chr(ord("a") + k), fill=INK, font=small, anchor="mm")
-        x, y = centre(k * n)
-        draw.text((left - label / 2, y), str(k + 1), fill=INK, font=small, anchor="mm")
-    line = game.winning_line(state) if game.is_final(state) else []
+        draw.line((*at(0, k), *at(n - 1, k)), fill=GOMOKU_COLOURS["grid"], width=1)
+        draw.line((*at(k, 0), *at(k, n - 1)), fill=GOMOKU_COLOURS["grid"], width=1)
+        x, y = at(0, k)
+        draw.text((x, top - label / 2), column_label(k), fill=INK, font=small, anchor="mm")
+        x, y = at(k, 0)
+        draw.text((left - label / 2, y), row_label(k), fill=INK, font=small, anchor="mm")
     if line:
         draw.line((*centre(line[0]), *centre(line[-1])), fill=GOMOKU_COLOURS["line"], width=max(4, radius // 2))
     for a, v in enumerate(board):
         if not v:
             continue
-        cx, cy = centre(a)
+        cx, cy = centre(a)  # board(state) lists the points in action order
         draw.ellipse((cx - radius, cy - radius, cx + radius, cy + radius), fill=GOMOKU_COLOURS[int(v)],
                      outline=GOMOKU_COLOURS[1], width=1)
         if a in line:
@@ -322,7 +344,9 @@ def draw_text(game: Game, state: State, last_action: Action | None, mover: int |
 
 
 #: games drawn by a picture of their own, by game name; the rest are drawn as text
-PAINTERS: dict[str, Callable[..., Image.Image]] = {"hex": draw_hex, "connect4": draw_connect4, "gomoku": draw_gomoku}
+PAINTERS: dict[str, Callable[..., Image.Image]] = {
+    "hex": draw_hex, "connect4": draw_connect4, "gomoku": draw_gomoku, "go": draw_go,
+}
 
 
 class GifDisplay:
@@ -335,7 +359,7 @@ class GifDisplay:
 
     name = "gif"
     description = ("records actual games as animated GIFs (Hex as a diamond of hexagons, Connect Four as discs, "
-                   "Gomoku as stones on a board, other games as text)")
+                   "Gomoku and Go as stones on a board, other games as text)")
 
     def __init__(
         self,

@@ -75,3 +75,25 @@ def test_a_new_game_starts_a_new_recording_and_a_path_saves_at_the_end(tmp_path)
     assert gif.num_frames == len(second.states)
     assert frames_of(tmp_path / "auto.gif")[0] == len(second.states)
     assert [p.name for p in tmp_path.iterdir()] == ["auto.gif"]  # no temporary file left behind
+
+
+def test_go_is_drawn_as_stones_with_row_1_at_the_bottom(tmp_path):
+    game = mctsfw.make_game("go", size=5, max_moves=12)
+    gif = GifDisplay()
+    record = play_game(game, {1: mctsfw.make_actor("random", game, seed=1),
+                              2: mctsfw.make_actor("random", game, seed=2)}, display=gif)
+    count, sizes, _ = frames_of(gif.save(tmp_path / "go.gif"))
+    assert count == len(record.states) and len(sizes) == 1
+    from plugins.gif import draw_go
+    state = game.next_state(game.initial_state(), game.text_to_action("A1"))
+    image = draw_go(game, state, game.text_to_action("A1"), 1, 1)
+    black = [(x, y) for y in range(image.height) for x in range(image.width)
+             if image.getpixel((x, y)) == (20, 20, 20)]
+    red = [(x, y) for y in range(image.height) for x in range(image.width)
+           if image.getpixel((x, y)) == (214, 39, 40)]
+    assert black and red  # the stone, and the dot of the last move on it
+    ys = [y for _, y in black]
+    xs = [x for x, _ in black]
+    board_ys = [y for y in range(image.height) if image.getpixel((image.width // 2, y)) == (222, 184, 122)]
+    assert min(ys) > (min(board_ys) + max(board_ys)) / 2  # A1 in the lower half
+    assert max(xs) < image.width / 2  # and on the left
