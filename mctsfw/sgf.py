@@ -423,6 +423,7 @@ def read_sgf(text: str, game: Game | None = None, params: dict | None = None, re
         if game.current_player(state) != PLAYERS[colour] and not swapped:
             raise SgfError(f"{move}: {COLOURS[game.current_player(state)]} is to move here ({game.name} alternates)")
         try:
+            game.check_legal(state, action)  # the reason as people are told it
             state = game.next_state(state, action)
         except IllegalMoveError as error:
             raise SgfError(f"{move} is illegal: {error}") from None
