@@ -297,3 +297,136 @@ def test_selfplay_sgf_is_refused_for_a_game_without_sgf(tmp_path, capsys):
     message = refused(capsys, "selfplay", "--game", "nim", "--run-dir", tmp_path / "run", "--set", "selfplay.sgf=true")
     assert "selfplay.sgf = true: nim has no SGF" in message
     assert not (tmp_path / "run").exists()
+
+
+# ---- Go ------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("size", [9, 13, 19])
+def test_go_games_round_trip_with_passes_komi_and_the_area_score(size):
+    game = mctsfw.make_game("go", size=size, komi=6.5)
+    for seed in range(2):
+        moves = random_game(game, seed, upto=None if size == 9 else 120)
+        moves += [game.pass_action, game.pass_action] if not game.is_final(game.state_after(moves)) else []
+        final = game.state_after(moves)
+        assert game.is_final(final)
+        text = to_sgf(game, moves)
+        assert f"GM[1]" in text and f"SZ[{size}]" in text and "KM[6.5]" in text
+        assert ";B[]" in text or ";W[]" in text  # passes are empty values
+        score = game.score(final)
+        assert f"RE[{'B' if score > 0 else 'W'}+{abs(score):g}]" in text
+        read = read_sgf(text)
+        assert read.game.name == "go" and read.game.size == size and read.komi == 6.5 == read.game.komi
+        assert read.moves == moves and read.state() == final
+
+
+def test_go_points_are_column_then_row_from_the_top():
+    read = read_sgf("(;GM[1]SZ[9];B[aa];W[ia];B[ai];W[ii];B[ee];W[tt];B[])")
+    assert [read.game.action_to_text(a) for a in read.moves] == ["A9", "J9", "A1", "J1", "E5", "pass", "pass"]
+    game = read.game
+    # A1 = 0 (bottom left), J1 = 8, J9 = 80
+    assert to_sgf(game, [0, game.pass_action, 8, 80]).splitlines()[-1] == ";B[ai];W[];B[ii];W[ia])"
+
+
+def test_go_records_as_gogui_sabaki_and_gnu_go_write_them():
+    gogui = """(;FF[4]CA[UTF-8]AP[GoGui:1.5.1]SZ[9]
+KM[7.5]PB[GNU Go]PW[hexzero]DT[2026-11-23]RE[W+R]
+;B[ee];W[gc];B[cg];W[ge];B[];W[])
+"""
+    read = read_sgf(gogui)
+    assert [read.game.action_to_text(a) for a in read.moves] == ["E5", "G7", "C3", "G5", "pass", "pass"]
+    assert read.result == "W+R" and read.players == {1: "GNU Go", 2: "hexzero"} and read.game.is_final(read.state())
+    sabaki = """(;GM[1]FF[4]CA[UTF-8]AP[Sabaki:0.52.2]KM[6.5]SZ[13]DT[2026-11-23]
+;B[dd]C[a \\] bracket]
+;W[jj]
+;B[jd]
+(;W[dj]C[the main line]
+;B[gg])
+(;W[cj]))"""
+    read = read_sgf(sabaki)
+    assert [read.game.action_to_text(a) for a in read.moves] == ["D10", "K4", "K10", "D4", "G7"]
+    assert read.komi == 6.5 and read.game.size == 13
+    gnugo = """(;GM[1]FF[4]
+SZ[9]
+DT[2026-11-23]
+KM[7.5]AP[GNU Go:3.8]RE[W+88.5]
+;B[ee];W[cg];B[tt];W[gc];B[gg]C[White wins by 88.5 points
+])
+"""
+    read = read_sgf(gnugo)
+    assert [read.game.action_to_text(a) for a in read.moves] == ["E5", "C3", "pass", "G7", "G3"]
+    assert parse_sgf(gnugo)[-1].properties["C"] == ["White wins by 88.5 points\n"]  # a hard line break stays
+
+
+def test_go_setup_stones_and_illegal_moves_are_refused():
+    # GNU Go's printsgf writes a position as setup stones, and handicap games start with them
+    printsgf = "(;GM[1]FF[4]\nSZ[9]\nKM[7.5]HA[0]RU[Japanese]AP[GNU Go:3.8]AW[gc][cg]\nAB[hd][ee]\nPL[W]\n)"
+    with pytest.raises(SgfError, match=r"line 1: setup stones \(AB/AW\[...\]\) are not supported: go positions"):
+        read_sgf(printsgf)
+    # a ko recapture at once
+    ko = "(;GM[1]SZ[5];B[ba];W[ca];B[ab];W[db];B[bc];W[cc];B[cb];W[bb];B[cb])"
+    with pytest.raises(SgfError, match=r"move 9 B\[cb\] is illegal"):
+        read_sgf(ko)
+    with pytest.raises(SgfError, match=r"move 1 B\[jj\]: 'jj' is off the 9x9 board"):
+        read_sgf("(;GM[1]SZ[9];B[jj])")
+    with pytest.raises(SgfError, match="go: size: must be a whole number from 5 to 19"):
+        read_sgf("(;GM[1]SZ[21];B[aa])")
+    assert read_sgf("(;GM[1];B[pd])").game.size == 19  # SGF's default board
+
+
+def test_play_records_go_as_sgf_and_goes_on_from_its_komi_and_moves(tmp_path):
+    game = mctsfw.make_game("go", size=7, komi=5.5)
+    start = tmp_path / "start.sgf"
+    start.write_text(to_sgf(game, random_game(game, 3, upto=11), players={1: "x", 2: "y"}))
+    out = tmp_path / "go.sgf"
+    result = run_cli("play", "--p1", "random", "--p2", "random", "--no-display", "--seed", "2",
+                     "--from", str(start), "--record", str(out))
+    assert result.returncode == 0, result.stderr
+    assert "Go(size=7, komi=5.5" in result.stdout and "11 moves played, player 2 to move" in result.stdout
+    read = read_sgf_file(out)
+    assert read.game.komi == 5.5 and read.moves[:11] == read_sgf_file(start).moves
+    assert read.game.is_final(read.state()) and read.result.startswith(("B+", "W+", "0"))
+
+
+# ---- GNU Go reads our files and we read its own -----------------------------------------------------
+def gnugo_path():
+    import shutil
+
+    return shutil.which("gnugo") or shutil.which("gnugo", path="/usr/games")
+
+
+@pytest.mark.skipif(gnugo_path() is None, reason="GNU Go is not installed (apt-get install gnugo)")
+@pytest.mark.parametrize("size, seed", [(9, 1), (13, 2)])
+def test_gnu_go_finishes_our_record_and_its_record_reads_back_move_for_move(tmp_path, size, seed):
+    """GNU Go loads our SGF, plays the game out (``--score finish``), writes its own SGF and
+    prints each move it adds as a GTP vertex (on stderr): our reading of its file must give our moves
+    first, then exactly the moves it printed (so both programs read points the same way)."""
+    import re
+    import subprocess
+
+    game = mctsfw.make_game("go", size=size)
+    ours = random_game(game, seed, upto=30)
+    (tmp_path / "ours.sgf").write_text(to_sgf(game, ours))
+    result = subprocess.run([gnugo_path(), "--quiet", "--level", "1", "--seed", "1", "--chinese-rules", "--score", "finish",
+                             "-l", "ours.sgf", "-o", "theirs.sgf"],
+                            cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    printed = {int(n): vertex for n, vertex in re.findall(r"^(\d+) \w+ \(.\) move (\w+)$", result.stderr, re.M)}
+    assert printed and min(printed) == len(ours)
+    theirs = read_sgf_file(tmp_path / "theirs.sgf")
+    assert theirs.moves[: len(ours)] == ours
+    assert {n: game.action_to_text(a).upper() for n, a in enumerate(theirs.moves) if n >= len(ours)} == \
+        {n: v.upper() for n, v in printed.items()}
+    assert theirs.game.is_final(theirs.state())  # it ends with two passes
+
+
+def test_play_continues_a_match_from_the_opening_moves():
+    from mctsfw.match import play_match
+
+    game = mctsfw.make_game("hex", size=4)
+    opening = [5, 10, 0]
+    a, b = mctsfw.make_actor("random", game, seed=1), mctsfw.make_actor("random", game, seed=2)
+    result = play_match(game, a, b, 2, seating=(1,), openers=(1,), opening=opening)
+    for record in result.records:
+        assert record.actions[:3] == opening and record.opening == 3
+        assert len(record.movers) == len(record.move_seconds) == len(record.actions) - 3
+        assert record.movers[0] == 2  # player 2 moves after three moves opened by player 1
+        assert game.state_after(record.actions) == record.states[-1] and game.is_final(record.states[-1])
