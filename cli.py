@@ -33,7 +33,7 @@ from mctsfw.records import append_game_line, game_line
 from mctsfw.roles import POLICY_VALUE, RoleError, has_role
 from mctsfw.runs import RunDirError
 from mctsfw.schema import format_value
-from mctsfw.sgf import SgfError, read_sgf_file, to_sgf, write_sgf
+from mctsfw.sgf import SgfError, read_sgf_file, resigned_result, to_sgf, write_sgf
 
 #: the configuration file a command reads from the current directory, when there is one
 LOCAL_CONFIG = "hexzero.toml"
@@ -302,7 +302,8 @@ def command_play(args: argparse.Namespace) -> int:
             save_gif(game, record, args.gif, number + 1 if games > 1 else None)
         if as_sgf:
             path = sgf_record_path(args.record, number + 1 if games > 1 else None)
-            write_sgf(path, to_sgf(game, record.actions, record.starting_player,
+            result = resigned_result(getattr(record, "resigned", None))  # W+R; else the final position's
+            write_sgf(path, to_sgf(game, record.actions, record.starting_player, result,
                                    players={p: actors[p].label for p in (1, 2)}, DT=time.strftime("%Y-%m-%d")))
             saved.append(path)
         elif args.record:

@@ -47,7 +47,7 @@ from mctsfw.replay import ReplayBuffer, game_result
 from mctsfw.roles import POLICY_VALUE, require_role, role_problem
 from mctsfw.runs import ResumableRun
 from mctsfw.sampling import sample_action, temperature_problem
-from mctsfw.sgf import to_sgf, write_sgf
+from mctsfw.sgf import resigned_result, to_sgf, write_sgf
 from mctsfw.schema import Section, SectionSettings, Setting
 from mctsfw.workers import WorkerPool
 
@@ -291,7 +291,8 @@ class SelfPlayTrainer(ResumableRun):
         """Game ``record`` as SGF; a game played again after a resume (the same game: its
         random numbers come from its number) replaces its file."""
         players = {p: f"hexzero {self.net_name} gen {self.generation}" for p in (1, 2)}
-        write_sgf(self.sgf_path(record["game"]), to_sgf(self.game, record["moves"], record["starting_player"],
+        result = resigned_result(record.get("resigned"))  # a resigned game's W+R; else the final position's
+        write_sgf(self.sgf_path(record["game"]), to_sgf(self.game, record["moves"], record["starting_player"], result,
                                                         players=players, GN=f"self-play game {record['game']}"))
 
     def _prune_sgf(self) -> None:

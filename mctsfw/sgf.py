@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
+from mctsfw.checkpoints import atomic_path
 from mctsfw.game import Action, Game, IllegalMoveError, State
 
 #: what people call the SGF game numbers that may come up in an error message
@@ -80,6 +81,12 @@ def result_text(game: Game, state: State) -> str | None:
     return "0" if winner is None else f"{COLOURS[winner]}+"
 
 
+def resigned_result(resigned: int | None) -> str | None:
+    """``RE`` of a game that ``resigned`` (a player) gave up: ``W+R`` when Black resigned; None
+    when nobody resigned (``to_sgf`` then reads the result from the final position)."""
+    return None if resigned is None else f"{COLOURS[3 - resigned]}+R"
+
+
 def to_sgf(game: Game, moves: Sequence[Action], starting_player: int = 1, result: str | None = None,
            players: dict[int, str] | None = None, **props: Any) -> str:
     """The game of ``moves`` (action numbers from the empty board, ``starting_player``
@@ -108,9 +115,12 @@ def to_sgf(game: Game, moves: Sequence[Action], starting_player: int = 1, result
     result = result_text(game, state) if result is None else result
     if result:
         root["RE"] = result
+    bad = [key for key in props if not re.fullmatch(r"[A-Z]+", key)]
+    if bad:
+        raise ValueError(f"SGF property names are capital letters, not {', '.join(map(repr, bad))}")
     root.update(props)
-    head = "(;" + "".join(key + "".join(f"[{escape(v)}]" for v in (value if isinstance(value, (list, tuple)) else [value]))
-                          for key, value in root.items())
+    head = "(;" + "".join(key + "".join(f"[{escape(v)}]" for v in (value if isinstance(value, (list, tuple)) else
+                                                                  [value])) for key, value in root.items())
     lines, line, player = [head], "", starting_player
     for action in moves:
         node = f";{COLOURS[player]}[{point_text(game, action)}]"
@@ -125,8 +135,6 @@ def to_sgf(game: Game, moves: Sequence[Action], starting_player: int = 1, result
 
 def write_sgf(path: str | Path, text: str) -> None:
     """Write SGF ``text`` to ``path`` atomically (a reader never sees half a file)."""
-    from mctsfw.checkpoints import atomic_path
-
     with atomic_path(path) as tmp:
         tmp.write_text(text, encoding="utf-8")
 
@@ -203,7 +211,8 @@ def parse_sgf(text: str) -> list[SgfNode]:
             tree = _Tree()
             if stack:
                 if not stack[-1].nodes:
-                    raise SgfError(f"line {_line(text, pos)}: a game tree must start with a node (';') before a variation")
+                    raise SgfError(f"line {_line(text, pos)}: a game tree must start with a node (';') "
+                                   "before a variation")
                 stack[-1].children.append(tree)
             else:
                 root = tree
@@ -296,7 +305,8 @@ def sgf_game_classes(registries=None) -> dict[int, type]:
 
         registries = default_registries()
     games = registries.games
-    return {getattr(games.get(n), "sgf_game"): games.get(n) for n in games.names() if getattr(games.get(n), "sgf_game", None)}
+    classes = [games.get(name) for name in games.names()]
+    return {cls.sgf_game: cls for cls in classes if getattr(cls, "sgf_game", None)}
 
 
 def _build_game(number: int, size: int | None, komi: float | None, params: dict | None, registries) -> Game:

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import mctsfw
-from mctsfw.sgf import SgfError, parse_sgf, read_sgf, read_sgf_file, to_sgf
+from mctsfw.sgf import SgfError, parse_sgf, read_sgf, read_sgf_file, resigned_result, to_sgf
 from tests.test_cli import cli_main, refused
 from tests.test_plugins import run_cli
 
@@ -70,7 +70,8 @@ def test_hex_games_round_trip(size):
 
 def test_the_first_moves_of_a_hex_game_are_written_as_hexgui_cells():
     game = mctsfw.make_game("hex", size=5)
-    text = to_sgf(game, [0, 24, 7], result="W+R", DT="2026-11-23")
+    assert resigned_result(1) == "W+R" and resigned_result(2) == "B+R" and resigned_result(None) is None
+    text = to_sgf(game, [0, 24, 7], result=resigned_result(1), DT="2026-11-23")
     assert ";B[a1];W[e5];B[c2])" in text and "RE[W+R]" in text and "DT[2026-11-23]" in text
     assert read_sgf(text).result == "W+R"
 
@@ -405,8 +406,8 @@ def test_gnu_go_finishes_our_record_and_its_record_reads_back_move_for_move(tmp_
     game = mctsfw.make_game("go", size=size)
     ours = random_game(game, seed, upto=30)
     (tmp_path / "ours.sgf").write_text(to_sgf(game, ours))
-    result = subprocess.run([gnugo_path(), "--quiet", "--level", "1", "--seed", "1", "--chinese-rules", "--score", "finish",
-                             "-l", "ours.sgf", "-o", "theirs.sgf"],
+    result = subprocess.run([gnugo_path(), "--quiet", "--level", "1", "--seed", "1", "--chinese-rules",
+                             "--score", "finish", "-l", "ours.sgf", "-o", "theirs.sgf"],
                             cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     printed = {int(n): vertex for n, vertex in re.findall(r"^(\d+) \w+ \(.\) move (\w+)$", result.stderr, re.M)}
