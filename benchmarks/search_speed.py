@@ -6,7 +6,11 @@
    Gomoku 9x9 and 15x15 (a tenth of ``--games`` for Gomoku, whose playouts are long):
    hexzero, OpenSpiel's Python ``MCTSBot`` and OpenSpiel's C++ ``MCTSBot`` (game logic
    in C++ for both, one random rollout per search game, c = 1.4), and the ratios.
-   Targets: at least 10x the Python bot and 0.5x the C++ bot.
+   Targets: at least 10x the Python bot and 0.5x the C++ bot. Go 9x9 (komi 7.5, a
+   tenth of ``--games`` too) is there beside them, and its random playouts per second
+   from the empty board: hexzero's light playouts (never filling an own eye) against
+   OpenSpiel's ``go`` played from Python (uniformly random legal moves, pass included:
+   what a Python search over pyspiel does; OpenSpiel exposes no C++ playout alone).
 2. 5x5 Hex with the ANET's greedy rollouts (epsilon 0, the shipped model by default),
    batched (32 leaves, the default, 64 or 128, judged by one lock-step playout, virtual
    loss) against random rollouts, after a warm-up. Target: at least 0.5 of the random rate.
@@ -97,10 +101,57 @@ CASES = [
     ("nim 3,4,5", ("nim", {"piles": [3, 4, 5]}), ("nim", {"pile_sizes": "3;4;5", "is_misere": False})),
     ("gomoku 9x9", ("gomoku", {"size": 9}), ("gomoku", {"size": 9})),
     ("gomoku 15x15", ("gomoku", {"size": 15}), ("gomoku", {"size": 15})),
+    ("go 9x9", ("go", {"size": 9}), ("go", {"board_size": 9, "komi": 7.5})),
 ]
 #: games whose search games cost more (a random Gomoku game is some 40 to 100 moves):
 #: their rows measure this share of --games
-SLOW = {"gomoku": 0.1}
+SLOW = {"gomoku": 0.1, "go": 0.1}
+
+
+def go_playouts(size: int, seconds: float, seed: int) -> tuple[float, float]:
+    """(hexzero's light random playouts per second from the empty Go board, their mean moves)."""
+    import random
+
+    game = mctsfw.make_game("go", size=size)
+    rng, start, count, moves = random.Random(seed), time.perf_counter(), 0, 0
+    state = game.initial_state()
+    while time.perf_counter() - start < seconds:
+        moves += len(game.random_moves(state, rng)[0])
+        count += 1
+    return count / (time.perf_counter() - start), moves / count
+
+
+def openspiel_go_playouts(size: int, seconds: float, seed: int) -> tuple[float, float] | None:
+    """(OpenSpiel's ``go`` random playouts per second played from Python, their mean moves)."""
+    try:
+        import pyspiel
+    except ImportError:
+        return None
+    import random
+
+    game = pyspiel.load_game("go", {"board_size": size, "komi": 7.5})
+    initial = game.new_initial_state()
+    rng, start, count, moves = random.Random(seed), time.perf_counter(), 0, 0
+    while time.perf_counter() - start < seconds:
+        state = initial.clone()
+        while not state.is_terminal():
+            state.apply_action(rng.choice(state.legal_actions()))
+            moves += 1
+        count += 1
+    return count / (time.perf_counter() - start), moves / count
+
+
+def go_playout_table(repeats: int, seconds: float = 2.0) -> None:
+    print(f"{'case':<12} {'hexzero/s':>10} {'os-py/s':>10} {'ratio':>7}   (mean moves a playout: hexzero, OpenSpiel)")
+    ours_best, theirs_best = (0.0, 0.0), None
+    for seed in range(repeats):
+        ours_best = max(ours_best, go_playouts(9, seconds, seed))
+        theirs = openspiel_go_playouts(9, seconds, seed)
+        if theirs and (theirs_best is None or theirs > theirs_best):
+            theirs_best = theirs
+    theirs_rate = theirs_best[0] if theirs_best else None
+    lengths = f"{ours_best[1]:.0f}, {theirs_best[1]:.0f}" if theirs_best else f"{ours_best[1]:.0f}, -"
+    print(f"{'go 9x9':<12} {text(ours_best[0])} {text(theirs_rate)} {ratio(ours_best[0], theirs_rate)}   ({lengths})")
 
 
 def uct_table(games: int, repeats: int, with_python: bool = True) -> None:
@@ -127,6 +178,8 @@ def main() -> None:
     print(f"machine: {platform.processor() or platform.machine()}, Python {platform.python_version()}")
     print("\n1. UCT, random rollouts, from the empty board")
     uct_table(args.games, args.repeats)
+    print("\n   Go random playouts from the empty board, per second")
+    go_playout_table(args.repeats)
 
     from mctsfw.checkpoints import load_net  # imports TensorFlow and Keras
     from mctsfw.evaluators import NET_BATCH, NetRollouts, RandomRollouts
