@@ -14,6 +14,19 @@ The run is resumable as on-policy training is (``mctsfw.runs.ResumableRun``): th
 is committed after every self-play game and after every training step, so a killed run
 resumes without repeating or losing a game.
 
+**Resignation** (as in AlphaGo Zero): a player resigns when, after its search, both the
+root's value and the value of its most visited move are below ``resign_threshold`` (on
+the search's scale: the expected result for the player to move, 1 a win, 0.5 a draw, 0 a
+loss; AlphaGo Zero's v_resign = -0.9 on [-1, 1] is 0.05 here; 0, the default, never
+resigns), once ``resign_min_moves`` moves have been played. The resigner loses: the game's
+positions train with that result as usual. A share ``no_resign_share`` of the games is
+played to the end with resignation off; each of them notes who would have resigned first
+and when, and whether that player went on not to lose (a false positive: a win or a draw
+thrown away). Each generation's metrics line counts the resigned games, the no-resign
+games, those in which someone would have resigned, and the false positives among them
+(``false_positive_rate``), so that the threshold can be set to keep the rate low
+(AlphaGo Zero kept it below 5%).
+
 Every game draws its random numbers from its own seed (the run's seed and the game's
 number), so a game is the same whichever process plays it: with ``workers > 1`` the
 games of a generation are played by that many processes at once, and the run is the
@@ -36,7 +49,7 @@ import numpy as np
 
 from mctsfw.actors import Actor
 from mctsfw.config import plugin_params
-from mctsfw.game import Game
+from mctsfw.game import Game, opponent
 from mctsfw.evaluators import value_evaluator
 from mctsfw.hookspecs import hookimpl
 from mctsfw.mcts import MCTS, TreePolicy
@@ -77,6 +90,12 @@ SELFPLAY_SECTION = Section("selfplay", "cli.py selfplay: AlphaZero-style generat
             check=temperature_problem),
     Setting("temperature_moves", 6, "... of each game ...", low=0),
     Setting("temperature_final", 0.0, "... then this (0 = the most visited move)", check=temperature_problem),
+    Setting("resign_threshold", 0.0, "resign when the mover's value after its search (root and most visited move; "
+            "1 win, 0.5 draw, 0 loss) is below this; 0 = never resign (AlphaGo Zero's -0.9 on [-1, 1] is 0.05)",
+            low=0, high=1),
+    Setting("resign_min_moves", 0, "... but not before this many moves of the game have been played", low=0),
+    Setting("no_resign_share", 0.1, "share of the games played to the end with resignation off, to measure the "
+            "false positives (would-be resigners that did not lose) per generation", low=0, high=1),
     Setting("value_target", "z", '"z": the game\'s result for the player to move; "mean": the mean of z and the root\'s Q',
             choices=("z", "mean")),
     Setting("average_positions", True, "merge duplicate positions, averaging their targets, before training"),
@@ -126,20 +145,55 @@ def searcher(game: Game, net, policy: TreePolicy, seed: int, batch_size: int, ro
     return MCTS(game, policy, evaluator, seed=seed, batch_size=batch_size, root_noise=root_noise)
 
 
+#: the third word of the seed that decides whether a game may resign (the game's own stream is (seed, number))
+NO_RESIGN_STREAM = 1
+
+
+def plays_to_the_end(s: SelfPlaySettings, number: int, seed: int) -> bool:
+    """Whether game ``number`` of a run with seed ``seed`` is one of the ``no_resign_share``
+    played to the end with resignation off; it follows from (seed, number) alone, so it is
+    the same whichever worker plays the game, and the game's own random numbers are those
+    it has without resignation."""
+    return s.no_resign_share > 0 and np.random.default_rng([seed, number, NO_RESIGN_STREAM]).random() < s.no_resign_share
+
+
+def mover_value(mcts: MCTS, root) -> float:
+    """The value of the position for the player to move after the search (expected result,
+    1 a win, 0 a loss): the better of the root's value and its most visited move's, so a
+    player resigns only when both are low, as in AlphaGo Zero."""
+    value = 1.0 - root.q
+    if root.children:
+        value = max(value, root.child(mcts.best_action(root)).q)
+    return value
+
+
 def self_play_game(game: Game, net, policy: TreePolicy, s: SelfPlaySettings, number: int,
                    seed: int) -> tuple[dict[str, Any], RecordedGame]:
     """Game ``number`` of a run with seed ``seed``: its metrics record (with its moves) and
     the game with its targets (each position's visit distribution and value target; the
     replay buffer adds the symmetries). The game's random numbers come from (seed, number)
-    alone."""
+    alone.
+
+    With resignation on, the record says who resigned (``resigned``: the player, or None)
+    or, in a game played to the end (``no_resign``), who would have resigned first and at
+    which move, and whether that was a false positive (``would_resign``, or None)."""
     started = time.perf_counter()
     rng = np.random.default_rng([seed, number])
     starter = (1 if number % 2 else 2) if s.starting_player == "alternate" else int(rng.choice((1, 2)))
     mcts = searcher(game, net, policy, int(rng.integers(2**31)), s.batch_size, root_noise=True)
     state = game.initial_state(starter)
+    resigning = s.resign_threshold > 0
+    no_resign = resigning and plays_to_the_end(s, number, seed)
+    resigned, would_resign = None, None
     moves, counts, movers, root_values = [], [], [], []
     while not game.is_final(state):
         root = mcts.search(state, search_games=s.search_games)
+        if (resigning and would_resign is None and len(moves) >= s.resign_min_moves
+                and mover_value(mcts, root) < s.resign_threshold):
+            if not no_resign:
+                resigned = game.current_player(state)
+                break
+            would_resign = {"player": game.current_player(state), "move": len(moves)}
         distribution = mcts.visit_distribution(root)
         counts.append(visit_counts(root, game.num_actions))
         movers.append(game.current_player(state))
@@ -149,16 +203,49 @@ def self_play_game(game: Game, net, policy: TreePolicy, s: SelfPlaySettings, num
         moves.append(int(action))
         mcts.advance(action)
         state = game.next_state(state, action)
-    winner = game.winner(state)
+    winner = opponent(resigned) if resigned is not None else game.winner(state)
     values = []
     for player, q in zip(movers, root_values):
         z = game_result(winner, player)
         values.append((z + q) / 2 if s.value_target == "mean" else z)
     recorded = RecordedGame.from_targets(game.num_actions, starter, moves, counts, values, winner)
     record = {"kind": "game", "generation": (number - 1) // s.games_per_generation + 1, "game": number,
-              "starting_player": starter, "winner": winner, "moves": moves,
-              "seconds": round(time.perf_counter() - started, 3)}
+              "starting_player": starter, "winner": winner, "moves": moves}
+    if resigning:
+        record["resigned"] = resigned
+        record["no_resign"] = no_resign
+        if no_resign:
+            if would_resign is not None:  # a false positive: the would-be resigner won or drew
+                would_resign["false_positive"] = winner != opponent(would_resign["player"])
+            record["would_resign"] = would_resign
+    record["seconds"] = round(time.perf_counter() - started, 3)
     return record, recorded
+
+
+class ResignationTally:
+    """What one generation's games say about resignation, for its metrics line."""
+
+    FIELDS = ("resigned_games", "no_resign_games", "would_resign_games", "false_positives")
+
+    def __init__(self, counts: dict[str, int] | None = None):
+        self.counts = {name: int((counts or {}).get(name, 0)) for name in self.FIELDS}
+
+    def add(self, record: dict[str, Any]) -> None:
+        """Count one game's metrics record (games without resignation add nothing)."""
+        c = self.counts
+        c["resigned_games"] += record.get("resigned") is not None
+        c["no_resign_games"] += bool(record.get("no_resign"))
+        would = record.get("would_resign")
+        if would is not None:
+            c["would_resign_games"] += 1
+            c["false_positives"] += bool(would["false_positive"])
+
+    def metrics(self) -> dict[str, Any]:
+        """The counts and the false-positive rate among the no-resign games in which someone
+        would have resigned (None when nobody would have)."""
+        c = self.counts
+        rate = c["false_positives"] / c["would_resign_games"] if c["would_resign_games"] else None
+        return {**c, "false_positive_rate": rate}
 
 
 # ---- self-play worker processes --------------------------------------------------------------
@@ -228,6 +315,7 @@ class SelfPlayTrainer(ResumableRun):
         require_role(self.net_class, POLICY_VALUE, f"selfplay.net = {self.net_name!r}: self-play")
         self._pool: WorkerPool | None = None
         self.generation, self.games_done = 0, 0
+        self.resignation = ResignationTally()
 
     # ---- the run's state ----------------------------------------------------------------------------
     def new_state(self) -> None:
@@ -239,9 +327,11 @@ class SelfPlayTrainer(ResumableRun):
         self.buffer = ReplayBuffer(s.replay_size, self.game, self.net.encode_batch, augment=s.augment)
         self.generation, self.games_done = 0, 0
         self._prune_sgf()
+        self.resignation = ResignationTally()
 
     def load_state(self, directory: Path, progress: dict[str, Any]) -> None:
         self.generation, self.games_done = progress["generation"], progress["games_done"]
+        self.resignation = ResignationTally(progress.get("resignation"))  # absent in runs saved before resignation
         self.net = self.net_class.load(directory / "net.keras", self.game)
         self.best = self.net_class.load(directory / "best.keras", self.game)
         self.buffer = ReplayBuffer.load(directory / "replay.npz", self.game, self.net.encode_batch)
@@ -253,7 +343,7 @@ class SelfPlayTrainer(ResumableRun):
         self.buffer.save(directory / "replay.npz")
 
     def progress_state(self) -> dict[str, Any]:
-        return {"generation": self.generation, "games_done": self.games_done}
+        return {"generation": self.generation, "games_done": self.games_done, "resignation": self.resignation.counts}
 
     def _clone(self, net):
         with tempfile.TemporaryDirectory() as tmp:
@@ -272,12 +362,14 @@ class SelfPlayTrainer(ResumableRun):
                     if s.sgf:  # before the game is committed: a resumed run never lacks it
                         self._save_sgf(record)
                     self.buffer.add(recorded)
+                    self.resignation.add(record)
                     self.games_done += 1
                     yield {**record, "buffer_size": len(self.buffer)}, commit
             else:
                 record = self.train_generation()
                 self.generation += 1
                 self.games_done = 0
+                self.resignation = ResignationTally()
                 self.save_checkpoint(self.generation)
                 yield record, True
 
@@ -353,6 +445,8 @@ class SelfPlayTrainer(ResumableRun):
             "kind": "generation", "generation": self.generation + 1, "cases": int(len(x)),
             "loss": float(stats["loss"]), "policy_loss": float(stats["policy_loss"]), "value_loss": float(stats["value_loss"]),
         }
+        if s.resign_threshold > 0:
+            record.update(self.resignation.metrics())
         if s.gating:
             score = self.match(self.net, self.best, s.gating_games)
             record["gating_score"] = score

@@ -5,6 +5,10 @@ then a softmax policy head and a one-unit value head. ``PolicyValueResNet``
 (``pv_resnet``) reads ``game.encode_planes`` (rows, cols, channels) of any game with a
 2D board: a 3x3 convolution stem, residual blocks, and the AlphaGo Zero heads.
 
+The loss is the policy's cross-entropy against the search's visit distribution plus the
+value head's loss plus L2 weight decay (``l2``) on every kernel; ``value_head = "tanh"``
+gives AlphaGo Zero's loss, (z - v)^2 - pi log p + c|theta|^2, with ``optimizer = "sgd"``
+and ``momentum = 0.9`` its optimizer (stochastic gradient descent with momentum).
 Whatever the value head, ``evaluate`` answers the win probability of the player to
 move, in [0, 1] (a draw is 0.5), and ``fit`` takes value targets on that scale:
 ``value_head = "sigmoid"`` learns it directly with binary cross-entropy, ``"tanh"``
@@ -59,12 +63,23 @@ VALUE_HEAD = Setting("value_head", "sigmoid", '"sigmoid": win probability, binar
 L2 = Setting("l2", 1e-4, "L2 weight decay; 0 for none", low=0)
 
 
-def _optimizer_settings(model) -> tuple[str, float] | None:
-    """(optimizer name, learning rate) of a loaded, compiled model; None if saved uncompiled."""
+def _momentum_problem(value: float) -> str | None:
+    return None if value < 1 else f"must be below 1 (1 never forgets a gradient), not {value!r}"
+
+
+MOMENTUM = Setting("momentum", 0.9, 'the momentum of optimizer = "sgd" (AlphaGo Zero: 0.9); the other optimizers '
+                   "ignore it", low=0, high=1, check=_momentum_problem)
+
+
+def _optimizer_settings(model) -> tuple[str, float, float | None] | None:
+    """(optimizer name, learning rate, SGD's momentum or None) of a loaded, compiled model;
+    None if saved uncompiled."""
     if model.optimizer is None:
         return None
+    name = type(model.optimizer).__name__.lower()
+    momentum = float(model.optimizer.get_config()["momentum"]) if name == "sgd" else None
     # stored in float32: str() gives back the short decimal the user wrote
-    return type(model.optimizer).__name__.lower(), float(str(np.asarray(model.optimizer.learning_rate, dtype=np.float32)))
+    return name, float(str(np.asarray(model.optimizer.learning_rate, dtype=np.float32))), momentum
 
 
 def _layer_l2(layer) -> float:
@@ -99,6 +114,7 @@ class PolicyValueNet:
         self.num_actions = game.num_actions
         self.optimizer = params["optimizer"].lower()
         self.learning_rate = float(params["learning_rate"])
+        self.momentum = float(params["momentum"])
         self.value_head = params["value_head"].lower()
         self.l2 = float(params["l2"])
         seed = params["seed"]
@@ -175,9 +191,17 @@ class PolicyValueNet:
     def _value_activation(self) -> str:
         return "tanh" if self.value_head == "tanh" else "sigmoid"
 
+    def _optimizer_params(self) -> dict[str, Any]:
+        """The optimizer's part of ``params()``: its name, learning rate, and SGD's momentum."""
+        params = {"optimizer": self.optimizer, "learning_rate": self.learning_rate}
+        if self.optimizer == "sgd":
+            params["momentum"] = self.momentum
+        return params
+
     def _compile(self, model) -> None:
         keras = _keras()
-        optimizer = getattr(keras.optimizers, OPTIMIZERS[self.optimizer])(learning_rate=self.learning_rate)
+        extra = {"momentum": self.momentum} if self.optimizer == "sgd" else {}
+        optimizer = getattr(keras.optimizers, OPTIMIZERS[self.optimizer])(learning_rate=self.learning_rate, **extra)
         value_loss = keras.losses.MeanSquaredError() if self.value_head == "tanh" else keras.losses.BinaryCrossentropy()
         model.compile(optimizer=optimizer, loss={"policy": keras.losses.CategoricalCrossentropy(), "value": value_loss})
         # built now, so that a net saved before training loads back without optimizer warnings
@@ -315,11 +339,14 @@ class PolicyValueNet:
         self.l2 = _layer_l2(model.get_layer("policy"))
         self._read_architecture(model)
         settings = _optimizer_settings(model)
+        self.momentum = self.parameters.default("momentum")
         if settings is None:  # saved uncompiled: train with the defaults
             self.optimizer, self.learning_rate = self.parameters.default("optimizer"), self.parameters.default("learning_rate")
             self._compile(model)
         else:
-            self.optimizer, self.learning_rate = settings
+            self.optimizer, self.learning_rate, momentum = settings
+            if momentum is not None:
+                self.momentum = momentum
         self.refresh()
 
     def _read_architecture(self, model) -> None:
@@ -368,9 +395,9 @@ class PolicyValueMLP(PolicyValueNet):
     """A dense trunk with a softmax policy head and a one-unit value head; reads ``game.encode``."""
 
     name = "pv_mlp"
-    description = "two-headed MLP (policy + value; numpy inference): hidden_layers, activation, value_head, l2"
+    description = "two-headed MLP (policy + value; numpy inference): hidden_layers, activation, optimizer, value_head, l2"
     input_kind = "flat"
-    parameters = Parameters(HIDDEN_LAYERS, ACTIVATION, OPTIMIZER, LEARNING_RATE, VALUE_HEAD, L2, SEED)
+    parameters = Parameters(HIDDEN_LAYERS, ACTIVATION, OPTIMIZER, LEARNING_RATE, MOMENTUM, VALUE_HEAD, L2, SEED)
 
     def __init__(
         self,
@@ -379,13 +406,14 @@ class PolicyValueMLP(PolicyValueNet):
         activation: str = parameters.default("activation"),
         optimizer: str = parameters.default("optimizer"),
         learning_rate: float = parameters.default("learning_rate"),
+        momentum: float = parameters.default("momentum"),
         value_head: str = parameters.default("value_head"),
         l2: float = parameters.default("l2"),
         seed: int | None = None,
     ):
         params = dict(
             hidden_layers=hidden_layers, activation=activation, optimizer=optimizer, learning_rate=learning_rate,
-            value_head=value_head, l2=l2, seed=seed,
+            momentum=momentum, value_head=value_head, l2=l2, seed=seed,
         )  # fmt: skip
         self._setup(game, params)
         self.hidden_layers = tuple(int(u) for u in hidden_layers)
@@ -396,8 +424,7 @@ class PolicyValueMLP(PolicyValueNet):
         return {
             "hidden_layers": list(self.hidden_layers),
             "activation": self.activation,
-            "optimizer": self.optimizer,
-            "learning_rate": self.learning_rate,
+            **self._optimizer_params(),
             "value_head": self.value_head,
             "l2": self.l2,
         }
@@ -506,7 +533,7 @@ class PolicyValueResNet(PolicyValueNet):
     """A residual CNN with AlphaGo Zero heads; reads ``game.encode_planes`` (any 2D board)."""
 
     name = "pv_resnet"
-    description = "two-headed residual CNN for 2D boards (numpy inference): blocks, filters, value_head, l2"
+    description = "two-headed residual CNN for 2D boards (numpy inference): blocks, filters, optimizer, value_head, l2"
     input_kind = "planes"
     parameters = Parameters(
         Setting("blocks", 4, "residual blocks", low=0, hint="residual blocks"),
@@ -516,7 +543,7 @@ class PolicyValueResNet(PolicyValueNet):
         Setting("value_filters", 1, "1x1 filters of the value head", low=1,
                 hint="channels of the value head's 1x1 convolution"),
         Setting("value_hidden", 64, "dense units of the value head", low=1, hint="units of the value head's hidden layer"),
-        OPTIMIZER, LEARNING_RATE, VALUE_HEAD, L2, SEED,
+        OPTIMIZER, LEARNING_RATE, MOMENTUM, VALUE_HEAD, L2, SEED,
     )
     #: batch norm's moving averages follow training quickly: self-play trains only a few steps per generation
     BN_MOMENTUM = 0.9
@@ -534,14 +561,15 @@ class PolicyValueResNet(PolicyValueNet):
         value_hidden: int = parameters.default("value_hidden"),
         optimizer: str = parameters.default("optimizer"),
         learning_rate: float = parameters.default("learning_rate"),
+        momentum: float = parameters.default("momentum"),
         value_head: str = parameters.default("value_head"),
         l2: float = parameters.default("l2"),
         seed: int | None = None,
     ):
         params = dict(
             blocks=blocks, filters=filters, policy_filters=policy_filters, value_filters=value_filters,
-            value_hidden=value_hidden, optimizer=optimizer, learning_rate=learning_rate, value_head=value_head,
-            l2=l2, seed=seed,
+            value_hidden=value_hidden, optimizer=optimizer, learning_rate=learning_rate, momentum=momentum,
+            value_head=value_head, l2=l2, seed=seed,
         )  # fmt: skip
         self._setup(game, params)
         self.blocks, self.filters = int(blocks), int(filters)
@@ -555,8 +583,7 @@ class PolicyValueResNet(PolicyValueNet):
             "policy_filters": self.policy_filters,
             "value_filters": self.value_filters,
             "value_hidden": self.value_hidden,
-            "optimizer": self.optimizer,
-            "learning_rate": self.learning_rate,
+            **self._optimizer_params(),
             "value_head": self.value_head,
             "l2": self.l2,
         }

@@ -165,3 +165,122 @@ def test_ctrl_c_stops_self_play_with_one_line_and_leaves_no_process(tmp_path):
     out, err = proc.communicate(timeout=300)
     assert proc.returncode == 0 and err == "", err
     assert f"after step {done}" in out
+
+
+# ---- resignation ---------------------------------------------------------------------------------------
+def resigning(run_dir, threshold, share, min_moves=0, generations=1, extra=()):
+    return tiny(run_dir, generations, [f"selfplay.resign_threshold={threshold}", f"selfplay.no_resign_share={share}",
+                                       f"selfplay.resign_min_moves={min_moves}", *extra])
+
+
+def test_a_threshold_that_always_triggers_ends_games_early_and_the_resigner_loses(tmp_path):
+    # 1.0 is above every value but a sure win's, and on 3x3 Hex nobody can win with the game's third stone
+    run_dir = tmp_path / "run"
+    trainer = SelfPlayTrainer(resigning(run_dir, 1.0, 0.0, min_moves=2), run_dir, progress=False)
+    trainer.train()
+    records = RunDir(run_dir).read_metrics()
+    games = [r for r in records if r["kind"] == "game"]
+    for r in games:
+        state = trainer.game.state_after(r["moves"], r["starting_player"])
+        assert len(r["moves"]) == 2 and not trainer.game.is_final(state)
+        # the player to move resigned (the opener: it has played one of the two moves) and lost
+        assert r["resigned"] == trainer.game.current_player(state) == r["starting_player"]
+        assert r["winner"] == 3 - r["resigned"] and r["no_resign"] is False and "would_resign" not in r
+    generation = next(r for r in records if r["kind"] == "generation")
+    assert generation["resigned_games"] == len(games) == 3
+    assert generation["no_resign_games"] == 0 and generation["false_positive_rate"] is None
+    # the resigned games train as usual: two positions each (and their turns), z from the result
+    assert len(trainer.buffer) == 2 * 2 * len(games)
+    for record in trainer.buffer.records:
+        assert record.winner == 3 - record.starting_player
+        assert record.values.tolist() == [0.0, 1.0]  # the resigner's position lost, its opponent's won
+
+
+def test_no_resign_games_play_to_the_end_and_count_the_false_positives(tmp_path):
+    run_dir = tmp_path / "run"
+    trainer = SelfPlayTrainer(resigning(run_dir, 1.0, 1.0), run_dir, progress=False)
+    trainer.train()
+    records = RunDir(run_dir).read_metrics()
+    games = [r for r in records if r["kind"] == "game"]
+    false_positives = 0
+    for r in games:
+        final = trainer.game.state_after(r["moves"], r["starting_player"])
+        assert trainer.game.is_final(final) and trainer.game.winner(final) == r["winner"]
+        assert r["resigned"] is None and r["no_resign"] is True
+        # the opener would have resigned at once; a false positive when it went on to win
+        would = r["would_resign"]
+        assert (would["player"], would["move"]) == (r["starting_player"], 0)
+        assert would["false_positive"] == (r["winner"] == r["starting_player"])
+        false_positives += would["false_positive"]
+    generation = next(r for r in records if r["kind"] == "generation")
+    assert generation["resigned_games"] == 0
+    assert generation["no_resign_games"] == generation["would_resign_games"] == len(games) == 3
+    assert generation["false_positives"] == false_positives
+    assert generation["false_positive_rate"] == pytest.approx(false_positives / 3)
+
+
+def test_resignation_off_by_default_leaves_the_games_as_they_were(tmp_path):
+    games = {}
+    for name, extra in (("default", []), ("off", ["selfplay.resign_threshold=0.0", "selfplay.no_resign_share=1.0"])):
+        run_dir = tmp_path / name
+        SelfPlayTrainer(tiny(run_dir, 1, extra), run_dir, progress=False).train()
+        records = RunDir(run_dir).read_metrics()
+        games[name] = [(r["moves"], r["winner"]) for r in records if r["kind"] == "game"]
+        assert not any("resigned" in r or "false_positives" in r for r in records)
+    assert games["default"] == games["off"]
+
+
+def test_which_games_never_resign_follows_from_the_seed_and_the_game_number():
+    from mctsfw.selfplay import SelfPlaySettings, plays_to_the_end
+
+    s = SelfPlaySettings.from_config(load_config(DEFAULTS, None, ["selfplay.no_resign_share=0.25"]))
+    chosen = [plays_to_the_end(s, number, 7) for number in range(1, 2001)]
+    assert chosen == [plays_to_the_end(s, number, 7) for number in range(1, 2001)]
+    assert chosen != [plays_to_the_end(s, number, 8) for number in range(1, 2001)]
+    assert 0.2 < np.mean(chosen) < 0.3
+
+
+def test_the_resignation_counts_survive_an_interrupted_generation(tmp_path):
+    """A run stopped in the middle of a generation resumes with that generation's counts
+    so far, and its metrics are those of a run never stopped."""
+    extra = ["selfplay.games_per_generation=4"]
+
+    def generations(run_dir):  # the resignation counts of each generation (losses differ in the last digits)
+        keep = ("generation", "resigned_games", "no_resign_games", "would_resign_games", "false_positives",
+                "false_positive_rate")
+        return [{k: r[k] for k in keep} for r in RunDir(run_dir).read_metrics() if r["kind"] == "generation"]
+
+    straight = tmp_path / "straight"
+    SelfPlayTrainer(resigning(straight, 0.6, 0.5, generations=2, extra=extra), straight, progress=False).train()
+
+    stopped = tmp_path / "stopped"
+    trainer = SelfPlayTrainer(resigning(stopped, 0.6, 0.5, generations=2, extra=extra), stopped, progress=False)
+    steps = trainer.steps
+
+    def stop_after_two_games():
+        for i, step in enumerate(steps()):
+            yield step
+            if i == 1:
+                raise KeyboardInterrupt
+
+    trainer.steps = stop_after_two_games
+    with pytest.raises(KeyboardInterrupt):
+        trainer.train()
+    assert RunDir(stopped).latest()[0] == 2
+    SelfPlayTrainer(resigning(stopped, 0.6, 0.5, generations=2, extra=extra), stopped, progress=False).train()
+    counts = generations(straight)
+    assert generations(stopped) == counts
+    assert sum(g["resigned_games"] + g["no_resign_games"] for g in counts) > 0  # the counts are not all zero
+
+
+@pytest.mark.parametrize("setting, message", [
+    ("selfplay.resign_threshold=1.5", "selfplay.resign_threshold: must be a number from 0 to 1, not 1.5"),
+    ("selfplay.no_resign_share=-0.1", "selfplay.no_resign_share: must be a number from 0 to 1, not -0.1"),
+    ("selfplay.resign_min_moves=-1", "selfplay.resign_min_moves: must be a whole number >= 0, not -1"),
+])
+def test_bad_resignation_settings_are_refused_in_one_line(tmp_path, setting, message):
+    result = subprocess.run([sys.executable, str(ROOT / "cli.py"), "selfplay", "--no-progress", "--run-dir",
+                             str(tmp_path / "run"), "--set", setting], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2 and message in result.stderr, result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
+    assert not (tmp_path / "run").exists()

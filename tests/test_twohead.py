@@ -202,8 +202,13 @@ def dataset(game, net, count=32, seed=3):
         lambda game: PolicyValueMLP(game, hidden_layers=[32], learning_rate=0.01, value_head="sigmoid", seed=5),
         lambda game: PolicyValueMLP(game, hidden_layers=[32], learning_rate=0.01, value_head="tanh", l2=0, seed=5),
         lambda game: PolicyValueResNet(game, blocks=1, filters=8, value_hidden=8, learning_rate=0.01, value_head="tanh", seed=5),
+        # AlphaGo Zero's loss and optimizer: MSE value + policy cross-entropy + L2, SGD with momentum
+        lambda game: PolicyValueResNet(game, blocks=1, filters=8, value_hidden=8, optimizer="sgd", momentum=0.9,
+                                       learning_rate=0.01, value_head="tanh", l2=1e-4, seed=5),
+        lambda game: PolicyValueMLP(game, hidden_layers=[32], optimizer="sgd", momentum=0.9, learning_rate=0.01,
+                                    value_head="tanh", seed=5),
     ],
-    ids=["mlp-sigmoid", "mlp-tanh", "resnet-tanh"],
+    ids=["mlp-sigmoid", "mlp-tanh", "resnet-tanh", "resnet-sgd-momentum", "mlp-sgd-momentum"],
 )
 def test_fit_lowers_both_losses(hex3, make):
     net = make(hex3)
@@ -388,7 +393,7 @@ def test_param_problems():
     assert [p.split(":")[0] for p in problems] == [
         "blocks", "hidden_layers", "activation", "optimizer", "learning_rate", "value_head", "l2", "seed",
     ]  # fmt: skip  (unknown names first, then the declared order)
-    known = "hidden_layers, activation, optimizer, learning_rate, value_head, l2, seed"
+    known = "hidden_layers, activation, optimizer, learning_rate, momentum, value_head, l2, seed"
     assert problems[0] == f"blocks: unknown parameter of pv_mlp (known: {known})"
     assert "value_head: must be one of sigmoid, tanh, not 'softmax'" in problems
     problems = PolicyValueResNet.param_problems(
@@ -403,6 +408,30 @@ def test_param_problems():
         PolicyValueResNet(mctsfw.make_game("hex", size=3), filters=0)
 
 
+def test_sgd_momentum_is_used_saved_and_refused_when_bad(hex3, tmp_path):
+    def trained(momentum):
+        net = PolicyValueResNet(hex3, blocks=1, filters=4, value_hidden=4, optimizer="sgd", momentum=momentum,
+                                learning_rate=0.01, value_head="tanh", seed=3)
+        x, pi, z = dataset(hex3, net, count=16)
+        net.fit(x, pi, z, batch_size=4, epochs=2)
+        return net, x
+
+    (still, x), (moving, _) = trained(0.0), trained(0.5)
+    assert not np.allclose(still.evaluate(x)[0], moving.evaluate(x)[0])  # the momentum changes the steps
+    assert moving.params()["optimizer"] == "sgd" and moving.params()["momentum"] == 0.5
+    assert "momentum" not in PolicyValueResNet(hex3, blocks=0, filters=2, seed=1).params()  # adam has none
+    loaded = PolicyValueResNet.load(moving.save(tmp_path / "sgd.keras"), hex3)
+    assert loaded.params() == moving.params() and type(loaded.model.optimizer).__name__ == "SGD"
+    assert (loaded.evaluate(x)[0] == moving.evaluate(x)[0]).all()
+    x2, pi, z = dataset(hex3, loaded, count=16, seed=4)
+    assert np.isfinite(loaded.fit(x2, pi, z, batch_size=4)["loss"])  # trains on with its own optimizer
+    assert PolicyValueMLP.param_problems({"optimizer": "sgd", "momentum": 1.0}) == [
+        "momentum: must be below 1 (1 never forgets a gradient), not 1.0"]
+    assert PolicyValueMLP.param_problems({"momentum": -0.5}) == ["momentum: must be a number from 0 to 1, not -0.5"]
+    with pytest.raises(ValueError, match="pv_resnet: momentum: must be below 1"):
+        PolicyValueResNet(hex3, optimizer="sgd", momentum=1.0)
+
+
 def test_the_nets_are_registered_and_the_config_checks_their_tables():
     from mctsfw.config import ConfigError, load_config
 
@@ -413,7 +442,9 @@ def test_the_nets_are_registered_and_the_config_checks_their_tables():
     config = load_config(DEFAULT_CONFIG, overrides=["nets.pv_resnet.blocks=2", 'nets.pv_mlp.value_head="tanh"'])
     assert config["nets"]["pv_resnet"]["blocks"] == 2
     with pytest.raises(ConfigError) as error:
-        load_config(DEFAULT_CONFIG, overrides=['nets.pv_mlp.value_head="relu"', "nets.pv_resnet.filters=0"])
+        load_config(DEFAULT_CONFIG, overrides=['nets.pv_mlp.value_head="relu"', "nets.pv_resnet.filters=0",
+                                               'nets.pv_resnet.optimizer="sgd"', "nets.pv_resnet.momentum=1.5"])
+    assert "nets.pv_resnet.momentum: must be a number from 0 to 1, not 1.5" in error.value.problems
     assert any(p.startswith("nets.pv_mlp.value_head: must be one of sigmoid, tanh") for p in error.value.problems)
     assert any(p.startswith("nets.pv_resnet.filters: must be a whole number >= 1") for p in error.value.problems)
 
