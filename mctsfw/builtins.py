@@ -18,4 +18,5 @@ BUILTIN_PLUGINS = [
     "plugins.display",
     "plugins.gif",
     "plugins.topp",
+    "plugins.gtp",
 ]

@@ -20,7 +20,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol, Sequence
 
-from mctsfw.actors import Actor
+from mctsfw.actors import Actor, Resignation
 from mctsfw.game import Action, Game, State
 
 
@@ -36,6 +36,7 @@ class GameRecord:
     winner: int | None = None
     move_seconds: list[float] = field(default_factory=list)  # thinking time of each move
     movers: list[int] = field(default_factory=list)  # the player who made each move
+    resigned: int | None = None  # the player who resigned (the game then ends, lost by them), if one did
 
 
 def play_game(
@@ -44,7 +45,10 @@ def play_game(
     starting_player: int = 1,
     display: Display | None = None,
 ) -> GameRecord:
-    """One game between ``actors[1]`` and ``actors[2]``; the display sees every actual move."""
+    """One game between ``actors[1]`` and ``actors[2]``; the display sees every actual move.
+
+    An actor that raises ``Resignation`` loses there: the record's ``winner`` is the
+    other player and ``resigned`` the one who resigned (the last state is not final)."""
     for actor in actors.values():
         actor.reset()
     state = game.initial_state(starting_player)
@@ -54,7 +58,12 @@ def play_game(
     while not game.is_final(state):
         mover = game.current_player(state)
         started = time.perf_counter()
-        action = actors[mover].select_action(state)
+        try:
+            action = actors[mover].select_action(state)
+        except Resignation:
+            record.resigned = mover
+            record.winner = 3 - mover
+            return record
         record.move_seconds.append(time.perf_counter() - started)
         state = game.next_state(state, action)
         record.actions.append(action)
