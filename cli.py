@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 import warnings
 from pathlib import Path
 from typing import Any
@@ -33,13 +34,15 @@ from mctsfw.records import append_game_line, game_line
 from mctsfw.roles import POLICY_VALUE, RoleError, has_role
 from mctsfw.runs import RunDirError
 from mctsfw.schema import format_value
+from mctsfw.sgf import SgfError, read_sgf_file, to_sgf, write_sgf
 
 #: the configuration file a command reads from the current directory, when there is one
 LOCAL_CONFIG = "hexzero.toml"
 
 #: the errors that are the user's (a bad config, a missing or mismatched model file, an
 #: unknown plugin, a net without the role a command needs): one line, exit 2, no traceback
-USER_ERRORS = (ConfigError, ModelFileError, UnknownPluginError, PluginError, RoleError, RunDirError, ActorError)
+USER_ERRORS = (ConfigError, ModelFileError, UnknownPluginError, PluginError, RoleError, RunDirError, SgfError,
+               ActorError)
 
 
 def local_config() -> Path | None:
@@ -131,8 +134,12 @@ def build_parser() -> argparse.ArgumentParser:
     config_flag(play, "--delay", "show.delay")
     play.add_argument("--gif", metavar="FILE", help="also save each game as an animated GIF (game N of several: FILE-N.gif)")
     play.add_argument("--record", metavar="FILE",
-                      help="also save the games played in FILE as JSON lines, one a game: the game's name and "
-                           "parameters, the starting player, the moves (action numbers) and the winner")
+                      help="also save the games played in FILE: as SGF when FILE ends in .sgf (Go, Hex; game N of "
+                           "several: FILE-N.sgf), else as JSON lines, one a game: the game's name and parameters, "
+                           "the starting player, the moves (action numbers) and the winner")
+    play.add_argument("--from", metavar="FILE.sgf", dest="from_sgf",
+                      help="start from the position of an SGF record (its game, board size and komi; its moves "
+                           "replayed, then the players go on; the player to move there is the record's)")
 
     train = command("train", "on-policy MCTS learning of a network (resumable)")
     add_run_arguments(train, "train", "--episodes", "episodes")
@@ -277,15 +284,40 @@ def flag(args: argparse.Namespace, path: str) -> Any:
     return getattr(args, "config:" + path, None)
 
 
+def sgf_record_path(path: str, number: int | None) -> Path:
+    """Where ``play --record FILE.sgf`` saves game ``number`` (None: the only game)."""
+    target = Path(path)
+    return target if number is None else target.with_name(f"{target.stem}-{number}{target.suffix}")
+
+
 def command_play(args: argparse.Namespace) -> int:
-    game_name = flag(args, "game") or load_config(local_config(), args.config, args.overrides)["game"]
+    sgf = None
+    if args.from_sgf:  # the record says which game it is: read it once for that, again with the config's parameters
+        game_name = read_sgf_file(args.from_sgf).game.name
+        if flag(args, "game") not in (None, game_name):
+            raise SgfError(f"{args.from_sgf}: a game of {game_name}, not of {flag(args, 'game')} (--game)")
+    else:
+        game_name = flag(args, "game") or load_config(local_config(), args.config, args.overrides)["game"]
     config = load_config(local_config(), args.config, args.overrides + play_overrides(args, game_name))
     problem = (args.gif and output_file_problem(args.gif, "--gif")) or \
         (args.record and output_file_problem(args.record, "--record"))
     if problem:  # checked before the games are played
         print(f"error: {problem}", file=sys.stderr)
         return 2
-    game = mctsfw.make_game(config["game"], **plugin_params(config, "games", config["game"]))
+    if args.from_sgf:
+        sgf = read_sgf_file(args.from_sgf, params=plugin_params(config, "games", game_name))
+        if args.size is not None and args.size != sgf.size:
+            raise SgfError(f"{args.from_sgf}: a {sgf.size}x{sgf.size} board, not {args.size}x{args.size} (--size)")
+        game = sgf.game
+        if game.is_final(sgf.state()):
+            raise SgfError(f"{args.from_sgf}: the game is over after its {len(sgf.moves)} moves: nothing to play")
+    else:
+        game = mctsfw.make_game(config["game"], **plugin_params(config, "games", config["game"]))
+    as_sgf = bool(args.record) and Path(args.record).suffix.lower() == ".sgf"
+    if as_sgf and game.sgf_game is None:
+        print(f"error: --record {args.record}: {game.name} has no SGF; record it as JSON lines (another extension)",
+              file=sys.stderr)
+        return 2
     seed = None if config["mcts"]["seed"] == -1 else config["mcts"]["seed"]
     specs = {1: config["play"]["player1"], 2: config["play"]["player2"]}
     actors = make_players(specs, game, config, seed)
@@ -295,29 +327,43 @@ def command_play(args: argparse.Namespace) -> int:
     starting = config["play"]["starting_player"]
     games = config["play"]["games"]
     print(f"{game!r}: player 1 = {actors[1].label}, player 2 = {actors[2].label}")
-    if args.record:
+    if sgf is not None:
+        print(f"from {args.from_sgf}: {len(sgf.moves)} moves played, player {game.current_player(sgf.state())} to move")
+    if args.record and not as_sgf:
         Path(args.record).parent.mkdir(parents=True, exist_ok=True)
         Path(args.record).write_text("")  # each game is added as it ends: an interrupted match keeps the finished ones
+    saved: list[Path] = []
 
     def game_ended(number: int, record) -> None:
         if args.gif:
             save_gif(game, record, args.gif, number + 1 if games > 1 else None)
-        if args.record:
+        if as_sgf:
+            path = sgf_record_path(args.record, number + 1 if games > 1 else None)
+            write_sgf(path, to_sgf(game, record.actions, record.starting_player,
+                                   players={p: actors[p].label for p in (1, 2)}, DT=time.strftime("%Y-%m-%d")))
+            saved.append(path)
+        elif args.record:
             append_game_line(args.record, game_line(game, record.starting_player, record.actions, record.winner))
         outcome = f"player {record.winner} ({actors[record.winner].label}) wins" if record.winner else "a draw"
         if record.resigned:
             outcome += f": player {record.resigned} resigned"
         print(f"game {number + 1}: player {record.starting_player} started, {len(record.actions)} moves, {outcome}")
 
+    if sgf is not None:
+        openers, opening = (sgf.starting_player,), sgf.moves
+    else:
+        openers, opening = ((1, 2) if starting == "alternate" else (starting,)), ()
     try:
-        result = play_match(game, actors[1], actors[2], games, seating=(1,),
-                            openers=(1, 2) if starting == "alternate" else (starting,), display=display,
-                            game_ended=game_ended)
+        result = play_match(game, actors[1], actors[2], games, seating=(1,), openers=openers, display=display,
+                            game_ended=game_ended, opening=opening)
     finally:
         close_actors(actors.values())
     if games > 1:
         print(f"score: player 1 {result.wins_a}, player 2 {result.wins_b}, draws {result.draws}")
-    if args.record:
+    if as_sgf:
+        print(f"games saved in {', '.join(map(str, saved))}" if len(saved) < 4 else
+              f"games saved in {saved[0]} ... {saved[-1]}")
+    elif args.record:
         print(f"games saved in {args.record}")
     return 0
 

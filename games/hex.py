@@ -57,6 +57,10 @@ class Hex(Game):
     parameters = Parameters(
         Setting("size", 5, "board side (the shipped networks are trained on 5)", low=MIN_SIZE, high=MAX_SIZE),
     )
+    #: SGF's Hex (``mctsfw.sgf``): cells as HexGui writes them, ``a1`` = action 0 = row 0
+    #: (the top row, player 1's first side), column a; player 1 is Black. The board is
+    #: numbered row by row from the top, so ``Game.grid_cell``/``grid_action`` serve as they are.
+    sgf_game = 11
 
     def __init__(self, size: int = parameters.default("size")):
         problems = self.param_problems({"size": size})

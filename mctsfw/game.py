@@ -41,6 +41,12 @@ class Game:
     #: the constructor's parameters (the ``[games.<name>]`` table), each declared once
     parameters: Parameters = Parameters()
 
+    #: the SGF game number (``GM``: 1 Go, 11 Hex, 4 Gomoku); None: no SGF for this game
+    #: (``mctsfw.sgf`` writes and reads records of games that have one)
+    sgf_game: int | None = None
+    #: the action that passes (Go: ``size*size``); None: a game without passes
+    pass_action: int | None = None
+
     # ---- parameters -------------------------------------------------------------
     @classmethod
     def param_problems(cls, params: dict[str, Any]) -> list[str]:
@@ -161,6 +167,34 @@ class Game:
         for action in moves:
             state = self.next_state(state, action)
         return state
+
+    # ---- square boards, for SGF and board pictures -----------------------------------
+    def grid_cell(self, action: Action) -> tuple[int, int] | None:
+        """The cell ``(row_from_top, col)`` where ``action`` puts a stone on the game's
+        ``size`` x ``size`` board; None for an action that places none (a pass).
+
+        The default serves boards numbered row by row from the top, ``a = row*size + col``
+        with ``num_actions == size*size`` (Hex, Gomoku); a game numbered otherwise (Go:
+        row 0 at the bottom, a pass) overrides it and ``grid_action``."""
+        size = self._grid_size()
+        if action == self.pass_action:
+            return None
+        if not 0 <= action < size * size:
+            raise ValueError(f"action {action!r} is not a cell of the {size}x{size} board")
+        return divmod(int(action), size)
+
+    def grid_action(self, row: int, col: int) -> Action:
+        """The action that plays on cell ``(row_from_top, col)``: ``grid_cell``'s inverse."""
+        size = self._grid_size()
+        if not (0 <= row < size and 0 <= col < size):
+            raise ValueError(f"({row}, {col}) is not a cell of the {size}x{size} board")
+        return row * size + col
+
+    def _grid_size(self) -> int:
+        size = getattr(self, "size", None)
+        if not isinstance(size, int) or size * size + (self.pass_action is not None) != self.num_actions:
+            raise NotImplementedError(f"{self.name} has no square board numbered row by row (grid_cell/grid_action)")
+        return size
 
     def legal_mask(self, state: State) -> np.ndarray:
         """A float32 vector of length num_actions: 1 for legal actions, 0 otherwise."""

@@ -34,8 +34,11 @@ class GameRecord:
     actions: list[Action] = field(default_factory=list)
     states: list[State] = field(default_factory=list)
     winner: int | None = None
-    move_seconds: list[float] = field(default_factory=list)  # thinking time of each move
-    movers: list[int] = field(default_factory=list)  # the player who made each move
+    move_seconds: list[float] = field(default_factory=list)  # thinking time of each chosen move
+    movers: list[int] = field(default_factory=list)  # the player who chose each move
+    #: the first ``opening`` actions were replayed from a record (``play --from``), not
+    #: chosen: ``move_seconds`` and ``movers`` cover the moves after them
+    opening: int = 0
     resigned: int | None = None  # the player who resigned (the game then ends, lost by them), if one did
 
 
@@ -44,15 +47,22 @@ def play_game(
     actors: dict[int, Actor],
     starting_player: int = 1,
     display: Display | None = None,
+    opening: Sequence[Action] = (),
 ) -> GameRecord:
     """One game between ``actors[1]`` and ``actors[2]``; the display sees every actual move.
 
+    ``opening``: moves played first, as recorded (a game continued from a record); the
+    actors choose the moves after them, and the display starts from the position they reach.
     An actor that raises ``Resignation`` loses there: the record's ``winner`` is the
     other player and ``resigned`` the one who resigned (the last state is not final)."""
     for actor in actors.values():
         actor.reset()
     state = game.initial_state(starting_player)
-    record = GameRecord(starting_player, states=[state])
+    record = GameRecord(starting_player, states=[state], opening=len(opening))
+    for action in opening:
+        state = game.next_state(state, action)
+        record.actions.append(action)
+        record.states.append(state)
     if display:
         display.show(game, state)
     while not game.is_final(state):
@@ -223,6 +233,7 @@ def play_match(
     display: Display | None = None,
     game_started: Callable[[int, int], None] | None = None,
     game_ended: Callable[[int, GameRecord], None] | None = None,
+    opening: Sequence[Action] = (),
 ) -> MatchResult:
     """``games`` games of ``actor_a`` against ``actor_b``, seated and opened as the
     ``seating`` and ``openers`` cycles say (see the module's docstring); by default A is
@@ -230,7 +241,8 @@ def play_match(
 
     ``display`` sees every move. ``game_started(number, starting_player)`` and
     ``game_ended(number, record)``, when given, are called around each game (the OHT
-    series tells its clients there). Each game resets both actors, A first.
+    series tells its clients there). Each game resets both actors, A first. Every game
+    starts with the ``opening`` moves (``play_game``), from its opener.
     """
     if isinstance(games, bool) or not isinstance(games, int) or games < 0:
         raise ValueError(f"games must be a whole number >= 0, not {games!r}")
@@ -245,7 +257,7 @@ def play_match(
         start = {"a": a_player, "b": 3 - a_player}.get(opener, opener)
         if game_started:
             game_started(number, start)
-        record = play_game(game, {a_player: actor_a, 3 - a_player: actor_b}, start, display)
+        record = play_game(game, {a_player: actor_a, 3 - a_player: actor_b}, start, display, opening)
         result.records.append(record)
         result.a_players.append(a_player)
         if game_ended:

@@ -47,6 +47,7 @@ from mctsfw.replay import ReplayBuffer, game_result
 from mctsfw.roles import POLICY_VALUE, require_role, role_problem
 from mctsfw.runs import ResumableRun
 from mctsfw.sampling import sample_action, temperature_problem
+from mctsfw.sgf import to_sgf, write_sgf
 from mctsfw.schema import Section, SectionSettings, Setting
 from mctsfw.workers import WorkerPool
 
@@ -56,7 +57,11 @@ def selfplay_config_problems(config: dict, registries: Registries) -> list[str]:
     """The problems of a (well-formed) config for ``selfplay``, found before anything is written."""
     name = config["selfplay"]["net"]
     problem = role_problem(registries.nets.get(name), POLICY_VALUE, "self-play")
-    return [f"selfplay.net = {name!r}: {problem}"] if problem else []
+    problems = [f"selfplay.net = {name!r}: {problem}"] if problem else []
+    game = config["game"]
+    if config["selfplay"]["sgf"] and game in registries.games and registries.games.get(game).sgf_game is None:
+        problems.append(f"selfplay.sgf = true: {game} has no SGF (Go and Hex have)")
+    return problems
 
 
 
@@ -85,6 +90,8 @@ SELFPLAY_SECTION = Section("selfplay", "cli.py selfplay: AlphaZero-style generat
     Setting("starting_player", "alternate", 'who opens each self-play game: "alternate" or "random"',
             choices=("alternate", "random")),
     Setting("seed", 0, "random seed of the run; -1 = a new seed every run", low=-1),
+    Setting("sgf", False, "also save every self-play game as SGF: RUN_DIR/sgf/gen_NNNN_game_NNN.sgf (games with "
+            "SGF: Go, Hex)", resumable=True),
     Setting("workers", 1, "processes playing a generation's games at once (0 = one per core); the games and the run "
             "are the same whatever this is, only the time differs", low=0, resumable=True),
 ], checks=[selfplay_config_problems])
@@ -231,12 +238,14 @@ class SelfPlayTrainer(ResumableRun):
         self.best = self._clone(self.net)
         self.buffer = ReplayBuffer(s.replay_size, self.game, self.net.encode_batch, augment=s.augment)
         self.generation, self.games_done = 0, 0
+        self._prune_sgf()
 
     def load_state(self, directory: Path, progress: dict[str, Any]) -> None:
         self.generation, self.games_done = progress["generation"], progress["games_done"]
         self.net = self.net_class.load(directory / "net.keras", self.game)
         self.best = self.net_class.load(directory / "best.keras", self.game)
         self.buffer = ReplayBuffer.load(directory / "replay.npz", self.game, self.net.encode_batch)
+        self._prune_sgf()
 
     def save_state(self, directory: Path) -> None:
         self.net.save(directory / "net.keras")
@@ -260,6 +269,8 @@ class SelfPlayTrainer(ResumableRun):
         while self.generation < s.generations:
             if self.games_done < s.games_per_generation:
                 for (record, recorded), commit in self._generation_games():
+                    if s.sgf:  # before the game is committed: a resumed run never lacks it
+                        self._save_sgf(record)
                     self.buffer.add(recorded)
                     self.games_done += 1
                     yield {**record, "buffer_size": len(self.buffer)}, commit
@@ -269,6 +280,30 @@ class SelfPlayTrainer(ResumableRun):
                 self.games_done = 0
                 self.save_checkpoint(self.generation)
                 yield record, True
+
+    # ---- SGF records of the games (selfplay.sgf) -------------------------------------------------
+    def sgf_path(self, number: int) -> Path:
+        """Where game ``number`` of the run (from 1) is saved as SGF."""
+        generation, game = divmod(number - 1, self.settings.games_per_generation)
+        return self.run.path / "sgf" / f"gen_{generation + 1:04d}_game_{game + 1:03d}.sgf"
+
+    def _save_sgf(self, record: dict[str, Any]) -> None:
+        """Game ``record`` as SGF; a game played again after a resume (the same game: its
+        random numbers come from its number) replaces its file."""
+        players = {p: f"hexzero {self.net_name} gen {self.generation}" for p in (1, 2)}
+        write_sgf(self.sgf_path(record["game"]), to_sgf(self.game, record["moves"], record["starting_player"],
+                                                        players=players, GN=f"self-play game {record['game']}"))
+
+    def _prune_sgf(self) -> None:
+        """Remove the SGF files of games after the committed ones (played, then the run
+        stopped before committing them): the run plays them again."""
+        done = self.generation * self.settings.games_per_generation + self.games_done
+        for path in (self.run.path / "sgf").glob("gen_*_game_*.sgf"):
+            parts = path.stem.split("_")
+            if parts[1].isdigit() and parts[3].isdigit():
+                number = (int(parts[1]) - 1) * self.settings.games_per_generation + int(parts[3])
+                if number > done:
+                    path.unlink()
 
     def bar_counts(self) -> tuple[int, int]:
         s = self.settings
