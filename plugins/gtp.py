@@ -59,6 +59,8 @@ PROTOCOL_VERSION = "2"
 ENGINE_NAME = "hexzero"
 COLOURS = {"b": 1, "black": 1, "w": 2, "white": 2}
 COLOUR_NAMES = {1: "black", 2: "white"}
+#: the dialect table: games whose ``play`` takes HexGui's ``swap-pieces`` (the pie rule)
+SWAP_PIECES_GAMES = {"hex"}
 
 
 class GtpError(Exception):
@@ -172,22 +174,20 @@ class GtpEngine:
             self.commands["loadsgf"] = self.cmd_loadsgf
 
     # ---- position -------------------------------------------------------------------
-    def _install_game(self, game: Game, actor: Actor | None = None) -> None:
-        if self.actor is not None and actor is not self.actor:
+    # The position is its ID: who opened and the moves since (``state_after``); each
+    # play/genmove pushes the position before it, for ``undo``.
+    def _install_game(self, game: Game) -> None:
+        if self.actor is not None:
             self.actor.close()
         self.game = game
-        self.actor = actor or self.make_player(game)
+        self.actor = self.make_player(game)
         self.clear()
 
-    def clear(self, starting_player: int = 1) -> None:
-        self.starting_player = starting_player
-        self.turns: list[list[Action]] = []  # each play/genmove: its implied pass (if any), then its move
-        self.state = self.game.initial_state(starting_player)
+    def clear(self) -> None:
+        self.starting_player, self.moves = 1, []
+        self.state = self.game.initial_state(1)
+        self.undo_stack: list[tuple[int, list[Action]]] = []
         self.actor.reset()
-
-    @property
-    def moves(self) -> list[Action]:
-        return [a for turn in self.turns for a in turn]
 
     def _rebuild(self, changes: dict[str, Any], moves: list[Action] = (), starting: int = 1) -> None:
         """The game rebuilt with changed parameters, ``moves`` replayed from the start
@@ -201,40 +201,49 @@ class GtpEngine:
             raise GtpError(str(error)) from None
         self.params = params
         self._install_game(game)
-        self.starting_player, self.state, self.turns = starting, state, [[a] for a in moves]
-        if starting != 1 or moves:
-            self.actor.reset()
+        self.starting_player, self.moves, self.state = starting, list(moves), state
 
-    def _turn_for(self, player: int, action_text: str | None) -> tuple[list[Action], State, int]:
-        """The moves that let ``player`` move now (an implied pass of the other colour, or
-        a new start with ``player`` opening) and the state then, as (moves, state,
-        starting player); refused when ``player`` cannot move now."""
-        state, moves, starting = self.state, [], self.starting_player
+    def _turn_for(self, player: int) -> tuple[int, list[Action], State]:
+        """The position where ``player`` moves now, as (starting player, moves, state): the
+        present one, or with an implied pass of the other colour (games with a pass), or a
+        new start with ``player`` opening (before the first move of a game without one).
+        Refused when ``player`` cannot move now."""
+        state, moves, starting = self.state, list(self.moves), self.starting_player
         if self.game.is_final(state):
             raise GtpError("the game is over")
         if self.game.current_player(state) != player:
             passing = pass_action(self.game)
+            other = COLOUR_NAMES[3 - player]
             if passing is not None:
                 try:
                     state = self.game.next_state(state, passing)
                 except IllegalMoveError as error:
-                    raise GtpError(f"it is {COLOUR_NAMES[3 - player]}'s turn, and its pass cannot be implied: {error}") from None
-                moves = [passing]
+                    raise GtpError(f"it is {other}'s turn, and its pass cannot be implied: {error}") from None
+                moves.append(passing)
                 if self.game.is_final(state):
-                    raise GtpError(f"it is {COLOUR_NAMES[3 - player]}'s turn; an implied pass would end the game")
-            elif not self.turns:
-                starting = player
-                state = self.game.initial_state(player)
+                    raise GtpError(f"it is {other}'s turn; an implied pass would end the game")
+            elif not moves:
+                starting, state = player, self.game.initial_state(player)
             else:
-                raise GtpError(f"it is {COLOUR_NAMES[3 - player]}'s turn ({self.game.name} has no pass)")
-        return moves, state, starting
+                raise GtpError(f"it is {other}'s turn ({self.game.name} has no pass)")
+        return starting, moves, state
 
-    def _commit(self, moves: list[Action], state: State, starting: int) -> None:
+    def _move_to(self, starting: int, moves: list[Action], state: State) -> None:
+        self.undo_stack.append((self.starting_player, self.moves))
         if starting != self.starting_player:
-            self.starting_player = starting
             self.actor.reset()
-        self.turns.append(moves)
-        self.state = state
+        self.starting_player, self.moves, self.state = starting, moves, state
+
+    def _swap_pieces(self, player: int) -> tuple[int, list[Action], State]:
+        """Hex's pie rule as HexGui plays it (``play w swap-pieces``, White's first move):
+        Black's first stone is mirrored across the long diagonal and becomes White's, and
+        Black moves: the game in which White opened with the mirrored stone."""
+        if len(self.moves) != 1 or player == self.starting_player or self.game.is_final(self.state):
+            raise GtpError("swap-pieces is the second player's first move")
+        row, col = self.game.grid_cell(self.moves[0])
+        moves = [self.game.grid_action(col, row)]
+        starting = 3 - self.starting_player
+        return starting, moves, self.game.state_after(moves, starting)
 
     # ---- commands ---------------------------------------------------------------------
     def cmd_known_command(self, args: list[str]) -> str:
@@ -276,25 +285,26 @@ class GtpEngine:
         if len(args) != 2:
             raise GtpError("play takes a color and a move: play b D4")
         player = parse_colour(args[0])
-        text = args[1]
-        if text.lower() in ("swap-pieces", "swap-sides", "swap"):
-            raise GtpError(f"{self.game.name} here has no pie rule: there is no swap")
-        if text.lower() == "resign":
+        text = args[1].lower()
+        if text == "swap-pieces" and self.game_name in SWAP_PIECES_GAMES:
+            self._move_to(*self._swap_pieces(player))
+            return ""
+        if text == "resign":
             raise GtpError("resign is not a move; start a new game with clear_board")
-        moves, state, starting = self._turn_for(player, text)
+        starting, moves, state = self._turn_for(player)
         try:
-            action = self.game.parse_action(text, state)
+            action = self.game.parse_action(args[1], state)
             after = self.game.next_state(state, action)
         except IllegalMoveError as error:
             raise GtpError(f"illegal move: {error}") from None
-        self._commit(moves + [action], after, starting)
+        self._move_to(starting, moves + [action], after)
         return ""
 
     def cmd_genmove(self, args: list[str]) -> str:
         if len(args) != 1:
             raise GtpError("genmove takes a color: genmove b")
         player = parse_colour(args[0])
-        moves, state, starting = self._turn_for(player, None)
+        starting, moves, state = self._turn_for(player)
         if starting != self.starting_player:
             self.actor.reset()
         budget = self.time.seconds_for(player, len(self.game.legal_actions(state)) // 2)
@@ -303,16 +313,14 @@ class GtpEngine:
                 action = self.actor.select_action(state)
         except Resignation:
             return "resign"
-        after = self.game.next_state(state, action)
-        self._commit(moves + [action], after, starting)
+        self._move_to(starting, moves + [action], self.game.next_state(state, action))
         return self.game.action_to_text(action, state)
 
     def cmd_undo(self, args: list[str]) -> str:
-        if not self.turns:
+        if not self.undo_stack:
             raise GtpError("cannot undo: no move to take back")
-        turns = self.turns[:-1]
-        self.state = self.game.state_after([a for t in turns for a in t], self.starting_player)
-        self.turns = turns
+        self.starting_player, self.moves = self.undo_stack.pop()
+        self.state = self.game.state_after(self.moves, self.starting_player)
         self.actor.reset()
         return ""
 
@@ -394,33 +402,21 @@ class GtpEngine:
         return "\n".join(lines)
 
     def cmd_loadsgf(self, args: list[str]) -> str:
+        """``loadsgf FILE [N]``: the recorded game before its move N (all of it without N),
+        on the file's board size and komi; answers the colour to move."""
         sgf = sgf_module()
         if not args or len(args) > 2 or (len(args) == 2 and not args[1].isdigit()):
             raise GtpError("loadsgf takes a file and optionally a move number: loadsgf game.sgf 20")
         try:
-            text = Path(args[0]).read_text()
-        except OSError as error:
-            raise GtpError(f"cannot load file: {error.strerror or error}") from None
-        try:
-            record = sgf.read_sgf(text)
-        except ValueError as error:
+            record = sgf.read_sgf_file(args[0], params=self.params)
+        except ValueError as error:  # SgfError: unreadable, broken, another game, illegal moves
             raise GtpError(f"cannot load file: {error}") from None
-        return self._load_record(record, int(args[1]) if len(args) == 2 else None)
-
-    def _load_record(self, record: Any, move_number: int | None) -> str:
-        """The position of an ``SgfGame`` before move ``move_number`` (counted from 1, GTP's
-        loadsgf), or at its end; the game is rebuilt with the record's size and komi."""
-        number = getattr(self.game, "sgf_game", None)
-        if getattr(record, "game", number) != number:
-            raise GtpError(f"cannot load file: it records game GM[{record.game}], not {self.game_name}")
-        changes = {}
-        if getattr(record, "size", None) is not None and hasattr(self.game, "size"):
-            changes["size"] = record.size
-        if getattr(record, "komi", None) is not None and "komi" in self.commands:
-            changes["komi"] = record.komi
-        moves = list(record.moves)[: None if move_number is None else max(move_number - 1, 0)]
+        if record.game.name != self.game_name:
+            raise GtpError(f"cannot load file: it is a game of {record.game.name}, not {self.game_name}")
+        moves = record.moves if len(args) == 1 else record.moves[: max(int(args[1]) - 1, 0)]
+        changes = {k: v for k, v in record.game.params().items() if self.params.get(k) != v}
         try:
-            self._rebuild(changes, moves, getattr(record, "starting_player", None) or 1)
+            self._rebuild(changes, moves, record.starting_player)
         except GtpError as error:
             raise GtpError(f"cannot load file: {error}") from None
         return "" if self.game.is_final(self.state) else COLOUR_NAMES[self.game.current_player(self.state)]
