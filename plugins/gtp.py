@@ -189,10 +189,12 @@ class GtpEngine:
         self.undo_stack: list[tuple[int, list[Action]]] = []
         self.actor.reset()
 
-    def _rebuild(self, changes: dict[str, Any], moves: list[Action] = (), starting: int = 1) -> None:
+    def _rebuild(self, changes: dict[str, Any], moves: list[Action] = (), starting: int = 1,
+                 undo_stack: list[tuple[int, list[Action]]] | None = None) -> None:
         """The game rebuilt with changed parameters, ``moves`` replayed from the start
         (``starting`` opening), and a new actor for it; refused with the reason, and then
-        nothing has changed."""
+        nothing has changed. ``undo`` then takes the moves back one by one, or as
+        ``undo_stack`` says."""
         params = {**self.params, **changes}
         try:
             game = mctsfw.make_game(self.game_name, **params)
@@ -202,6 +204,7 @@ class GtpEngine:
         self.params = params
         self._install_game(game)
         self.starting_player, self.moves, self.state = starting, list(moves), state
+        self.undo_stack = [(starting, list(moves[:i])) for i in range(len(moves))] if undo_stack is None else undo_stack
 
     def _turn_for(self, player: int) -> tuple[int, list[Action], State]:
         """The position where ``player`` moves now, as (starting player, moves, state): the
@@ -278,7 +281,7 @@ class GtpEngine:
             komi = math.nan
         if not math.isfinite(komi):
             raise GtpError("komi takes a number: komi 7.5")
-        self._rebuild({"komi": komi}, self.moves, self.starting_player)  # the game goes on
+        self._rebuild({"komi": komi}, self.moves, self.starting_player, self.undo_stack)  # the game goes on
         return ""
 
     def cmd_play(self, args: list[str]) -> str:
