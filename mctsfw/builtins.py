@@ -11,6 +11,7 @@ BUILTIN_PLUGINS = [
     "games.nim",
     "games.connect4",
     "games.gomoku",
+    "games.go",
     "nets.anet",
     "nets.twohead",
     "plugins.uct",

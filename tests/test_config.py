@@ -114,7 +114,7 @@ def test_layers_merge_in_order(tmp_path):
 # ---- problems --------------------------------------------------------------------------------------
 def test_unknown_plugin_names_list_the_available_ones():
     problems = problems_of('game="hexx"', 'tree_policy="uctt"', 'display="tv"')
-    assert 'game: unknown game \'hexx\'; available: connect4, gomoku, hex, nim. Did you mean "hex"?' in problems
+    assert 'game: unknown game \'hexx\'; available: connect4, go, gomoku, hex, nim. Did you mean "hex"?' in problems
     assert any(p.startswith("tree_policy: unknown tree policy 'uctt'; available: puct, uct") for p in problems)
     assert any(p.startswith("display: unknown display 'tv'") for p in problems)
 
@@ -138,7 +138,7 @@ def test_unknown_keys_and_tables():
     problems = problems_of("mcts.serch_games=5", "games.chess.size=8", "games.hex.colour=1", "tree_policies.puctt.c=1",
                            "colour=1")
     assert 'mcts.serch_games: unknown key. Did you mean "mcts.search_games"?' in problems
-    assert any(p.startswith("games.chess: unknown game 'chess'; available: connect4, gomoku, hex, nim") for p in problems)
+    assert any(p.startswith("games.chess: unknown game 'chess'; available: connect4, go, gomoku, hex, nim") for p in problems)
     assert "games.hex.colour: unknown parameter of hex (known: size)" in problems
     assert any(p.startswith("tree_policies.puctt: unknown tree policy") for p in problems)
     assert any(p.startswith("colour: unknown key") for p in problems)
@@ -331,7 +331,7 @@ def test_cli_exits_2_and_lists_every_problem():
         capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL,
     )
     assert result.returncode == 2
-    assert "unknown game 'hexx'; available: connect4, gomoku, hex, nim" in result.stderr and "mcts.search_games" in result.stderr
+    assert "unknown game 'hexx'; available: connect4, go, gomoku, hex, nim" in result.stderr and "mcts.search_games" in result.stderr
     assert "Traceback" not in result.stderr
     result = subprocess.run(
         [sys.executable, str(ROOT / "cli.py"), "plugins", "--set", "games.hex.size=1"],

@@ -7,6 +7,7 @@ top and bottom like our player 1 and always starts.
 
 import random
 
+import numpy as np
 import pytest
 
 import mctsfw
@@ -141,3 +142,69 @@ def test_gomoku_agrees_with_openspiel(size, games):
     assert {1, 2} <= outcomes
     if size == 5:
         assert None in outcomes
+
+
+def go_move(rng, legal, pass_action, pass_share):
+    """A random move that passes with probability ``pass_share`` when anything else is
+    legal: rarely, so that games run long with many captures to the cut-off, or often,
+    so that games end by two passes."""
+    points = [a for a in legal if a != pass_action]
+    return rng.choice(points) if points and rng.random() >= pass_share else pass_action
+
+
+@pytest.mark.parametrize("size, komi, games", [(9, 7.5, 40), (5, 7.5, 60), (7, 0.5, 30), (13, 7.5, 6), (19, 7.5, 4)])
+def test_go_agrees_with_openspiel(size, komi, games):
+    """OpenSpiel's ``go``: action = row*size + col with row 0 at the bottom (its "B a1" is
+    action 0, letters skip i), pass = size*size, its player 0 is black like our player 1;
+    its observation tensor holds black's stones, white's, the empty points (action order)
+    and the colour to move; it ends a game after two passes or at ``max_game_length``
+    moves (2*size*size, passes counted, as our cut-off). Random games move for move: the
+    board, the player to move, the legal actions, the end and the winner by area score.
+
+    Superko: OpenSpiel allows a move that repeats an earlier whole-board position and then
+    ends the game as a draw; ours forbids the move. Where the legal moves differ, the
+    moves only OpenSpiel allows must all be such repetitions (our reason says so), and
+    that game is left there (counted; rare)."""
+    ours = mctsfw.make_game("go", size=size, komi=komi)
+    theirs = pyspiel.load_game("go", {"board_size": size, "komi": komi})
+    assert theirs.num_distinct_actions() == ours.num_actions and theirs.max_game_length() == ours.max_moves
+    n2 = size * size
+    rng = random.Random(size)
+    outcomes, superko, cut_off = set(), 0, 0
+    for k in range(games):
+        pass_share = 0.25 if k % 3 == 2 else 0.02
+        state, spiel = ours.initial_state(), theirs.new_initial_state()
+        while True:
+            assert ours.is_final(state) == spiel.is_terminal()
+            planes = np.array(spiel.observation_tensor(0)).reshape(-1, n2)
+            assert np.array_equal(planes[0] + 2 * planes[1], ours.board(state).reshape(-1))
+            if spiel.is_terminal():
+                returns = spiel.returns()
+                assert returns[0] != 0  # komi x.5: no draws but superko's, which we skip
+                assert ours.winner(state) == (1 if returns[0] > 0 else 2)
+                assert ours.legal_actions(state) == []
+                outcomes.add(ours.winner(state))
+                cut_off += len(state[4]) == ours.max_moves
+                break
+            assert ours.current_player(state) == spiel.current_player() + 1
+            legal, spiel_legal = ours.legal_actions(state), spiel.legal_actions()
+            if legal != spiel_legal:
+                extra = set(spiel_legal) - set(legal)
+                assert extra and set(legal) < set(spiel_legal)
+                for action in extra:
+                    with pytest.raises(mctsfw.IllegalMoveError, match="positional superko"):
+                        ours.next_state(state, action)
+                superko += 1
+                break
+            action = go_move(rng, legal, ours.pass_action, pass_share)
+            expected = "PASS" if action == n2 else "abcdefghjklmnopqrst"[action % size] + str(action // size + 1)
+            assert spiel.action_to_string(spiel.current_player(), action) == ("B " if spiel.current_player() == 0
+                                                                            else "W ") + expected
+            assert ours.action_to_text(action).lower() == expected.lower()
+            state = ours.next_state(state, action)
+            spiel.apply_action(action)
+    print(f"go {size}x{size}: {games - superko} games compared to the end ({cut_off} at the cut-off), "
+          f"{superko} left at a superko repetition")
+    assert superko <= games // 2
+    if games >= 30:
+        assert outcomes == {1, 2} and 0 < cut_off < games - superko

@@ -1,0 +1,524 @@
+"""Go on a size x size board (5 to 19), area (Tromp-Taylor) scoring, komi 7.5, as OpenSpiel's ``go``.
+
+The rules (Chinese / Tromp-Taylor):
+
+- Black (player 1, X) moves first; a move puts a stone on an empty point or passes.
+- After a stone is placed, opponent groups left without a liberty are captured (removed);
+  then a group of the mover's own without a liberty would be suicide, which is illegal.
+- Positional superko: a move may not recreate a whole-board position (the stones, not
+  who is to move) that stood earlier in the game. This covers simple ko. Passing is
+  always legal (it leaves the board as it stands).
+- Two passes in a row end the game; so does the cut-off ``max_moves`` (passes count;
+  0 means ``2*size*size``, OpenSpiel's ``max_game_length``): the position is then scored
+  as it stands.
+- The score (:meth:`Go.score`) is black's area minus white's area minus ``komi``: a
+  player's area is their stones plus the empty points from which only their stones can
+  be reached (through empty points). The sign gives the winner; 0 is a draw.
+
+Actions: ``a = row*size + col`` with row 0 at the BOTTOM (A1 = 0, as OpenSpiel's ``go``
+and GTP) and pass = ``size*size``. People (and GTP) type vertices like ``D4`` or ``d4``:
+a column letter A.. skipping I, then a row number from 1 at the bottom; ``pass``; or
+``row col`` counted from 0 (row 0 at the bottom, as the action numbers).
+
+A state is the tuple ``(player_to_move, black, white, passes, moves, zhash, seen, past)``:
+
+- ``black``, ``white``: bitboards with a guard column: point (r, c) is bit
+  ``r*(size+1) + c``, and bit ``r*(size+1) + size`` is always empty, so a shift by 1
+  never wraps from one row into the next (neighbours are shifts by 1 and size+1).
+  Groups, liberties, captures and scoring are flood fills on these integers.
+- ``passes``: the passes in a row just played (2 ends the game).
+- ``moves``: the actions from the empty board (the game's "ID"), passes included.
+- ``zhash``: the Zobrist hash of the board (64-bit, one random key per point and colour,
+  xored in as stones arrive and leave).
+- ``seen``: a frozenset of the Zobrist hashes of every board that stood so far, the
+  current one included: the superko test is one lookup. Each move makes a new
+  frozenset (a copy: some microseconds at 19x19, small beside the move itself); a state
+  thus carries everything its rules need, so the search never replays the ID.
+- ``past``: the boards ``(black, white)`` of the ``history`` positions before this one,
+  newest first (empty when ``history`` is 0), for the planes.
+
+States are immutable and hashable (equal states are the same game so far).
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from typing import Any, Callable
+
+import numpy as np
+
+import mctsfw
+from mctsfw.game import Game, IllegalMoveError
+from mctsfw.schema import Parameters, Setting
+
+MIN_SIZE, MAX_SIZE = 5, 19
+MARKS = {1: "X", 2: "O"}
+COLOURS = {1: "black", 2: "white"}
+#: GTP column letters: A to T without I
+COLUMN_LETTERS = "ABCDEFGHJKLMNOPQRST"
+ZOBRIST_SEED = 20261123
+
+GoState = tuple  # (player_to_move, black, white, passes, moves, zhash, seen, past)
+
+
+class Go(Game):
+    name = "go"
+    description = "Go: area (Tromp-Taylor) scoring, komi 7.5, positional superko, 9x9 to 19x19"
+
+    parameters = Parameters(
+        Setting("size", 9, "board side (9, 13 and 19 are the usual boards)", low=MIN_SIZE, high=MAX_SIZE),
+        Setting("komi", 7.5, "points given to white for moving second (area scoring)", low=-400, high=400),
+        Setting("max_moves", 0, "the cut-off: after this many moves (passes included) the position is scored "
+                "as it stands; 0 means 2*size*size (as OpenSpiel's max_game_length)", low=0),
+        Setting("history", 0, "T, the earlier positions in the network planes (encode_planes): the stones of "
+                "each colour in the current position and the T before it, plus the colour to move, 2*(T+1)+1 "
+                "planes (T = 4: the 13x13 system's 11 planes; T = 7: AlphaGo Zero's 17)", low=0, high=16),
+    )
+
+    #: SGF's game number (GM[1])
+    sgf_game = 1
+
+    def __init__(
+        self,
+        size: int = parameters.default("size"),
+        komi: float = parameters.default("komi"),
+        max_moves: int = parameters.default("max_moves"),
+        history: int = parameters.default("history"),
+    ):
+        params = {"size": size, "komi": komi, "max_moves": max_moves, "history": history}
+        problems = self.param_problems(params)
+        if problems:
+            raise ValueError("; ".join(problems))
+        n = self.size = int(size)
+        self.komi = float(komi)
+        self.max_moves_setting = int(max_moves)
+        self.max_moves = int(max_moves) or 2 * n * n
+        self.history = int(history)
+        n2 = n * n
+        self.num_actions = n2 + 1
+        self.pass_action = n2
+        self.move_help = (
+            f"a vertex like '{self.action_to_text((n // 2) * n + n // 2)}' (columns A-{COLUMN_LETTERS[n - 1]} "
+            f"without I, rows 1-{n} from the bottom), 'pass', or 'row col' counted from 0 at the bottom"
+        )
+        w = self.width = n + 1
+        self.bit = [1 << (a + a // n) for a in range(n2)]
+        self.full = sum(self.bit)
+        self._bit_cells = np.array([a + a // n for a in range(n2)], dtype=np.int64)
+        self._action_of_index = {a + a // n: a for a in range(n2)}
+        self._nbytes = (n * w + 7) // 8
+        # the neighbours of each point, as bits
+        self.neighbours = []
+        self.neighbour_mask = []
+        for a in range(n2):
+            r, c = divmod(a, n)
+            nb = [self.bit[(r + dr) * n + c + dc] for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1))
+                  if 0 <= r + dr < n and 0 <= c + dc < n]
+            self.neighbours.append(tuple(nb))
+            self.neighbour_mask.append(sum(nb))
+        # Zobrist keys by bit index: one per point and colour
+        rng = random.Random(ZOBRIST_SEED)
+        nbits = n * w
+        self.zobrist = {1: [rng.getrandbits(64) for _ in range(nbits)], 2: [rng.getrandbits(64) for _ in range(nbits)]}
+
+    @classmethod
+    def param_problems(cls, params: dict[str, Any]) -> list[str]:
+        return super().param_problems(params)
+
+    def params(self) -> dict[str, Any]:
+        return {"size": self.size, "komi": self.komi, "max_moves": self.max_moves_setting, "history": self.history}
+
+    # ---- bitboard helpers -------------------------------------------------------------
+    def _dilate(self, x: int) -> int:
+        """The points next to ``x`` or in it."""
+        w = self.width
+        return (x | x << 1 | x >> 1 | x << w | x >> w) & self.full
+
+    def _flood(self, seed: int, within: int) -> int:
+        """The points of ``within`` connected to ``seed`` (which lies in ``within``)."""
+        w, full = self.width, self.full
+        g = seed
+        while True:
+            grown = (g | g << 1 | g >> 1 | g << w | g >> w) & within
+            if grown == g:
+                return g
+            g = grown
+
+    def _hash_of(self, stones: int, colour: int) -> int:
+        keys = self.zobrist[colour]
+        h = 0
+        while stones:
+            low = stones & -stones
+            h ^= keys[low.bit_length() - 1]
+            stones ^= low
+        return h
+
+    def _bits_to_actions(self, stones: int) -> list[int]:
+        of = self._action_of_index
+        out = []
+        while stones:
+            low = stones & -stones
+            out.append(of[low.bit_length() - 1])
+            stones ^= low
+        return out
+
+    # ---- the rules --------------------------------------------------------------------
+    def initial_state(self, starting_player: int = 1) -> GoState:
+        if starting_player not in (1, 2):
+            raise ValueError(f"starting_player is 1 or 2, not {starting_player!r}")
+        return (starting_player, 0, 0, 0, (), 0, frozenset((0,)), ())
+
+    def current_player(self, state: GoState) -> int:
+        return state[0]
+
+    def is_final(self, state: GoState) -> bool:
+        return state[3] >= 2 or len(state[4]) >= self.max_moves
+
+    def _play(self, state: GoState, action: int) -> tuple[int, int, int] | str:
+        """The board ``(black, white, zhash)`` after the mover puts a stone on ``action``,
+        or the reason it is illegal (occupied, suicide, superko)."""
+        player, black, white, _, moves, h, seen, _ = state
+        b = self.bit[action]
+        if (black | white) & b:
+            return f"{self.action_to_text(action)} is already occupied"
+        own, opp = (black, white) if player == 1 else (white, black)
+        own |= b
+        h ^= self.zobrist[player][b.bit_length() - 1]
+        empty = self.full & ~(own | opp)
+        captured = 0
+        for nb in self.neighbours[action]:
+            if opp & nb and not captured & nb:
+                group = self._flood(nb, opp)
+                if not self._dilate(group) & empty:
+                    captured |= group
+        if captured:
+            opp &= ~captured
+            h ^= self._hash_of(captured, 3 - player)
+        elif not self.neighbour_mask[action] & empty:
+            group = self._flood(b, own)
+            if not self._dilate(group) & empty:
+                return f"{self.action_to_text(action)} is suicide: the stone's group would have no liberty"
+        if h in seen:
+            return (f"{self.action_to_text(action)} would repeat an earlier whole-board position "
+                    f"(ko, positional superko)")
+        return (own, opp, h) if player == 1 else (opp, own, h)
+
+    def check_legal(self, state: GoState, action: int) -> None:
+        if self.is_final(state):
+            raise IllegalMoveError(f"the game is over ({self._end_reason(state)})")
+        if isinstance(action, bool) or not (isinstance(action, (int, np.integer)) and 0 <= action < self.num_actions):
+            raise IllegalMoveError(
+                f"action {action!r} is off the {self.size}x{self.size} board: actions are 0 to "
+                f"{self.num_actions - 1} ({self.pass_action} is pass)"
+            )
+        if action == self.pass_action:
+            return
+        result = self._play(state, int(action))
+        if isinstance(result, str):
+            raise IllegalMoveError(result)
+
+    def next_state(self, state: GoState, action: int) -> GoState:
+        if self.is_final(state):
+            raise IllegalMoveError(f"the game is over ({self._end_reason(state)})")
+        if isinstance(action, bool) or not (isinstance(action, (int, np.integer)) and 0 <= action < self.num_actions):
+            self.check_legal(state, action)  # raises with the reason
+        action = int(action)
+        player, black, white, passes, moves, h, seen, past = state
+        if self.history:
+            past = ((black, white),) + past[: self.history - 1]
+        if action == self.pass_action:
+            return (3 - player, black, white, passes + 1, moves + (action,), h, seen, past)
+        result = self._play(state, action)
+        if isinstance(result, str):
+            raise IllegalMoveError(result)
+        black, white, h = result
+        return (3 - player, black, white, 0, moves + (action,), h, seen | {h}, past)
+
+    def legal_actions(self, state: GoState) -> list[int]:
+        """The empty points where a stone is legal (no suicide, no repeated board), then pass."""
+        if self.is_final(state):
+            return []
+        player, black, white, _, _, h, seen, _ = state
+        own, opp = (black, white) if player == 1 else (white, black)
+        empty = self.full & ~(own | opp)
+        # liberties of every group: opponent groups in atari (their one liberty captures)
+        # and own groups with two or more liberties (joining them is never suicide)
+        atari_points = 0
+        safe_own = 0  # own stones in groups with >= 2 liberties
+        remaining = opp
+        while remaining:
+            g = self._flood(remaining & -remaining, opp)
+            remaining &= ~g
+            libs = self._dilate(g) & empty
+            if libs & (libs - 1) == 0:
+                atari_points |= libs
+        remaining = own
+        while remaining:
+            g = self._flood(remaining & -remaining, own)
+            remaining &= ~g
+            libs = self._dilate(g) & empty
+            if libs & (libs - 1):
+                safe_own |= g
+        keys = self.zobrist[player]
+        of = self._action_of_index
+        out = []
+        e = empty
+        while e:
+            b = e & -e
+            e ^= b
+            index = b.bit_length() - 1
+            a = of[index]
+            if b & atari_points:
+                if not isinstance(self._play(state, a), str):
+                    out.append(a)
+                continue
+            nmask = self.neighbour_mask[a]
+            if not (nmask & empty or nmask & safe_own):
+                continue  # suicide: no liberty, no capture, no friendly group with another liberty
+            if h ^ keys[index] not in seen:
+                out.append(a)
+        out.append(self.pass_action)
+        return out
+
+    # ---- scoring ------------------------------------------------------------------------
+    def areas(self, state: GoState) -> tuple[int, int]:
+        """(black's area, white's area): stones plus the empty points that reach only that colour."""
+        _, black, white, *_ = state
+        empty = self.full & ~(black | white)
+        reach_b = self._flood(self._dilate(black) & empty, empty) if black else 0
+        reach_w = self._flood(self._dilate(white) & empty, empty) if white else 0
+        return (black.bit_count() + (reach_b & ~reach_w).bit_count(),
+                white.bit_count() + (reach_w & ~reach_b).bit_count())
+
+    def score(self, state: GoState) -> float:
+        """Black's area minus white's area minus komi, for the position as it stands."""
+        b, w = self.areas(state)
+        return b - w - self.komi
+
+    def winner(self, state: GoState) -> int | None:
+        if not self.is_final(state):
+            return None
+        s = self.score(state)
+        return 1 if s > 0 else 2 if s < 0 else None
+
+    def _end_reason(self, state: GoState) -> str:
+        if state[3] >= 2:
+            return "both players passed"
+        return f"the cut-off of {self.max_moves} moves"
+
+    # ---- playouts ---------------------------------------------------------------------
+    def is_own_eye(self, state: GoState, action: int, player: int | None = None) -> bool:
+        """Whether the empty point ``action`` is a single-point eye of ``player`` (the
+        player to move by default), as light playouts judge it: every neighbour is the
+        player's stone, and of the diagonal points at most one holds an opponent stone
+        in the middle of the board, none on the edge (otherwise it is a false eye)."""
+        player = state[0] if player is None else player
+        own, opp = (state[1], state[2]) if player == 1 else (state[2], state[1])
+        return self._is_eye(own, opp, action)
+
+    def _is_eye(self, own: int, opp: int, action: int) -> bool:
+        if (own | opp) & self.bit[action]:
+            return False
+        nmask = self.neighbour_mask[action]
+        if nmask & ~own:
+            return False
+        n = self.size
+        r, c = divmod(action, n)
+        bad = 0
+        edge = False
+        for dr in (-1, 1):
+            for dc in (-1, 1):
+                rr, cc = r + dr, c + dc
+                if 0 <= rr < n and 0 <= cc < n:
+                    if opp & self.bit[rr * n + cc]:
+                        bad += 1
+                else:
+                    edge = True
+        return bad == 0 if edge else bad <= 1
+
+    def playout(
+        self, state: GoState, rng: random.Random, choose: Callable[[GoState], int] | None = None
+    ) -> int | None:
+        """The winner of a light random playout from ``state`` (:meth:`random_moves`)."""
+        if choose is not None:
+            return super().playout(state, rng, choose)
+        return self.random_moves(state, rng)[1]
+
+    def random_moves(self, state: GoState, rng: random.Random) -> tuple[list[int], int | None]:
+        """A light random playout: each move a uniformly random legal point that does not
+        fill the mover's own single-point eye (:meth:`is_own_eye`), a pass when there is
+        none; two passes in a row or the cut-off end it. Returns (the moves, the winner
+        of the final position)."""
+        played = []
+        while not self.is_final(state):
+            own, opp = (state[1], state[2]) if state[0] == 1 else (state[2], state[1])
+            legal = [a for a in self.legal_actions(state) if a != self.pass_action and not self._is_eye(own, opp, a)]
+            action = rng.choice(legal) if legal else self.pass_action
+            played.append(action)
+            state = self.next_state(state, action)
+        return played, self.winner(state)
+
+    # ---- networks ---------------------------------------------------------------------
+    def _cells(self, stones: int) -> np.ndarray:
+        """The points of a bitboard as 0/1 uint8 in action order (row 0 at the bottom)."""
+        bits = np.unpackbits(np.frombuffer(stones.to_bytes(self._nbytes, "little"), dtype=np.uint8), bitorder="little")
+        return bits[self._bit_cells]
+
+    def board(self, state: GoState) -> np.ndarray:
+        """The points as an int8 array (size, size): 0 empty, 1 black, 2 white; ``[r, c]``
+        is the point of action ``r*size + c`` (row 0 at the bottom)."""
+        return (self._cells(state[1]) + 2 * self._cells(state[2])).astype(np.int8).reshape(self.size, self.size)
+
+    def encode(self, state: GoState) -> np.ndarray:
+        """Black's stones (size*size, action order), white's, then two bits for who moves
+        (black, white): 2*size*size + 2 values."""
+        n2 = self.pass_action
+        out = np.zeros(2 * n2 + 2, dtype=np.float32)
+        out[:n2] = self._cells(state[1])
+        out[n2 : 2 * n2] = self._cells(state[2])
+        out[2 * n2 + state[0] - 1] = 1.0
+        return out
+
+    @property
+    def num_planes(self) -> int:
+        return 2 * (self.history + 1) + 1
+
+    def encode_planes(self, state: GoState) -> np.ndarray:
+        """AlphaGo Zero's planes, (size, size, 2*(T+1) + 1) with T = ``history``:
+        planes 0..T are X_t, X_{t-1}, .., X_{t-T}: the stones of the player to move now,
+        in the current position and the T before it (newest first); planes T+1..2T+1 are
+        Y_t..Y_{t-T}: the opponent's stones likewise; the last plane C is all ones when
+        black is to move, zeros when white is. Positions before the start are empty.
+        ``[r, c]`` is the point of action ``r*size + c`` (row 0 at the bottom)."""
+        n, t = self.size, self.history
+        player, black, white, *_, past = state
+        planes = np.zeros((n, n, 2 * (t + 1) + 1), dtype=np.float32)
+        boards = ((black, white),) + past
+        for k, (b, w) in enumerate(boards[: t + 1]):
+            own, opp = (b, w) if player == 1 else (w, b)
+            planes[:, :, k] = self._cells(own).reshape(n, n)
+            planes[:, :, t + 1 + k] = self._cells(opp).reshape(n, n)
+        if player == 1:
+            planes[:, :, -1] = 1.0
+        return planes
+
+    def symmetries(self, x: np.ndarray, target: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+        """The 8 symmetries of the square (4 turns, each with and without a mirror), the
+        identity first, applied to the board planes of ``x`` and to the points of the
+        target alike; the pass entry of the target (and the to-move bits) stay fixed."""
+        n, n2 = self.size, self.pass_action
+        target = np.asarray(target)
+        grid_target, pass_entry = target[:n2].reshape(n, n), target[n2:]
+        if x.ndim == 3:
+            boards, tail = x, None
+        else:  # flat: two boards, then the to-move bits
+            boards, tail = x[: 2 * n2].reshape(2, n, n).transpose(1, 2, 0), x[2 * n2 :]
+        cases = []
+        for mirror in (False, True):
+            b, t = (boards[:, ::-1], grid_target[:, ::-1]) if mirror else (boards, grid_target)
+            for turns in range(4):
+                bb = np.rot90(b, turns, axes=(0, 1))
+                tt = np.concatenate([np.rot90(t, turns).reshape(n2), pass_entry])
+                if tail is None:
+                    xx = np.ascontiguousarray(bb)
+                else:
+                    xx = np.concatenate([bb.transpose(2, 0, 1).reshape(-1), tail])
+                cases.append((xx, tt))
+        cases[0] = (x, target)
+        return cases
+
+    # ---- people -----------------------------------------------------------------------
+    def grid_cell(self, action: int) -> tuple[int, int] | None:
+        """(row counted from the top, column) of a point; None for pass (SGF and boards)."""
+        if action == self.pass_action:
+            return None
+        r, c = divmod(int(action), self.size)
+        return self.size - 1 - r, c
+
+    def grid_action(self, row_from_top: int, col: int) -> int:
+        n = self.size
+        if not (0 <= row_from_top < n and 0 <= col < n):
+            raise IllegalMoveError(f"({row_from_top}, {col}) is off the {n}x{n} board")
+        return (n - 1 - row_from_top) * n + col
+
+    def action_to_text(self, action: int, state: GoState | None = None) -> str:
+        """The GTP vertex: ``D4`` (column letters skip I, rows from 1 at the bottom) or ``pass``."""
+        if action == self.pass_action:
+            return "pass"
+        r, c = divmod(int(action), self.size)
+        return f"{COLUMN_LETTERS[c]}{r + 1}"
+
+    def text_to_action(self, text: str) -> int:
+        """The action of a vertex ``D4``/``d4``, ``pass`` or ``row col`` (no legality test);
+        IllegalMoveError saying why for unreadable text or a point off the board."""
+        n = self.size
+        raw = text
+        text = text.strip().lower()
+        if text == "pass":
+            return self.pass_action
+        letter = re.fullmatch(r"([a-z])\s*(-?\d+)", text)
+        numbers = re.fullmatch(r"(-?\d+)[\s,]+(-?\d+)", text)
+        if letter:
+            if letter.group(1) == "i":
+                raise IllegalMoveError(f"{raw.strip()!r}: Go columns skip the letter I (H is followed by J)")
+            col = COLUMN_LETTERS.lower().find(letter.group(1))
+            r, c = int(letter.group(2)) - 1, col if col >= 0 else n
+        elif numbers:
+            r, c = int(numbers.group(1)), int(numbers.group(2))
+        else:
+            raise IllegalMoveError(f"cannot read {raw.strip()!r}: type {self.move_help}")
+        if not (0 <= r < n and 0 <= c < n):
+            raise IllegalMoveError(f"{raw.strip()!r} is off the {n}x{n} board: type {self.move_help}")
+        return r * n + c
+
+    def parse_action(self, text: str, state: GoState) -> int:
+        action = self.text_to_action(text)
+        self.check_legal(state, action)
+        return action
+
+    def render(self, state: GoState) -> str:
+        """The board with row 1 at the bottom: X black, O white, '.' empty ('+' on the
+        star points); the last stone in parentheses; column letters (skipping I) above
+        and below, row numbers on both sides; then who moves, or the result."""
+        n = self.size
+        player, _, _, passes, moves = state[:5]
+        cells = self.board(state)
+        last = moves[-1] if moves and moves[-1] != self.pass_action else None
+        stars = self._star_points()
+        letters = "    " + "".join(f" {COLUMN_LETTERS[c]} " for c in range(n))
+        rows = [letters]
+        for r in range(n - 1, -1, -1):
+            text = []
+            for c in range(n):
+                a = r * n + c
+                mark = ".XO"[cells[r, c]]
+                if mark == "." and a in stars:
+                    mark = "+"
+                text.append(f"({mark})" if a == last else f" {mark} ")
+            rows.append(f"{r + 1:>3} " + "".join(text) + f" {r + 1}")
+        rows.append(letters)
+        b, w = self.areas(state)
+        score = b - w - self.komi
+        lead = f"black {b}, white {w} + komi {self.komi:g}: " + (
+            f"B+{score:g}" if score > 0 else f"W+{-score:g}" if score < 0 else "a draw")
+        if self.is_final(state):
+            rows.append(f"game over ({self._end_reason(state)}): {lead}")
+        else:
+            note = f"; player {3 - player} passed" if passes else ""
+            rows.append(f"player {player} ({MARKS[player]}, {COLOURS[player]}) to move, move {len(moves) + 1}"
+                        f"{note}; area now {lead}")
+        return "\n".join(rows)
+
+    def _star_points(self) -> set[int]:
+        n = self.size
+        if n < 7:
+            return set()
+        k = 2 if n < 13 else 3
+        lines = [k, n - 1 - k] + ([n // 2] if n % 2 else [])
+        return {r * n + c for r in lines for c in lines}
+
+
+@mctsfw.hookimpl
+def mctsfw_register_games():
+    return [Go]
