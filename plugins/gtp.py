@@ -734,18 +734,26 @@ class GtpActor(Actor):
                     return [(start, action), *rest]
         return None
 
-    def select_action(self, state: State) -> Action:
+    def sync(self, state: State) -> None:
+        """Tell the engine the moves that lead from its position to ``state`` (``play``)."""
         game = self.game
         try:
             for before, action in self._moves_to(state):
                 self.engine.send(f"play {COLOUR_NAMES[game.current_player(before)]} {game.action_to_text(action, before)}")
-            player = game.current_player(state)
-            answer = self.engine.send(f"genmove {COLOUR_NAMES[player]}").strip()
+        except GtpEngineError:
+            self.engine.kill()
+            raise
+        self.state = state
+
+    def select_action(self, state: State) -> Action:
+        game = self.game
+        self.sync(state)
+        try:
+            answer = self.engine.send(f"genmove {COLOUR_NAMES[game.current_player(state)]}").strip()
         except GtpEngineError:
             self.engine.kill()
             raise
         if answer.lower() == "resign":
-            self.state = state
             raise Resignation(f"{self.label} resigns")
         try:
             action = game.parse_action(answer, state)
@@ -754,6 +762,10 @@ class GtpActor(Actor):
             raise self.engine._failure(f"answered genmove with {answer!r}: {error}") from None
         self.state = after
         return action
+
+    def send(self, command: str) -> str:
+        """Any other command to the engine (``final_score``...): its answer, or GtpEngineError."""
+        return self.engine.send(command)
 
     def close(self) -> None:
         self.engine.close()

@@ -384,3 +384,147 @@ def test_an_engine_never_outlives_our_process(tmp_path):
     else:
         os.kill(pid, signal.SIGKILL)
         pytest.fail("the engine outlived the process that started it")
+
+
+# ---- Go -------------------------------------------------------------------------------------
+def go_engine(size=9, player="random", **params) -> GtpEngine:
+    params = params or {"seed": 1}
+    return GtpEngine("go", {"size": size}, lambda game: mctsfw.make_actor(player, game, **params))
+
+
+def test_go_vertices_passes_and_the_score():
+    engine = go_engine()
+    assert {"komi", "final_score", "loadsgf"} <= set(ok(engine, "list_commands").split("\n"))
+    game = engine.game
+    ok(engine, "play b D4")
+    ok(engine, "play w pass")
+    assert engine.moves == [3 * 9 + 3, 81]
+    # one black stone on an empty board owns it all: 81 - 7.5
+    assert ok(engine, "final_score") == "B+73.5" == score_text(game.score(engine.state))
+    ok(engine, "komi 0.5")
+    assert engine.game.komi == 0.5 and engine.moves == [30, 81]  # the game goes on with the new komi
+    assert ok(engine, "final_score") == "B+80.5"
+    reply = ok(engine, "genmove b")
+    assert engine.moves[-1] == engine.game.parse_action(reply, engine.game.state_after([30, 81]))
+    ok(engine, "boardsize 13")
+    assert engine.game.size == 13 and engine.game.komi == 0.5 and engine.moves == []
+    assert ok(engine, "final_score") == "W+0.5"
+
+
+def test_go_out_of_turn_implies_a_pass_and_undo_takes_both_back():
+    engine = go_engine()
+    ok(engine, "play b E5")
+    ok(engine, "play b C3")  # white's pass is implied
+    assert engine.moves == [40, 81, 20]
+    ok(engine, "undo")
+    assert engine.moves == [40]
+    ok(engine, "genmove b")  # here too
+    assert engine.moves[:2] == [40, 81] and len(engine.moves) == 3
+    ok(engine, "clear_board")
+    ok(engine, "play w pass")  # at the start: black's pass, then white's: two passes end the game
+    assert engine.game.is_final(engine.state)
+    assert ask(engine, "genmove b") == "? the game is over"
+    ok(engine, "undo")
+    ok(engine, "play b pass")
+    assert ask(engine, "play b pass") == "? it is white's turn; an implied pass would end the game"
+
+
+GO_BAD = [
+    ("play b E5", "? illegal move: "),  # occupied
+    ("play b I4", "? illegal move: 'I4': Go columns skip the letter I"),
+    ("play b K10", "? illegal move: 'K10' is off the 9x9 board"),
+    ("play b A1", "? illegal move: "),  # suicide: A1 has no liberty left (B1, A2 are white)
+    ("komi seven", "? komi takes a number"),
+    ("komi inf", "? komi takes a number"),
+    ("boardsize 4", "? unacceptable size: go: size: must be a whole number from 5 to 19"),
+    ("boardsize 21", "? unacceptable size"),
+]
+
+
+@pytest.mark.parametrize("line,reason", GO_BAD)
+def test_go_refusals_change_nothing(line, reason):
+    engine = go_engine()
+    for move in ("play b E5", "play w B1", "play b J9", "play w A2"):
+        ok(engine, move)
+    before = position(engine)
+    assert ask(engine, line).startswith(reason)
+    assert position(engine) == before
+
+
+def test_go_ko_is_refused():
+    engine = go_engine(size=5)
+    # black D3 C2 C4 B3 ... a ko at C3/B3: white takes, black may not retake at once
+    for move in ("b C2", "w D2", "b B3", "w E3", "b C4", "w D4", "b D3", "w C3"):
+        ok(engine, f"play {move}")  # white C3 captures black D3
+    assert engine.game.board(engine.state)[2, 3] == 0
+    before = position(engine)
+    assert ask(engine, "play b D3").startswith("? illegal move: ")
+    assert position(engine) == before
+
+
+def test_go_loadsgf_takes_the_files_size_and_komi(tmp_path):
+    from mctsfw.sgf import to_sgf
+
+    game = mctsfw.make_game("go", size=7, komi=6.5)
+    moves = [game.text_to_action(v) for v in ("D4", "C3", "E5", "pass")]
+    path = tmp_path / "go.sgf"
+    path.write_text(to_sgf(game, moves))
+    engine = go_engine(size=9)
+    assert ok(engine, f"loadsgf {path}") == "black"
+    assert (engine.game.size, engine.game.komi) == (7, 6.5) and engine.state == game.state_after(moves)
+    hex_file = tmp_path / "hex.sgf"
+    hex_file.write_text("(;FF[4]GM[11]SZ[5];B[a1])")
+    before = position(engine)
+    assert ask(engine, f"loadsgf {hex_file}").startswith("? cannot load file:")
+    assert position(engine) == before
+
+
+GNUGO = find_program("gnugo")
+needs_gnugo = pytest.mark.skipif(GNUGO is None, reason="GNU Go is not installed (apt-get install gnugo): "
+                                                       "the games against it are skipped")
+
+
+@needs_gnugo
+@pytest.mark.parametrize("our_colour", [1, 2])
+def test_a_full_9x9_game_against_gnu_go_scored_alike(our_colour):
+    """Our engine (``cli.py gtp``, a random player) against GNU Go level 1 (Chinese rules),
+    both through GTP: every move is legal for both programs, and on the finished board
+    GNU Go's final_score is ours. Area scoring as the board stands agrees with GNU Go's
+    once no dead stone is left: GNU Go captures every dead stone before it passes
+    (--capture-all-dead), so when both have passed it lists none, and we check that."""
+    game = mctsfw.make_game("go", size=9, komi=7.5)
+    ours = GtpActor(game, our_engine_command("--game", "go", "--size", "9", "--p", "random", "--seed", str(our_colour)))
+    gnugo = GtpActor(game, [GNUGO, "--mode", "gtp", "--level", "1", "--chinese-rules", "--capture-all-dead",
+                            "--seed", "1"])
+    try:
+        assert gnugo.label.startswith("gtp:GNU Go")
+        # an illegal move from either side fails the game: our next_state raises for GNU Go's
+        # answers, GNU Go refuses ours ("? illegal move")
+        record = play_game(game, {our_colour: ours, 3 - our_colour: gnugo})
+        final = record.states[-1]
+        assert game.is_final(final) and final[3] == 2, "the game ended by two passes, not at the cut-off"
+        assert record.resigned is None
+        gnugo.sync(final)  # GNU Go sees the last moves too
+        assert gnugo.send("final_status_list dead") == ""
+        assert gnugo.send("final_score") == score_text(game.score(final))
+        assert record.winner == 3 - our_colour  # random loses to GNU Go
+    finally:
+        ours.close()
+        gnugo.close()
+
+
+@needs_gnugo
+def test_gnu_go_as_a_player_in_play_and_compare():
+    # without --capture-all-dead GNU Go passes with dead stones of ours on its side, and
+    # area scoring as the board stands counts them: it can lose to random then
+    spec = f"gtp:{GNUGO} --mode gtp --level 1 --chinese-rules --capture-all-dead"
+    result = run_cli("play", "--game", "go", "--size", "9", "--p1", "random", "--p2", spec, "--no-display",
+                     "--seed", "1")
+    assert result.returncode == 0, result.stderr
+    assert "player 2 = gtp:GNU Go" in result.stdout
+    assert "player 2 (gtp:GNU Go" in result.stdout  # GNU Go beats random
+    result = run_cli("compare", spec, "random", "--game", "go", "--size", "9", "--games", "2", "--seed", "1")
+    assert result.returncode == 0, result.stderr
+    assert "gtp:GNU Go" in result.stdout and "(A) against random (B): 2 games" in result.stdout
+    total = next(line for line in result.stdout.splitlines() if line.startswith("all "))
+    assert total.split()[1:4] == ["2", "100%", "0%"]  # A (GNU Go) wins every game
