@@ -119,7 +119,7 @@ def build_parser() -> argparse.ArgumentParser:
     play = command("play", "play games: people and agents")
     config_flag(play, "--game", "game")
     play.add_argument("--size", type=int, help="board size for games that have one (config: games.<game>.size)")
-    config_flag(play, "--p1", "play.player1", "player 1: human, random, mcts or a model path")
+    config_flag(play, "--p1", "play.player1", "player 1: human, random, mcts, a model path or gtp:COMMAND")
     config_flag(play, "--p2", "play.player2")
     config_flag(play, "--model-search-games", "play.model_search_games")
     play.add_argument("--search-games", type=int,
@@ -147,7 +147,8 @@ def build_parser() -> argparse.ArgumentParser:
     topp = command("topp", "Tournament of Progressive Policies between saved models")
     topp.add_argument("run_dir", nargs="?", metavar="RUN_DIR",
                       help="a training run: its config.toml names the game, checkpoints/*.keras are the agents")
-    topp.add_argument("--models", nargs="+", metavar="MODEL", help="model files (.keras) to play instead of a run's")
+    topp.add_argument("--models", nargs="+", metavar="MODEL",
+                      help="model files (.keras) to play instead of a run's, and/or outside engines (gtp:COMMAND)")
     topp.add_argument("--game", help="game plugin name (default: the run's game, else config: game)")
     topp.add_argument("--size", type=int, help="board size for games that have one")
     config_flag(topp, "--games", "topp.games_per_series", metavar="G")
@@ -164,8 +165,8 @@ def build_parser() -> argparse.ArgumentParser:
     config_flag(selfplay, "--workers", "selfplay.workers")
 
     compare = command("compare", "play agent A against agent B and report rates and times")
-    compare.add_argument("a", help="agent A: random, mcts or a saved model (.keras)")
-    compare.add_argument("b", help="agent B: random, mcts or a saved model (.keras)")
+    compare.add_argument("a", help="agent A: random, mcts, a saved model (.keras) or gtp:COMMAND (an outside engine)")
+    compare.add_argument("b", help="agent B: as A")
     compare.add_argument("--games", type=int, default=20, help="games to play (A is player 1 in half of them)")
     compare.add_argument("--game", help="game plugin name (config: game)")
     compare.add_argument("--size", type=int, help="board size for games that have one")
