@@ -66,6 +66,11 @@ class Actor:
     def reset(self) -> None:
         """Forget anything kept from the previous game."""
 
+    def opening_played(self, starting_player: int, moves: list[Action]) -> None:
+        """The game goes on from recorded ``moves`` (``play --from``), played after
+        ``reset`` from ``starting_player``'s start: an actor that follows the game move
+        by move (an outside engine) learns them here. Most actors need not."""
+
     def close(self) -> None:
         """Let go of what the actor holds outside the process (an engine it started);
         the actor is not used again. Most actors hold nothing."""
@@ -275,10 +280,12 @@ def make_actor(spec: str | os.PathLike, game: Game, **params) -> Actor:
             return model_actor(spec, game, **params)
         from mctsfw import default_registries
 
-        prefixes = "".join(f", {name}:..." for name in default_registries().actors.names())
+        registered = default_registries().actors
+        prefixes = "".join(f", or {name}:... ({registered.get(name).description or 'a registered kind'})"
+                           for name in registered.names())
         raise ValueError(
-            f"unknown actor {spec!r}; available: {', '.join(sorted(ACTOR_KINDS))}{prefixes}, "
-            "or the path of a saved model file (.keras)"
+            f"unknown actor {spec!r}; available: {', '.join(sorted(ACTOR_KINDS))}, "
+            f"or the path of a saved model file (.keras){prefixes}"
         )
     if cls is RandomActor:
         params = {k: v for k, v in params.items() if k == "seed"}

@@ -63,6 +63,9 @@ def play_game(
         state = game.next_state(state, action)
         record.actions.append(action)
         record.states.append(state)
+    if opening:
+        for actor in actors.values():
+            actor.opening_played(starting_player, list(opening))
     if display:
         display.show(game, state)
     while not game.is_final(state):

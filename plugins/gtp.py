@@ -717,7 +717,7 @@ class GtpActor(Actor):
                     return found
         raise GtpEngineError(
             f"{self.label}: cannot tell which moves led to this position from the engine's (more than two moves "
-            "away, or a position set up without moves)"
+            "away: a position set up without telling the player, see Actor.opening_played)"
         )
 
     def _path(self, start: State, goal: State, depth: int) -> list[tuple[State, Action]] | None:
@@ -733,6 +733,18 @@ class GtpActor(Actor):
                 if rest is not None:
                     return [(start, action), *rest]
         return None
+
+    def opening_played(self, starting_player: int, moves: list[Action]) -> None:
+        """A game continued from a record: the engine is told its moves."""
+        state = self.game.initial_state(starting_player)
+        try:
+            for action in moves:
+                self.engine.send(f"play {COLOUR_NAMES[self.game.current_player(state)]} {self.game.action_to_text(action, state)}")
+                state = self.game.next_state(state, action)
+        except GtpEngineError:
+            self.engine.kill()
+            raise
+        self.state = state
 
     def sync(self, state: State) -> None:
         """Tell the engine the moves that lead from its position to ``state`` (``play``)."""

@@ -528,3 +528,21 @@ def test_gnu_go_as_a_player_in_play_and_compare():
     assert "gtp:GNU Go" in result.stdout and "(A) against random (B): 2 games" in result.stdout
     total = next(line for line in result.stdout.splitlines() if line.startswith("all "))
     assert total.split()[1:4] == ["2", "100%", "0%"]  # A (GNU Go) wins every game
+
+
+def test_a_game_continued_from_a_record_is_told_to_the_engine(tmp_path):
+    """``play --from game.sgf`` with an outside engine: the recorded moves reach it before its first genmove."""
+    from mctsfw.sgf import to_sgf
+
+    game = mctsfw.make_game("hex", size=5)
+    opening = [game.parse_action(c, game.initial_state()) for c in ("c3", "b4", "d2")]
+    path = tmp_path / "opening.sgf"
+    path.write_text(to_sgf(game, opening))
+    spec = "gtp:" + our_engine_command("--game", "hex", "--p", "random", "--seed", "2")
+    result = run_cli("play", "--from", str(path), "--p1", "random", "--p2", spec, "--no-display", "--seed", "1",
+                     "--record", str(tmp_path / "out.sgf"))
+    assert result.returncode == 0, result.stderr
+    from mctsfw.sgf import read_sgf
+
+    played = read_sgf((tmp_path / "out.sgf").read_text())
+    assert played.moves[:3] == opening and game.is_final(played.state())
