@@ -191,6 +191,9 @@ def build_parser() -> argparse.ArgumentParser:
     config_flag(gtp, "--time-limit", "mcts.time_limit")
     config_flag(gtp, "--temperature", "play.temperature")
     config_flag(gtp, "--seed", "mcts.seed")
+    gtp.add_argument("--resign-threshold", type=float, default=0.0, metavar="X",
+                     help="a searching player answers genmove with resign when its chosen move's value (1 win, "
+                          "0 loss) is below X (default 0: never resigns)")
 
     command("plugins", "list registered games, nets, tree policies, evaluators, displays, actor kinds")
     return parser
@@ -614,8 +617,13 @@ def command_gtp(args: argparse.Namespace) -> int:
         return 2
     seed = None if config["mcts"]["seed"] == -1 else config["mcts"]["seed"]
     params = plugin_params(config, "games", config["game"])
+    if not 0 <= args.resign_threshold < 1:
+        print(f"error: --resign-threshold is a value from 0 (never resign) to below 1, not {args.resign_threshold}",
+              file=sys.stderr)
+        return 2
     try:
-        engine = GtpEngine(config["game"], params, lambda game: make_player(args.player, game, config, seed))
+        engine = GtpEngine(config["game"], params, lambda game: make_player(args.player, game, config, seed),
+                           resign_threshold=args.resign_threshold)
     except ValueError as error:  # an actor the game cannot have (bad parameters, an engine that failed)
         print(f"error: {error}", file=sys.stderr)
         return 2

@@ -136,10 +136,14 @@ class GtpEngine:
     empty line), ``run(stdin, stdout)`` serves until ``quit`` or the end of input.
 
     ``make_player(game)`` builds the actor for a game (again after ``boardsize`` or
-    ``komi``, which build a new game from ``game_name`` and ``params``)."""
+    ``komi``, which build a new game from ``game_name`` and ``params``). A searching
+    actor resigns (``genmove`` answers ``resign``) when the value of its chosen move after
+    its search (1 a win, 0.5 a draw, 0 a loss) is below ``resign_threshold`` (0: never)."""
 
-    def __init__(self, game_name: str, params: dict[str, Any], make_player: Callable[[Game], Actor]):
+    def __init__(self, game_name: str, params: dict[str, Any], make_player: Callable[[Game], Actor],
+                 resign_threshold: float = 0.0):
         self.game_name = game_name
+        self.resign_threshold = resign_threshold
         self.params = dict(params)
         self.make_player = make_player
         self.actor: Actor | None = None
@@ -316,8 +320,21 @@ class GtpEngine:
                 action = self.actor.select_action(state)
         except Resignation:
             return "resign"
+        if self.resign_threshold > 0:
+            value = self.move_value(action)
+            if value is not None and value < self.resign_threshold:
+                return "resign"
         self._move_to(starting, moves + [action], self.game.next_state(state, action))
         return self.game.action_to_text(action, state)
+
+    def move_value(self, action: Action) -> float | None:
+        """What the actor's last search made of ``action``, the move it chose: the mean
+        result for the mover (1 win, 0 loss), or None when it did not search."""
+        mcts = getattr(self.actor, "mcts", None)
+        node = getattr(mcts, "root", None)  # the search keeps the chosen move's subtree as its root
+        if node is None or node.action != action or not node.visits:
+            return None
+        return node.value / node.visits
 
     def cmd_undo(self, args: list[str]) -> str:
         if not self.undo_stack:

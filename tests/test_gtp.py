@@ -271,6 +271,8 @@ def test_cli_gtp_ends_at_the_end_of_input_and_refuses_bad_players(tmp_path):
         assert result.returncode == 2, (player, result.stderr)
         assert message in result.stderr and "Traceback" not in result.stderr
         assert result.stdout == ""
+    result = gtp_session(["--game", "hex", "--p", "mcts", "--resign-threshold", "1.5"], "name\n")
+    assert result.returncode == 2 and "--resign-threshold is a value from 0" in result.stderr and result.stdout == ""
 
 
 # ---- outside engines as players ----------------------------------------------------------------
@@ -546,3 +548,22 @@ def test_a_game_continued_from_a_record_is_told_to_the_engine(tmp_path):
 
     played = read_sgf((tmp_path / "out.sgf").read_text())
     assert played.moves[:3] == opening and game.is_final(played.state())
+
+
+def test_a_lost_position_makes_our_engine_resign():
+    """With a resign threshold, a searching player whose move is worth less answers
+    ``resign`` and the position stays; without one it plays on."""
+    def engine(threshold):
+        return GtpEngine("hex", {"size": 3}, lambda game: mctsfw.make_actor("mcts", game, search_games=300, seed=1),
+                         resign_threshold=threshold)
+
+    # black b1 joins row 3 through a2 or b2, and white can take only one of them
+    lost = ("play b b1", "play w a1", "play b a3", "play w c1", "play b b3", "play w c2", "play b c3")
+    for threshold, resigns in ((0.0, False), (0.1, True)):
+        gtp = engine(threshold)
+        for line in lost:
+            ok(gtp, line)
+        before = position(gtp)
+        answer = ok(gtp, "genmove w")
+        assert (answer == "resign") == resigns
+        assert (position(gtp) == before) == resigns
