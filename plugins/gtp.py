@@ -11,8 +11,10 @@ the dialect table below: commands offered only where the game has what they need
 - ``play COLOUR MOVE`` / ``genmove COLOUR`` out of turn: in a game with a pass (Go) the
   other colour's pass is implied, played first (``undo`` takes both back); in a game
   without one (Hex) the first move of a game may be either colour's (the game then
-  starts with that player), later moves out of turn are refused. ``genmove`` answers
-  ``resign`` when the actor resigns (``mctsfw.Resignation``); the position stays.
+  starts with that player), later moves out of turn are refused. ``play w swap-pieces``
+  (Hex, HexGui's pie rule) mirrors Black's first stone into White's.
+- ``genmove`` answers ``resign`` when the actor resigns (``mctsfw.Resignation``) or when
+  a searching actor's chosen move is worth less than ``resign_threshold``; the position stays.
 - ``time_settings`` / ``time_left`` budget the search (``TimeBudget``): a searching
   actor stops at its own search games or at the budget, whichever comes first.
 - ``final_score`` (games with ``score``: Go): the area score of the position as it stands
@@ -26,7 +28,8 @@ the dialect table below: commands offered only where the game has what they need
 **The client** (``GtpActor``, player spec ``gtp:COMMAND``) starts an outside engine
 (``gtp:"gnugo --mode gtp --level 1"``; ``/usr/games`` is searched too), tells it the board
 (``boardsize``, ``clear_board``, ``komi``), plays the moves it has not seen and asks
-``genmove``; ``resign`` raises ``mctsfw.Resignation``. The engine process is killed when
+``genmove``; ``resign`` raises ``mctsfw.Resignation``. A game continued from a record
+(``play --from``) reaches it through ``Actor.opening_played``. The engine process is killed when
 the actor is closed, when it answers nonsense, when our process exits (atexit) and, on
 Linux, when our process dies (``PR_SET_PDEATHSIG``).
 """
@@ -48,7 +51,6 @@ import sys
 import threading
 import weakref
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Callable, TextIO
 
 import mctsfw

@@ -497,7 +497,7 @@ def test_a_full_9x9_game_against_gnu_go_scored_alike(our_colour):
     game = mctsfw.make_game("go", size=9, komi=7.5)
     ours = GtpActor(game, our_engine_command("--game", "go", "--size", "9", "--p", "random", "--seed", str(our_colour)))
     gnugo = GtpActor(game, [GNUGO, "--mode", "gtp", "--level", "1", "--chinese-rules", "--capture-all-dead",
-                            "--seed", "1"])
+                            "--positional-superko", "--seed", "1"])
     try:
         assert gnugo.label.startswith("gtp:GNU Go")
         # an illegal move from either side fails the game: our next_state raises for GNU Go's
@@ -519,7 +519,7 @@ def test_a_full_9x9_game_against_gnu_go_scored_alike(our_colour):
 def test_gnu_go_as_a_player_in_play_and_compare():
     # without --capture-all-dead GNU Go passes with dead stones of ours on its side, and
     # area scoring as the board stands counts them: it can lose to random then
-    spec = f"gtp:{GNUGO} --mode gtp --level 1 --chinese-rules --capture-all-dead"
+    spec = f"gtp:{GNUGO} --mode gtp --level 1 --chinese-rules --capture-all-dead --positional-superko"
     result = run_cli("play", "--game", "go", "--size", "9", "--p1", "random", "--p2", spec, "--no-display",
                      "--seed", "1")
     assert result.returncode == 0, result.stderr
