@@ -27,6 +27,7 @@ from mctsfw.checkpoints import ModelFileError, net_class_for
 from mctsfw.config import (
     ConfigError, config_sections, declared_defaults, fixed_changes, load_config, override, plugin_params, setting_at,
 )
+from mctsfw.actors import ActorError, actor_spec_problem, registered_actor_kind
 from mctsfw.match import play_match, replay_record
 from mctsfw.plugin_manager import PluginError, UnknownPluginError
 from mctsfw.records import append_game_line, game_line
@@ -40,7 +41,8 @@ LOCAL_CONFIG = "hexzero.toml"
 
 #: the errors that are the user's (a bad config, a missing or mismatched model file, an
 #: unknown plugin, a net without the role a command needs): one line, exit 2, no traceback
-USER_ERRORS = (ConfigError, ModelFileError, UnknownPluginError, PluginError, RoleError, RunDirError, SgfError)
+USER_ERRORS = (ConfigError, ModelFileError, UnknownPluginError, PluginError, RoleError, RunDirError, SgfError,
+               ActorError)
 
 
 def local_config() -> Path | None:
@@ -117,7 +119,7 @@ def build_parser() -> argparse.ArgumentParser:
     play = command("play", "play games: people and agents")
     config_flag(play, "--game", "game")
     play.add_argument("--size", type=int, help="board size for games that have one (config: games.<game>.size)")
-    config_flag(play, "--p1", "play.player1", "player 1: human, random, mcts or a model path")
+    config_flag(play, "--p1", "play.player1", "player 1: human, random, mcts, a model path or gtp:COMMAND")
     config_flag(play, "--p2", "play.player2")
     config_flag(play, "--model-search-games", "play.model_search_games")
     play.add_argument("--search-games", type=int,
@@ -145,7 +147,8 @@ def build_parser() -> argparse.ArgumentParser:
     topp = command("topp", "Tournament of Progressive Policies between saved models")
     topp.add_argument("run_dir", nargs="?", metavar="RUN_DIR",
                       help="a training run: its config.toml names the game, checkpoints/*.keras are the agents")
-    topp.add_argument("--models", nargs="+", metavar="MODEL", help="model files (.keras) to play instead of a run's")
+    topp.add_argument("--models", nargs="+", metavar="MODEL",
+                      help="model files (.keras) to play instead of a run's, and/or outside engines (gtp:COMMAND)")
     topp.add_argument("--game", help="game plugin name (default: the run's game, else config: game)")
     topp.add_argument("--size", type=int, help="board size for games that have one")
     config_flag(topp, "--games", "topp.games_per_series", metavar="G")
@@ -162,8 +165,8 @@ def build_parser() -> argparse.ArgumentParser:
     config_flag(selfplay, "--workers", "selfplay.workers")
 
     compare = command("compare", "play agent A against agent B and report rates and times")
-    compare.add_argument("a", help="agent A: random, mcts or a saved model (.keras)")
-    compare.add_argument("b", help="agent B: random, mcts or a saved model (.keras)")
+    compare.add_argument("a", help="agent A: random, mcts, a saved model (.keras) or gtp:COMMAND (an outside engine)")
+    compare.add_argument("b", help="agent B: as A")
     compare.add_argument("--games", type=int, default=20, help="games to play (A is player 1 in half of them)")
     compare.add_argument("--game", help="game plugin name (config: game)")
     compare.add_argument("--size", type=int, help="board size for games that have one")
@@ -174,7 +177,25 @@ def build_parser() -> argparse.ArgumentParser:
     compare.add_argument("--display", action="store_true", help="draw the games")
     compare.add_argument("--json", metavar="FILE", help="also write the results as JSON")
 
-    command("plugins", "list registered games, nets, tree policies, evaluators, displays")
+    gtp = command("gtp", "speak GTP (version 2) on stdin/stdout: for GoGui, Sabaki, HexGui, other engines")
+    config_flag(gtp, "--game", "game")
+    gtp.add_argument("--size", type=int, help="board size for games that have one (config: games.<game>.size)")
+    gtp.add_argument("--komi", type=float, help="komi for games that have it (config: games.<game>.komi); "
+                                                "the controller's komi command changes it")
+    gtp.add_argument("--p", "--player", dest="player", default="mcts", metavar="PLAYER",
+                     help="who plays: random, mcts, a model path, or gtp:COMMAND (default: mcts)")
+    config_flag(gtp, "--model-search-games", "play.model_search_games")
+    gtp.add_argument("--search-games", type=int,
+                     help="search games per move of MCTS players and of saved models (config: mcts.search_games "
+                          "and play.model_search_games); time_settings from the controller may stop a search sooner")
+    config_flag(gtp, "--time-limit", "mcts.time_limit")
+    config_flag(gtp, "--temperature", "play.temperature")
+    config_flag(gtp, "--seed", "mcts.seed")
+    gtp.add_argument("--resign-threshold", type=float, default=0.0, metavar="X",
+                     help="a searching player answers genmove with resign when its chosen move's value (1 win, "
+                          "0 loss) is below X (default 0: never resigns)")
+
+    command("plugins", "list registered games, nets, tree policies, evaluators, displays, actor kinds")
     return parser
 
 
@@ -216,6 +237,8 @@ def make_player(spec: str, game: mctsfw.Game, config: dict, seed: int | None) ->
         return mctsfw.make_actor(spec, game, seed=seed)
     if spec == "human":
         return mctsfw.make_actor(spec, game)
+    if registered_actor_kind(spec):  # gtp:COMMAND and other registered kinds
+        return mctsfw.make_actor(spec, game, seed=seed)
     # a saved model: the raw network, or with play.model_search_games > 0 a search guided by
     # it: UCT with its rollouts (a policy net), PUCT with its priors and values (policy and value)
     tree_policy = "puct" if has_role(net_class_for(spec), POLICY_VALUE) else "uct"
@@ -230,6 +253,24 @@ def make_player(spec: str, game: mctsfw.Game, config: dict, seed: int | None) ->
         tree_policy=tree_policy,
         policy_params=policy_params,
     )
+
+
+def make_players(specs: dict, game: mctsfw.Game, config: dict, seed: int | None) -> dict:
+    """``make_player`` for each key's spec (seed + key); if one fails, those made are closed."""
+    actors: dict = {}
+    try:
+        for key, spec in specs.items():
+            actors[key] = make_player(spec, game, config, None if seed is None else seed + key)
+    except BaseException:
+        close_actors(actors.values())
+        raise
+    return actors
+
+
+def close_actors(actors) -> None:
+    """Let each actor go (an outside engine is stopped)."""
+    for actor in actors:
+        actor.close()
 
 
 def save_gif(game: mctsfw.Game, record, path: str, number: int | None) -> None:
@@ -283,7 +324,7 @@ def command_play(args: argparse.Namespace) -> int:
         return 2
     seed = None if config["mcts"]["seed"] == -1 else config["mcts"]["seed"]
     specs = {1: config["play"]["player1"], 2: config["play"]["player2"]}
-    actors = {p: make_player(specs[p], game, config, None if seed is None else seed + p) for p in (1, 2)}
+    actors = make_players(specs, game, config, seed)
     display = None
     if config["show"]["enabled"] or "human" in specs.values():
         display = mctsfw.default_registries().displays.get(config["display"])(delay=config["show"]["delay"])
@@ -309,14 +350,19 @@ def command_play(args: argparse.Namespace) -> int:
         elif args.record:
             append_game_line(args.record, game_line(game, record.starting_player, record.actions, record.winner))
         outcome = f"player {record.winner} ({actors[record.winner].label}) wins" if record.winner else "a draw"
+        if record.resigned:
+            outcome += f": player {record.resigned} resigned"
         print(f"game {number + 1}: player {record.starting_player} started, {len(record.actions)} moves, {outcome}")
 
     if sgf is not None:
         openers, opening = (sgf.starting_player,), sgf.moves
     else:
         openers, opening = ((1, 2) if starting == "alternate" else (starting,)), ()
-    result = play_match(game, actors[1], actors[2], games, seating=(1,), openers=openers, display=display,
-                        game_ended=game_ended, opening=opening)
+    try:
+        result = play_match(game, actors[1], actors[2], games, seating=(1,), openers=openers, display=display,
+                            game_ended=game_ended, opening=opening)
+    finally:
+        close_actors(actors.values())
     if games > 1:
         print(f"score: player 1 {result.wins_a}, player 2 {result.wins_b}, draws {result.draws}")
     if as_sgf:
@@ -516,11 +562,15 @@ def command_compare(args: argparse.Namespace) -> int:
     config = load_config(local_config(), args.config, args.overrides + play_overrides(as_play, game_name))
     game = mctsfw.make_game(config["game"], **plugin_params(config, "games", config["game"]))
     seed = None if config["mcts"]["seed"] == -1 else config["mcts"]["seed"]
-    actors = [make_player(spec, game, config, None if seed is None else seed + i) for i, spec in enumerate((args.a, args.b))]
+    made = make_players({0: args.a, 1: args.b}, game, config, seed)
+    actors = [made[0], made[1]]
     if actors[0].label == actors[1].label:
         actors[0].label, actors[1].label = f"A:{actors[0].label}", f"B:{actors[1].label}"
     display = mctsfw.default_registries().displays.get(config["display"])() if args.display else None
-    result = compare(game, actors[0], actors[1], args.games, args.starting_player, display)
+    try:
+        result = compare(game, actors[0], actors[1], args.games, args.starting_player, display)
+    finally:
+        close_actors(actors)
     print(compare_report(result))
     if args.json:
         from mctsfw.checkpoints import atomic_path
@@ -540,6 +590,7 @@ def command_plugins(args: argparse.Namespace) -> int:
         ("tree policies", registries.tree_policies),
         ("evaluators", registries.evaluators),
         ("displays", registries.displays),
+        ("actor kinds (player specs NAME:...)", registries.actors),
     ]:
         print(f"{title}:")
         if not registry.names():
@@ -550,7 +601,38 @@ def command_plugins(args: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS = {"play": command_play, "train": command_train, "selfplay": command_selfplay, "topp": command_topp, "compare": command_compare, "plugins": command_plugins}
+def command_gtp(args: argparse.Namespace) -> int:
+    from plugins.gtp import GtpEngine, serve
+
+    game_name = flag(args, "game") or load_config(local_config(), args.config, args.overrides)["game"]
+    pairs = play_overrides(args, game_name)
+    if args.komi is not None:
+        pairs.append(override(f"games.{game_name}.komi", args.komi))
+    config = load_config(local_config(), args.config, args.overrides + pairs)
+    if args.player == "human":
+        print("error: --p human: a GTP engine needs an agent (random, mcts, a model path or gtp:COMMAND)", file=sys.stderr)
+        return 2
+    problem = actor_spec_problem(args.player)
+    if problem:
+        print(f"error: --p {problem}", file=sys.stderr)
+        return 2
+    seed = None if config["mcts"]["seed"] == -1 else config["mcts"]["seed"]
+    params = plugin_params(config, "games", config["game"])
+    if not 0 <= args.resign_threshold < 1:
+        print(f"error: --resign-threshold is a value from 0 (never resign) to below 1, not {args.resign_threshold}",
+              file=sys.stderr)
+        return 2
+    try:
+        engine = GtpEngine(config["game"], params, lambda game: make_player(args.player, game, config, seed),
+                           resign_threshold=args.resign_threshold)
+    except ValueError as error:  # an actor the game cannot have (bad parameters, an engine that failed)
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    serve(engine)
+    return 0
+
+
+COMMANDS = {"gtp": command_gtp, "play": command_play, "train": command_train, "selfplay": command_selfplay, "topp": command_topp, "compare": command_compare, "plugins": command_plugins}
 
 
 def show_plugin_warning(message, category, filename, lineno, file=None, line=None) -> None:

@@ -1,8 +1,14 @@
 """Agents behind one interface: ``select_action(state) -> action``.
 
-``make_actor`` builds one by kind (``random``, ``mcts``, ``human``) or from the path of a
+``make_actor`` builds one by kind (``random``, ``mcts``, ``human``), from the path of a
 saved network, which it loads through the net registry (the core never imports
-``nets/``): the raw network (``NetActor``) or MCTS with network rollouts.
+``nets/``): the raw network (``NetActor``) or MCTS with network rollouts, or from a spec
+``NAME:ARGUMENT`` naming a registered actor kind (``gtp:COMMAND``: an outside GTP engine,
+``plugins/gtp.py``).
+
+An actor resigns by raising ``Resignation`` from ``select_action``; the match runner
+records the game as lost by that player (``GameRecord.resigned``). An actor that holds
+something outside the process (an engine it started) lets it go in ``close``.
 
 Actors move only; playing games and matches between them is ``mctsfw.match``'s, and
 speaking a tournament server's protocol is an adapter's (``plugins/oht.py``).
@@ -22,6 +28,15 @@ from mctsfw.evaluators import LeafEvaluator, NetRollouts, value_evaluator
 from mctsfw.mcts import MCTS, budget_problem
 from mctsfw.roles import POLICY_VALUE, PolicyNet, has_role
 from mctsfw.sampling import check_temperature, masked_policy, sample_action
+
+
+class ActorError(ValueError):
+    """An actor that cannot be built or that failed for reasons outside the program (an
+    outside engine that is missing, died or answered nonsense): one line for the user."""
+
+
+class Resignation(Exception):
+    """Raised by ``select_action`` when the actor resigns: its player loses the game."""
 
 
 class Actor:
@@ -50,6 +65,15 @@ class Actor:
 
     def reset(self) -> None:
         """Forget anything kept from the previous game."""
+
+    def opening_played(self, starting_player: int, moves: list[Action]) -> None:
+        """The game goes on from recorded ``moves`` (``play --from``), played after
+        ``reset`` from ``starting_player``'s start: an actor that follows the game move
+        by move (an outside engine) learns them here. Most actors need not."""
+
+    def close(self) -> None:
+        """Let go of what the actor holds outside the process (an engine it started);
+        the actor is not used again. Most actors hold nothing."""
 
 
 class RandomActor(Actor):
@@ -182,9 +206,32 @@ MODEL_ACTOR_PARAMS = (
 )
 
 
+def registered_actor_kind(spec: Any) -> tuple[type, str] | None:
+    """(class, argument) for a spec ``NAME:ARGUMENT`` whose NAME is a registered actor
+    kind (``gtp:gnugo --mode gtp``), else None."""
+    if not isinstance(spec, str) or ":" not in spec:
+        return None
+    from mctsfw import default_registries
+
+    name, argument = spec.split(":", 1)
+    actors = default_registries().actors
+    return (actors.get(name), argument) if name in actors else None
+
+
+def actor_spec_problem(spec: Any) -> str | None:
+    """None for a player spec ``make_actor`` can build (as far as can be told before
+    loading anything), else why not."""
+    if spec in ACTOR_KINDS or registered_actor_kind(spec) or is_model_path(spec):
+        return None
+    from mctsfw import default_registries
+
+    prefixes = "".join(f", {name}:..." for name in default_registries().actors.names())
+    return f"must be human, random, mcts{prefixes} or the path of a saved model (.keras), not {spec!r}"
+
+
 def is_model_path(spec: Any) -> bool:
     """Whether an actor spec names a saved model: an existing file or a ``.keras`` name."""
-    if not isinstance(spec, (str, os.PathLike)) or spec in ACTOR_KINDS:
+    if not isinstance(spec, (str, os.PathLike)) or spec in ACTOR_KINDS or registered_actor_kind(spec):
         return False
     path = Path(spec)
     return path.suffix == ".keras" or path.is_file()
@@ -211,8 +258,15 @@ def make_actor(spec: str | os.PathLike, game: Game, **params) -> Actor:
       (lambda, also read from ``policy_params``) < 1. Any ``tree_policy`` works with
       either. ``c`` (the tree policy's exploration constant), ``seed``,
       ``policy_params`` and ``temperature`` as for ``mcts``. The label is the file's
-      stem, plus ``+mcts(N)`` when searching.
+      stem, plus ``+mcts(N)`` when searching;
+    - ``NAME:ARGUMENT`` where NAME is a registered actor kind (``mctsfw_register_actors``)
+      is built by that class's ``from_spec(ARGUMENT, game, **params)``: ``gtp:COMMAND``
+      starts the GTP engine COMMAND (``plugins/gtp.py``); it ignores search parameters.
     """
+    registered = registered_actor_kind(spec)
+    if registered:
+        cls, argument = registered
+        return cls.from_spec(argument, game, **params)
     if "temperature" in params:  # refused here for every kind, before anything is built or loaded
         params["temperature"] = check_temperature(params["temperature"])
     cls = ACTOR_KINDS.get(spec) if isinstance(spec, str) else None
@@ -224,9 +278,14 @@ def make_actor(spec: str | os.PathLike, game: Game, **params) -> Actor:
                     f"unknown parameter(s) of a model actor: {', '.join(unknown)} (known: {', '.join(MODEL_ACTOR_PARAMS)})"
                 )
             return model_actor(spec, game, **params)
+        from mctsfw import default_registries
+
+        registered = default_registries().actors
+        prefixes = "".join(f", or {name}:... ({registered.get(name).description or 'a registered kind'})"
+                           for name in registered.names())
         raise ValueError(
             f"unknown actor {spec!r}; available: {', '.join(sorted(ACTOR_KINDS))}, "
-            "or the path of a saved model file (.keras)"
+            f"or the path of a saved model file (.keras){prefixes}"
         )
     if cls is RandomActor:
         params = {k: v for k, v in params.items() if k == "seed"}

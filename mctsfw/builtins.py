@@ -19,4 +19,5 @@ BUILTIN_PLUGINS = [
     "plugins.display",
     "plugins.gif",
     "plugins.topp",
+    "plugins.gtp",
 ]

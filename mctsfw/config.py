@@ -47,9 +47,9 @@ class ConfigError(ValueError):
 
 # ---- the core's declarations ------------------------------------------------------------------
 def _actor_spec_problem(value: Any) -> str | None:
-    if value in ("human", "random", "mcts") or value.endswith(".keras") or Path(value).exists():
-        return None
-    return f"must be human, random, mcts or the path of a saved model (.keras), not {value!r}"
+    from mctsfw.actors import actor_spec_problem
+
+    return actor_spec_problem(value)
 
 
 #: the top-level keys: which plugins a command uses
@@ -78,7 +78,7 @@ MCTS_SECTION = Section("mcts", "the search of MCTS players (play, compare)", [
 
 #: ``cli.py play``: who plays, how many games, how saved models and searchers pick moves
 PLAY_SECTION = Section("play", "cli.py play", [
-    Setting("player1", "human", "human, random, mcts, or the path of a saved model (.keras)",
+    Setting("player1", "human", "human, random, mcts, gtp:COMMAND (an outside GTP engine), or the path of a saved model (.keras)",
             check=_actor_spec_problem, resumable=True),
     Setting("player2", "mcts", "player 2: human, random, mcts, or the path of a saved model",
             check=_actor_spec_problem, resumable=True),

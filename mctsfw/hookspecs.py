@@ -70,6 +70,17 @@ def mctsfw_register_displays() -> list[type]:
 
 
 @hookspec
+def mctsfw_register_actors() -> list[type]:
+    """Called once when the registries are built.
+
+    Return actor classes (subclasses of ``mctsfw.Actor``) with a unique ``name``: the
+    prefix of a player spec ``NAME:ARGUMENT`` (``gtp:"gnugo --mode gtp --level 1"``).
+    ``make_actor`` builds one as ``cls.from_spec(argument, game, **params)``; the class
+    takes what it needs of ``params`` (a player's search settings) and ignores the rest.
+    """
+
+
+@hookspec
 def mctsfw_config_sections() -> list:
     """Called once when the registries are built.
 

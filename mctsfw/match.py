@@ -20,7 +20,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol, Sequence
 
-from mctsfw.actors import Actor
+from mctsfw.actors import Actor, Resignation
 from mctsfw.game import Action, Game, State
 
 
@@ -39,6 +39,7 @@ class GameRecord:
     #: the first ``opening`` actions were replayed from a record (``play --from``), not
     #: chosen: ``move_seconds`` and ``movers`` cover the moves after them
     opening: int = 0
+    resigned: int | None = None  # the player who resigned (the game then ends, lost by them), if one did
 
 
 def play_game(
@@ -51,7 +52,9 @@ def play_game(
     """One game between ``actors[1]`` and ``actors[2]``; the display sees every actual move.
 
     ``opening``: moves played first, as recorded (a game continued from a record); the
-    actors choose the moves after them, and the display starts from the position they reach."""
+    actors choose the moves after them, and the display starts from the position they reach.
+    An actor that raises ``Resignation`` loses there: the record's ``winner`` is the
+    other player and ``resigned`` the one who resigned (the last state is not final)."""
     for actor in actors.values():
         actor.reset()
     state = game.initial_state(starting_player)
@@ -60,12 +63,20 @@ def play_game(
         state = game.next_state(state, action)
         record.actions.append(action)
         record.states.append(state)
+    if opening:
+        for actor in actors.values():
+            actor.opening_played(starting_player, list(opening))
     if display:
         display.show(game, state)
     while not game.is_final(state):
         mover = game.current_player(state)
         started = time.perf_counter()
-        action = actors[mover].select_action(state)
+        try:
+            action = actors[mover].select_action(state)
+        except Resignation:
+            record.resigned = mover
+            record.winner = 3 - mover
+            return record
         record.move_seconds.append(time.perf_counter() - started)
         state = game.next_state(state, action)
         record.actions.append(action)

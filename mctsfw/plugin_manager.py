@@ -34,6 +34,7 @@ KINDS = {
     "tree_policy": "mctsfw_register_tree_policies",
     "evaluator": "mctsfw_register_evaluators",
     "display": "mctsfw_register_displays",
+    "actor": "mctsfw_register_actors",
 }
 
 
@@ -190,6 +191,8 @@ class Registries:
     tree_policies: Registry
     evaluators: Registry
     displays: Registry
+    #: actor kinds named by a player spec's prefix (``gtp:COMMAND``)
+    actors: Registry
     #: the config sections declared through ``mctsfw_config_sections``, in registration order
     sections: tuple = ()
 
@@ -200,6 +203,7 @@ class Registries:
             "tree_policy": self.tree_policies,
             "evaluator": self.evaluators,
             "display": self.displays,
+            "actor": self.actors,
         }[kind]
 
 
@@ -244,6 +248,7 @@ def build_registries(pm: pluggy.PluginManager) -> Registries:
         tree_policies=registries["tree_policy"],
         evaluators=registries["evaluator"],
         displays=registries["display"],
+        actors=registries["actor"],
     )
 
 

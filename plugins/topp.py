@@ -53,8 +53,10 @@ def collect_models(source: str | Path | Iterable[str | Path]) -> list[Path]:
     ``source`` is a run directory (its ``checkpoints/*.keras``, or ``*.keras`` directly
     inside it), or a list of model files. Checkpoints (``NET_epNNNN.keras``) sort by
     episode; other ``.keras`` files follow, by name. Missing files raise
-    FileNotFoundError naming them.
+    FileNotFoundError naming them. In a list, a player spec of a registered actor kind
+    (``gtp:COMMAND``, an outside engine) is kept as it is, beside the models.
     """
+    from mctsfw.actors import registered_actor_kind
     from mctsfw.runs import list_checkpoints
 
     if isinstance(source, (str, Path)) and Path(source).is_dir():
@@ -67,8 +69,8 @@ def collect_models(source: str | Path | Iterable[str | Path]) -> list[Path]:
         return files
     if isinstance(source, (str, Path)):
         source = [source]
-    files = [Path(p) for p in source]
-    missing = [str(p) for p in files if not p.exists()]
+    files = [p if registered_actor_kind(p) else Path(p) for p in source]
+    missing = [str(p) for p in files if isinstance(p, Path) and not p.exists()]
     if missing:
         raise FileNotFoundError(f"model file(s) not found: {', '.join(missing)}")
     if not files:
@@ -96,22 +98,25 @@ def model_agents(
     seed: int | None = None,
     labels: Sequence[str] | None = None,
 ) -> list[Agent]:
-    """One raw-network agent per model file (``mctsfw.make_actor(path, game, search_games=0)``).
+    """One raw-network agent per model file (``mctsfw.make_actor(path, game, search_games=0)``),
+    and an outside engine per ``gtp:COMMAND`` spec among them.
 
     A sampling agent ``i`` gets the seed ``seed + i`` (None: fresh randomness).
     """
     if selection not in SELECTIONS:
         raise ValueError(f"selection is one of {', '.join(SELECTIONS)}, not {selection!r}")
-    labels = list(labels) if labels is not None else model_labels(paths)
-    return [
-        (
-            label,
-            mctsfw.make_actor(
-                str(path), game, search_games=0, selection=selection, seed=None if seed is None else seed + i
-            ),
-        )
-        for i, (label, path) in enumerate(zip(labels, paths))
-    ]
+    from mctsfw.actors import registered_actor_kind
+
+    outside = [registered_actor_kind(p) is not None for p in paths]
+    if labels is None:  # outside engines are named by themselves (gtp:GNU Go 3.8)
+        labels = model_labels([p for p, o in zip(paths, outside) if not o])[::-1]
+        labels = [None if o else labels.pop() for o in outside]
+    agents = []
+    for i, (label, path) in enumerate(zip(labels, paths)):
+        actor = mctsfw.make_actor(str(path), game, search_games=0, selection=selection,
+                                  seed=None if seed is None else seed + i)
+        agents.append((label or actor.label, actor))
+    return agents
 
 
 # ---- the result ------------------------------------------------------------------------------

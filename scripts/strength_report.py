@@ -20,6 +20,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import mctsfw  # noqa: E402
+from mctsfw.actors import registered_actor_kind  # noqa: E402
 from mctsfw.match import play_match  # noqa: E402
 
 #: the agent is player 1 in the even games; it moves first in games 0 and 1 of every four
@@ -53,7 +54,7 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=40, help="games per pairing (a multiple of 4 is fair)")
     parser.add_argument("--search-games", type=int, default=200, help="search games of the network-guided MCTS agent (0: only the raw network)")
     parser.add_argument("--opponents", default="random,100,500,1000",
-                        help="random, UCT budgets and/or saved networks, comma-separated")
+                        help="random, UCT budgets, saved networks and/or outside engines (gtp:COMMAND), comma-separated")
     parser.add_argument("--no-raw", action="store_true", help="leave out the raw network")
     parser.add_argument("--value-weight", type=float, default=1.0,
                         help="PUCT's lambda for a policy-and-value network: lambda * value + (1 - lambda) * playout")
@@ -76,8 +77,9 @@ def main() -> None:
     for spec in args.opponents.split(","):
         if spec == "random":
             opponents["random"] = mctsfw.make_actor("random", game, seed=args.seed + 1)
-        elif not spec.isdigit():
-            opponents[Path(spec).stem] = mctsfw.make_actor(spec, game, search_games=0, selection="greedy")
+        elif not spec.isdigit():  # a saved network, or an outside engine (gtp:COMMAND)
+            opponent = mctsfw.make_actor(spec, game, search_games=0, selection="greedy")
+            opponents[opponent.label if registered_actor_kind(spec) else Path(spec).stem] = opponent
         else:
             opponents[f"UCT({spec})"] = mctsfw.make_actor("mcts", game, search_games=int(spec), seed=args.seed + 2)
     print(f"{args.model} on {game!r}, {args.games} games a pairing")
