@@ -1,7 +1,6 @@
 """The networks shipped under models/: each loads for the game its run's config names
 and gives a legal policy; the Connect Four network with search blocks a four in a row
-and takes the only winning move; the 9x9 Gomoku network with search blocks a four and
-completes its own five."""
+and takes the only winning move."""
 
 from pathlib import Path
 
@@ -52,17 +51,3 @@ def test_connect_four_network_with_search_wins_and_blocks():
     # (columns 1-3) wins next move whatever player 1 blocks, so only column 6 wins
     assert move_after("616263") == 6
 
-
-def test_gomoku_network_with_search_blocks_a_four_and_completes_five():
-    model = ROOT / "models" / "gomoku9" / "pv_mlp_gen0051.keras"
-    game = game_of(model)
-    assert game.params()["size"] == 9
-
-    def move_after(moves: list[int]) -> int:
-        return make_actor(model, game, search_games=400, seed=0).select_action(game.state_after(moves, 1))
-
-    # X (player 1) holds a5-d5 (actions 36..39: row 4, columns 0-3) against the left edge,
-    # so e5 (40) is the only cell that makes or stops the five
-    four = [36, 0, 37, 2, 38, 4, 39]
-    assert move_after(four) == 40  # O blocks
-    assert move_after(four + [8]) == 40  # X completes five
