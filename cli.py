@@ -72,6 +72,16 @@ def _flag_type(setting) -> Any:
     return {int: int, float: float}.get(setting.type, str)
 
 
+def search_flags(parser: argparse.ArgumentParser, note: str = "") -> None:
+    """The flags that set how hard the players of ``play`` and ``gtp`` think."""
+    config_flag(parser, "--model-search-games", "play.model_search_games")
+    parser.add_argument("--search-games", type=int,
+                        help="search games per move of MCTS players and of saved models (config: mcts.search_games "
+                             "and play.model_search_games)" + note)
+    config_flag(parser, "--temperature", "play.temperature")
+    config_flag(parser, "--time-limit", "mcts.time_limit")
+
+
 def config_flag(parser: argparse.ArgumentParser, flag: str, path: str, help: str | None = None, **kwargs) -> None:
     """A flag that stands for the config key ``path``: its type, choices and help come from
     the key's declaration, with the value in effect here (``parser.defaults_here``); its
@@ -121,12 +131,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--size", type=int, help="board size for games that have one (config: games.<game>.size)")
     config_flag(play, "--p1", "play.player1", "player 1: human, random, mcts, a model path or gtp:COMMAND")
     config_flag(play, "--p2", "play.player2")
-    config_flag(play, "--model-search-games", "play.model_search_games")
-    play.add_argument("--search-games", type=int,
-                      help="search games per move of MCTS players and of saved models (config: mcts.search_games "
-                           "and play.model_search_games)")
-    config_flag(play, "--temperature", "play.temperature")
-    config_flag(play, "--time-limit", "mcts.time_limit")
+    search_flags(play)
     config_flag(play, "--games", "play.games")
     config_flag(play, "--starting-player", "play.starting_player")
     config_flag(play, "--seed", "mcts.seed")
@@ -184,12 +189,7 @@ def build_parser() -> argparse.ArgumentParser:
                                                 "the controller's komi command changes it")
     gtp.add_argument("--p", "--player", dest="player", default="mcts", metavar="PLAYER",
                      help="who plays: random, mcts, a model path, or gtp:COMMAND (default: mcts)")
-    config_flag(gtp, "--model-search-games", "play.model_search_games")
-    gtp.add_argument("--search-games", type=int,
-                     help="search games per move of MCTS players and of saved models (config: mcts.search_games "
-                          "and play.model_search_games); time_settings from the controller may stop a search sooner")
-    config_flag(gtp, "--time-limit", "mcts.time_limit")
-    config_flag(gtp, "--temperature", "play.temperature")
+    search_flags(gtp, "; time_settings from the controller may stop a search sooner")
     config_flag(gtp, "--seed", "mcts.seed")
     gtp.add_argument("--resign-threshold", type=float, default=0.0, metavar="X",
                      help="a searching player answers genmove with resign when its chosen move's value (1 win, "

@@ -92,9 +92,7 @@ class Go(Game):
         history: int = parameters.default("history"),
     ):
         params = {"size": size, "komi": komi, "max_moves": max_moves, "history": history}
-        problems = self.param_problems(params)
-        if problems:
-            raise ValueError("; ".join(problems))
+        self.check_params(params)
         n = self.size = int(size)
         self.komi = float(komi)
         self.max_moves_setting = int(max_moves)

@@ -71,9 +71,7 @@ class Gomoku(Game):
         history: int = parameters.default("history"),
     ):
         params = {"size": size, "connect": connect, "exactly_five": exactly_five, "history": history}
-        problems = self.param_problems(params)
-        if problems:
-            raise ValueError("; ".join(problems))
+        self.check_params(params)
         n = self.size = int(size)
         self.connect = int(connect)
         self.exactly_five = bool(exactly_five)

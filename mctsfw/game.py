@@ -54,6 +54,13 @@ class Game:
         names and values the declared ``parameters`` refuse (override to add rules across them)."""
         return cls.parameters.problems(cls.name, params)
 
+    @classmethod
+    def check_params(cls, params: dict[str, Any]) -> None:
+        """Raise ValueError listing every problem with these constructor parameters."""
+        problems = cls.param_problems(params)
+        if problems:
+            raise ValueError("; ".join(problems))
+
     def params(self) -> dict[str, Any]:
         """The parameters that rebuild this game with ``make_game(name, **params)``."""
         return {}
