@@ -86,6 +86,13 @@ class Game:
         """1 or 2 for a decided game, None while it runs or for a draw."""
         raise NotImplementedError
 
+    def search_actions(self, state: State) -> list[Action]:
+        """The moves a search considers in ``state``: the legal ones, less any that no
+        sensible player makes there (Go: no pass while the opponent has not passed and a
+        move other than filling one's own eye remains). Players that search choose among
+        these; the rules (``legal_actions``) are unchanged."""
+        return self.legal_actions(state)
+
     def encode(self, state: State) -> np.ndarray:
         """A flat float32 vector for a network, including who is to move."""
         raise NotImplementedError

@@ -355,7 +355,7 @@ class MCTS:
 
     def list_actions(self, node: Node) -> None:
         """The legal actions of a node expanded without priors, listed when needed."""
-        node.untried = list(self.game.legal_actions(node.state))
+        node.untried = list(self.game.search_actions(node.state))
 
     def evaluate(self, paths: list[list[Node]]) -> tuple[list[Node], dict[int, float], np.ndarray | None]:
         """Judge the paths' leaves: (the leaves that need expanding, each leaf's result for
@@ -378,16 +378,16 @@ class MCTS:
         return leaves, value_p1, priors
 
     def expand(self, leaves: Sequence[Node], priors: np.ndarray | None) -> None:
-        """Each leaf learns its legal actions, ordered by prior (the highest last). Without
+        """Each leaf learns the actions a search considers (``Game.search_actions``), ordered by prior (the highest last). Without
         priors the list is made when a descent first goes on from the leaf (``UNLISTED``
         till then): most leaves are never entered again."""
         if priors is None:
             for leaf in leaves:
                 leaf.untried = UNLISTED
             return
-        legal_actions = self.game.legal_actions
+        search_actions = self.game.search_actions
         for leaf, leaf_priors in zip(leaves, priors):
-            actions = list(legal_actions(leaf.state))
+            actions = list(search_actions(leaf.state))
             p = np.asarray(leaf_priors, dtype=np.float64)[actions]
             order = np.argsort(p, kind="stable")
             leaf.priors = p[order].tolist()

@@ -410,3 +410,19 @@ def test_states_between_captures_share_their_set_of_earlier_boards(go9):
                    if (before[1] | before[2]) & ~(after[1] | after[2]))
     assert captures > 0
     assert len({id(state[6]) for state in states}) == captures + 1
+
+
+def test_a_search_passes_only_after_the_opponent_passed(go9):
+    from mctsfw.actors import make_actor
+
+    start = go9.initial_state(1)
+    assert go9.pass_action in go9.legal_actions(start)  # the rules allow it ...
+    assert go9.search_actions(start) == go9.legal_actions(start)[:-1]  # ... a search does not consider it
+    after_pass = go9.next_state(start, go9.pass_action)
+    assert go9.search_actions(after_pass) == go9.legal_actions(after_pass)  # answering a pass may pass
+    player = make_actor("mcts", go9, search_games=50, seed=0)
+    state = start
+    for _ in range(6):
+        action = player.select_action(state)
+        assert action != go9.pass_action
+        state = go9.next_state(state, action)
