@@ -67,6 +67,7 @@ class WorkerPool:
     this process dies and ignore Ctrl-C. ``close(abort=True)`` stops them at once."""
 
     def __init__(self, workers: int, initializer: Callable[..., None] | None = None, initargs: tuple = ()):
+        self._workers = workers
         with _sigint_ignored():
             self._executor = ProcessPoolExecutor(
                 workers, mp_context=multiprocessing.get_context("spawn"), initializer=_start_worker,
@@ -74,7 +75,9 @@ class WorkerPool:
             )
 
     def submit(self, fn: Callable[..., Any], *args: Any) -> Future:
-        with _sigint_ignored():  # a submission may spawn a worker
+        if len(self.pids()) >= self._workers:  # all spawned: a Ctrl-C now must reach this process
+            return self._executor.submit(fn, *args)
+        with _sigint_ignored():  # this submission may spawn a worker (a Ctrl-C in this moment is lost)
             return self._executor.submit(fn, *args)
 
     def pids(self) -> list[int]:
