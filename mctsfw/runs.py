@@ -273,6 +273,7 @@ class ResumableRun:
         of it, after the worker processes are stopped; the committed state stays.
         """
         with self.run.lock(), _interrupt_reported() as interrupted:
+            self._interrupted = interrupted
             try:
                 return self._train()
             except Exception as error:
@@ -295,6 +296,8 @@ class ResumableRun:
                 self.run.append_metrics({self.counter: self.step, **record})
                 if commit:
                     self.commit()
+                if getattr(self, "_interrupted", bool)():  # a Ctrl-C that a library caught and made nothing of
+                    raise KeyboardInterrupt
                 if bar is not None:
                     bar.update(1)
                     bar.set_postfix(self.bar_postfix(record))
