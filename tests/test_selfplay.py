@@ -151,7 +151,11 @@ def test_self_play_workers_exit_when_their_parent_is_killed(tmp_path):
 
 def test_ctrl_c_stops_self_play_with_one_line_and_leaves_no_process(tmp_path):
     run_dir = tmp_path / "run"
-    proc = start_selfplay(run_dir, 50, 2, start_new_session=True)  # its own process group, as in a terminal
+    # its own process group with SIGINT at its default, as in a terminal (a process started
+    # with SIGINT ignored, as by nohup, keeps ignoring it, and an earlier test may leave the
+    # test process so)
+    proc = start_selfplay(run_dir, 50, 2, start_new_session=True,
+                          preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     below = wait_for_workers_playing(proc, run_dir)
     os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C sends: every process of the group
     out, err = proc.communicate(timeout=60)
