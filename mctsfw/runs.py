@@ -273,15 +273,14 @@ class ResumableRun:
         of it, after the worker processes are stopped; the committed state stays.
         """
         with self.run.lock(), _interrupt_reported() as interrupted:
-            self._interrupted = interrupted
             try:
-                return self._train()
+                return self._train(interrupted)
             except Exception as error:
                 if interrupted():  # an interrupted library call that raised something else
                     raise KeyboardInterrupt from error
                 raise
 
-    def _train(self) -> dict[str, Any]:
+    def _train(self, interrupted: Callable[[], bool]) -> dict[str, Any]:
         latest = self.run.latest()
         if latest is None:
             self._start_fresh()
@@ -296,7 +295,7 @@ class ResumableRun:
                 self.run.append_metrics({self.counter: self.step, **record})
                 if commit:
                     self.commit()
-                if getattr(self, "_interrupted", bool)():  # a Ctrl-C that a library caught and made nothing of
+                if interrupted():  # a Ctrl-C that a library caught and made nothing of
                     raise KeyboardInterrupt
                 if bar is not None:
                     bar.update(1)
