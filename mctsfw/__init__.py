@@ -23,7 +23,7 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 from mctsfw.hookspecs import hookimpl  # noqa: E402
 from mctsfw.game import Game, IllegalMoveError
-from mctsfw.mcts import MCTS, Node, TreePolicy
+from mctsfw.mcts import MCTS, Node, SearchProgress, TreePolicy
 from mctsfw.plugin_manager import (
     DuplicatePluginError,
     InvalidPluginError,
@@ -71,6 +71,7 @@ __all__ = [
     "NetActor",
     "Node",
     "PluginError",
+    "SearchProgress",
     "PluginImportWarning",
     "TreePolicy",
     "UnknownPluginError",

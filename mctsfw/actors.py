@@ -25,7 +25,7 @@ import numpy as np
 
 from mctsfw.game import Action, Game, IllegalMoveError, State
 from mctsfw.evaluators import LeafEvaluator, NetRollouts, value_evaluator
-from mctsfw.mcts import MCTS, budget_problem
+from mctsfw.mcts import MCTS, SearchProgress, budget_problem
 from mctsfw.roles import POLICY_VALUE, PolicyNet, has_role
 from mctsfw.sampling import check_temperature, masked_policy, sample_action
 
@@ -65,6 +65,11 @@ class Actor:
 
     def reset(self) -> None:
         """Forget anything kept from the previous game."""
+
+    def watch(self, callback: "Callable[[SearchProgress], None] | None") -> bool:
+        """Have ``callback`` see the actor think (``mctsfw.mcts.SearchProgress``, several
+        times a move and once at its end); None stops it. False: this actor does not search."""
+        return False
 
     def opening_played(self, starting_player: int, moves: list[Action]) -> None:
         """The game goes on from recorded ``moves`` (``play --from``), played after
@@ -147,6 +152,10 @@ class MCTSActor(Actor):
 
     def reset(self) -> None:
         self.mcts.reset()
+
+    def watch(self, callback: Callable[[SearchProgress], None] | None) -> bool:
+        self.mcts.on_progress = callback
+        return True
 
 
 class HumanActor(Actor):

@@ -36,6 +36,10 @@ addresses its nodes. The root then knows its ID, ``advance`` extends it, and a n
 is the root's plus the actions on the way down, found when asked (``id_of``), never
 stored in the nodes; ``state_of`` rebuilds a position from an ID (``Game.state_after``).
 
+A person watching a search think (the terminal's indicator, the web board's heat map)
+sets ``on_progress``: it is called with a ``SearchProgress`` (root visits, win
+estimate, seconds) every ``progress_interval`` seconds of a search and once at its end.
+
 Garbage collection is paused during a search: the tree holds no reference cycles (a
 node knows its children, never its parent), so the collector has nothing to free
 there, and with TensorFlow loaded each full collection walks TensorFlow's objects too.
@@ -50,7 +54,8 @@ import operator
 import random
 import time
 from contextlib import contextmanager
-from typing import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -151,6 +156,28 @@ class TreePolicy:
         raise NotImplementedError(f"the {self.name} tree policy reads no priors: root noise would change nothing")
 
 
+@dataclass(frozen=True)
+class SearchProgress:
+    """What a search has found so far, for a person watching it think."""
+
+    simulations: int  # search games of this search so far
+    seconds: float  # since this search started
+    visits: dict[Action, int]  # the root's children: action -> visits (kept subtrees included)
+    win_estimate: float  # the expected result for the player to move at the root (1 a win, 0 a loss)
+    best_action: Action | None  # the most visited so far
+
+    def share(self, action: Action) -> float:
+        """The share of the root's visits that went to ``action``."""
+        total = sum(self.visits.values())
+        return self.visits.get(action, 0) / total if total else 0.0
+
+    @classmethod
+    def of(cls, root: "Node", simulations: int, seconds: float) -> "SearchProgress":
+        visits = {ch.action: ch.visits for ch in root.children if ch.visits}
+        best = max(root.children, key=lambda ch: (ch.visits, ch.q)).action if root.children else None
+        return cls(simulations, seconds, visits, 1.0 - root.q if root.visits else 0.5, best)
+
+
 def search_problem(tree_policy: TreePolicy, evaluator: LeafEvaluator, root_noise: bool) -> str | None:
     """None if this tree policy, evaluator and root noise can search together, else why not."""
     if not isinstance(tree_policy, TreePolicy):
@@ -231,6 +258,9 @@ class MCTS:
         self.root_id: tuple[Action, ...] | None = None
         self.starting_player = 1
         self.last_search_games = 0
+        #: called with a ``SearchProgress`` every ``progress_interval`` seconds of a search and at its end
+        self.on_progress: Callable[[SearchProgress], None] | None = None
+        self.progress_interval = 0.1
         self._clean_priors: tuple[Node, dict[Action, float]] | None = None  # the noised root's own priors
 
     # ---- the public API -------------------------------------------------------------
@@ -277,7 +307,9 @@ class MCTS:
 
     def run(self, root: Node, limit: float, time_limit: float | None) -> int:
         """The search loop: select a batch of leaves, evaluate, expand, backpropagate."""
-        deadline = time.perf_counter() + time_limit if time_limit is not None else math.inf
+        started = time.perf_counter()
+        deadline = started + time_limit if time_limit is not None else math.inf
+        report, next_report = self.on_progress, started + self.progress_interval
         done = 0
         while done < limit:
             paths = [self.select(root) for _ in range(int(min(self.batch_size, limit - done)))]
@@ -285,8 +317,15 @@ class MCTS:
             self.expand(leaves, priors)
             self.backpropagate(paths, values)
             done += len(paths)
-            if time_limit is not None and time.perf_counter() >= deadline:
-                break
+            if time_limit is not None or report is not None:
+                now = time.perf_counter()
+                if now >= deadline:
+                    break
+                if report is not None and now >= next_report:
+                    report(SearchProgress.of(root, done, now - started))
+                    next_report = now + self.progress_interval
+        if report is not None:
+            report(SearchProgress.of(root, done, time.perf_counter() - started))
         return done
 
     def visit_distribution(self, root: Node | None = None) -> np.ndarray:

@@ -52,6 +52,7 @@ class Setting:
     resumable: bool = False
     kind: type | None = None  # the value's type when the default does not show it (None)
     hint: str = ""  # a few words in the message after the rule: "(residual blocks)"
+    empty: bool = False  # a string setting that may be "" (which means something: "a local Ray")
 
     @property
     def type(self) -> type:
@@ -68,7 +69,9 @@ class Setting:
         if kind is bool:
             return "true or false"
         if kind is str:
-            return f"the name of a {self.plugin.replace('_', ' ')} plugin" if self.plugin else "a non-empty string"
+            if self.plugin:
+                return f"the name of a {self.plugin.replace('_', ' ')} plugin"
+            return "a string" if self.empty else "a non-empty string"
         if kind is list:
             element = self.items.rule().removeprefix("a ") if self.items else "values"
             element = element.replace("number", "numbers", 1)
@@ -106,7 +109,7 @@ class Setting:
         if kind is bool:
             return isinstance(value, bool)
         if kind is str:
-            return isinstance(value, str) and bool(value)
+            return isinstance(value, str) and (bool(value) or self.empty)
         if kind is list:
             if not isinstance(value, (list, tuple)) or len(value) < self.min_items:
                 return False

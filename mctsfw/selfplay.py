@@ -113,6 +113,13 @@ SELFPLAY_SECTION = Section("selfplay", "cli.py selfplay: AlphaZero-style generat
             "SGF: Go, Hex)", resumable=True),
     Setting("workers", 1, "processes playing a generation's games at once (0 = one per core); the games and the run "
             "are the same whatever this is, only the time differs", low=0, resumable=True),
+    Setting("lockstep", 1, "games a worker plays together in lock-step, the leaves of all of them judged by one "
+            "network call; a generation's games are grouped by number (1-B, B+1-2B, ...), so the games depend on "
+            "this, not on workers or backend", low=1, resumable=True),
+    Setting("backend", "processes", 'where the workers run: "processes" (this machine) or "ray" (a Ray cluster, '
+            'pip install -e ".[ray]")', choices=("processes", "ray"), resumable=True),
+    Setting("ray_address", "", 'with backend = "ray": "" starts a local Ray; "auto" or "HOST:PORT" joins the '
+            "cluster started by `ray start --head`", resumable=True, empty=True),
 ], checks=[selfplay_config_problems])
 
 
@@ -222,6 +229,23 @@ def self_play_game(game: Game, net, policy: TreePolicy, s: SelfPlaySettings, num
     return record, recorded
 
 
+def self_play_games(game: Game, net, policy: TreePolicy, s: SelfPlaySettings, numbers: list[int],
+                    seed: int) -> list[tuple[dict[str, Any], RecordedGame]]:
+    """Games ``numbers`` of a run (one lock-step group, ``selfplay.lockstep``), in order:
+    what ``self_play_game`` gives for each."""
+    return [self_play_game(game, net, policy, s, number, seed) for number in numbers]
+
+
+def lockstep_groups(first: int, last: int, games_per_generation: int, lockstep: int) -> list[list[int]]:
+    """Games ``first`` to ``last`` (numbers from 1, within one generation) in their lock-step
+    groups: games 1-B, B+1-2B, ... of the generation, so a game is played with the same
+    companions whatever the workers or backend (a resumed run plays what is left of a group)."""
+    groups: dict[int, list[int]] = {}
+    for number in range(first, last + 1):
+        groups.setdefault(((number - 1) % games_per_generation) // lockstep, []).append(number)
+    return list(groups.values())
+
+
 class ResignationTally:
     """What one generation's games say about resignation, for its metrics line."""
 
@@ -258,11 +282,12 @@ def _worker_start(config: dict) -> None:
     _worker.update(settings=settings, game=game, net_class=net_class, policy=policy, net_file=None)
 
 
-def _worker_game(net_file: str, generation: int, number: int, seed: int) -> tuple[dict[str, Any], RecordedGame]:
+def _worker_games(net_file: str, generation: int, numbers: list[int],
+                  seed: int) -> list[tuple[dict[str, Any], RecordedGame]]:
     if _worker["net_file"] != (net_file, generation):  # a new generation's network
         _worker["net"] = _worker["net_class"].load(net_file, _worker["game"])
         _worker["net_file"] = (net_file, generation)
-    return self_play_game(_worker["game"], _worker["net"], _worker["policy"], _worker["settings"], number, seed)
+    return self_play_games(_worker["game"], _worker["net"], _worker["policy"], _worker["settings"], numbers, seed)
 
 
 class GameClock:
@@ -417,22 +442,25 @@ class SelfPlayTrainer(ResumableRun):
         """The rest of this generation's games, in order: ((metrics record, recorded game), commit now?)."""
         s = self.settings
         first = self.generation * s.games_per_generation + self.games_done + 1
-        numbers = range(first, (self.generation + 1) * s.games_per_generation + 1)
+        groups = lockstep_groups(first, (self.generation + 1) * s.games_per_generation, s.games_per_generation,
+                                 s.lockstep)
         workers = s.workers if s.workers > 0 else os.cpu_count() or 1
         if workers <= 1:
-            for number in numbers:
-                yield self_play_game(self.game, self.best, self.tree_policy, s, number, self.seed), True
+            for numbers in groups:
+                yield from ((result, True) for result in
+                            self_play_games(self.game, self.best, self.tree_policy, s, numbers, self.seed))
             return
         if self._pool is None:
             self._pool = WorkerPool(workers, initializer=_worker_start, initargs=(self.config,))
         net_file = self.run.path / "workers_net.keras"  # the network the workers play with
         self.best.save(net_file)
         try:
-            futures: list[Future] = [self._pool.submit(_worker_game, str(net_file), self.generation, n, self.seed)
-                                     for n in numbers]
+            futures: list[Future] = [self._pool.submit(_worker_games, str(net_file), self.generation, numbers,
+                                                       self.seed) for numbers in groups]
             for i, future in enumerate(futures):
-                result = future.result()
-                yield result, i + 1 == len(futures) or not futures[i + 1].done()
+                results = future.result()
+                for j, result in enumerate(results):
+                    yield result, j + 1 == len(results) and (i + 1 == len(futures) or not futures[i + 1].done())
         finally:
             net_file.unlink(missing_ok=True)
 
