@@ -27,7 +27,7 @@ from mctsfw.checkpoints import ModelFileError, net_class_for
 from mctsfw.config import (
     ConfigError, config_sections, declared_defaults, fixed_changes, load_config, override, plugin_params, setting_at,
 )
-from mctsfw.actors import ActorError, actor_spec_problem, registered_actor_kind
+from mctsfw.actors import ActorError, HumanActor, actor_spec_problem, registered_actor_kind
 from mctsfw.match import play_match, replay_record
 from mctsfw.plugin_manager import PluginError, UnknownPluginError
 from mctsfw.records import append_game_line, game_line
@@ -137,11 +137,15 @@ def build_parser() -> argparse.ArgumentParser:
     config_flag(play, "--seed", "mcts.seed")
     config_flag(play, "--display", "show.enabled")
     config_flag(play, "--delay", "show.delay")
+    play.add_argument("--no-color", "--no-colour", dest="no_color", action="store_true",
+                      help="no colours on the board, even on a terminal (they are never written into a pipe; the "
+                           "NO_COLOR environment variable turns them off too)")
     play.add_argument("--gif", metavar="FILE", help="also save each game as an animated GIF (game N of several: FILE-N.gif)")
     play.add_argument("--record", metavar="FILE",
-                      help="also save the games played in FILE: as SGF when FILE ends in .sgf (Go, Hex; game N of "
-                           "several: FILE-N.sgf), else as JSON lines, one a game: the game's name and parameters, "
-                           "the starting player, the moves (action numbers) and the winner")
+                      help="also save the games played in FILE: as SGF when FILE ends in .sgf (Go, Hex, Gomoku; game "
+                           "N of several: FILE-N.sgf), else as JSON lines (any game), one a game: the game's name and "
+                           "parameters, the starting player, the moves (action numbers) and the winner; a game left "
+                           "with quit is saved as far as it went")
     play.add_argument("--from", metavar="FILE.sgf", dest="from_sgf",
                       help="start from the position of an SGF record (its game, board size and komi; its moves "
                            "replayed, then the players go on; the player to move there is the record's)")
@@ -294,6 +298,37 @@ def sgf_record_path(path: str, number: int | None) -> Path:
     return target if number is None else target.with_name(f"{target.stem}-{number}{target.suffix}")
 
 
+def hint_giver(game: mctsfw.Game, person: int, actors: dict, config: dict, seed: int | None, watcher=None):
+    """``hint(state)`` for the person who is player ``person``: the opposing agent's
+    search of the person's position (``Actor.analyse``), or, when the opponent does not
+    search (a person, a raw network, random), a plain MCTS with the config's budget,
+    built when first asked. One line: the suggested move, its share of the visits, the
+    person's win estimate."""
+    helper: list = []
+
+    def hint(state) -> str:
+        opponent = actors[3 - person]
+        if watcher is not None:
+            opponent.watch(None)  # a hint is not the agent's move: no thinking line for it
+        try:
+            progress = opponent.analyse(state)
+        finally:
+            if watcher is not None:
+                opponent.watch(watcher)
+        who = f"{opponent.label} thinks"
+        if progress is None:
+            if not helper:
+                helper.append(make_player("mcts", game, config, seed))
+            progress = helper[0].analyse(state)
+            who = f"no searching agent here: {helper[0].label} thinks"
+        move = game.action_to_text(progress.best_action, state)
+        total = sum(progress.visits.values())
+        return (f"hint ({who}): {move}, {progress.share(progress.best_action):.0%} of {total} visits; "
+                f"your win estimate {progress.win_estimate:.0%}")
+
+    return hint
+
+
 def command_play(args: argparse.Namespace) -> int:
     sgf = None
     if args.from_sgf:  # the record says which game it is: read it once for that, again with the config's parameters
@@ -327,16 +362,30 @@ def command_play(args: argparse.Namespace) -> int:
     actors = make_players(specs, game, config, seed)
     display = None
     if config["show"]["enabled"] or "human" in specs.values():
-        display = mctsfw.default_registries().displays.get(config["display"])(delay=config["show"]["delay"])
+        display_class = mctsfw.default_registries().displays.get(config["display"])
+        extra = {"colour": False} if args.no_color and config["display"] == "terminal" else {}
+        display = display_class(delay=config["show"]["delay"], **extra)
+    watcher = getattr(display, "thinking", None)  # a display may show the agents think (the terminal's does)
+    for player, actor in actors.items():
+        if watcher is not None:
+            actor.watch(watcher)
+        if isinstance(actor, HumanActor):
+            actor.hint = hint_giver(game, player, actors, config, seed, watcher)
     starting = config["play"]["starting_player"]
     games = config["play"]["games"]
     print(f"{game!r}: player 1 = {actors[1].label}, player 2 = {actors[2].label}")
+    if "human" in specs.values():
+        print("type a move, or help for the commands (undo, hint, swap, resign, quit)")
     if sgf is not None:
         print(f"from {args.from_sgf}: {len(sgf.moves)} moves played, player {game.current_player(sgf.state())} to move")
     if args.record and not as_sgf:
         Path(args.record).parent.mkdir(parents=True, exist_ok=True)
         Path(args.record).write_text("")  # each game is added as it ends: an interrupted match keeps the finished ones
     saved: list[Path] = []
+
+    def game_started(number: int, starting_player: int) -> None:
+        if games > 1:
+            print(f"game {number + 1} of {games}: player {starting_player} starts")
 
     def game_ended(number: int, record) -> None:
         if args.gif:
@@ -345,10 +394,20 @@ def command_play(args: argparse.Namespace) -> int:
             path = sgf_record_path(args.record, number + 1 if games > 1 else None)
             result = resigned_result(getattr(record, "resigned", None))  # W+R; else the final position's
             write_sgf(path, to_sgf(game, record.actions, record.starting_player, result,
-                                   players={p: actors[p].label for p in (1, 2)}, DT=time.strftime("%Y-%m-%d")))
+                                   players={p: actors[p].label for p in (1, 2)}, DT=time.strftime("%Y-%m-%d"),
+                                   swapped_first_move=record.swapped_first_move))
             saved.append(path)
         elif args.record:
-            append_game_line(args.record, game_line(game, record.starting_player, record.actions, record.winner))
+            line = game_line(game, record.starting_player, record.actions, record.winner)
+            if record.swapped_first_move is not None:  # the game as played: this first move, then the swap
+                line["swapped_first_move"] = int(record.swapped_first_move)
+            if record.quit is not None:
+                line["quit"] = record.quit
+            append_game_line(args.record, line)
+        if record.quit is not None:
+            print(f"game {number + 1}: player {record.starting_player} started, {len(record.actions)} moves, "
+                  f"unfinished: player {record.quit} quit")
+            return
         outcome = f"player {record.winner} ({actors[record.winner].label}) wins" if record.winner else "a draw"
         if record.resigned:
             outcome += f": player {record.resigned} resigned"
@@ -360,11 +419,12 @@ def command_play(args: argparse.Namespace) -> int:
         openers, opening = ((1, 2) if starting == "alternate" else (starting,)), ()
     try:
         result = play_match(game, actors[1], actors[2], games, seating=(1,), openers=openers, display=display,
-                            game_ended=game_ended, opening=opening)
+                            game_started=game_started, game_ended=game_ended, opening=opening)
     finally:
         close_actors(actors.values())
-    if games > 1:
-        print(f"score: player 1 {result.wins_a}, player 2 {result.wins_b}, draws {result.draws}")
+    if games > 1 or result.games < games:
+        print(f"score: player 1 {result.wins_a}, player 2 {result.wins_b}, draws {result.draws}"
+              + (f" ({result.games} of {games} games finished)" if result.games < games else ""))
     if as_sgf:
         print(f"games saved in {', '.join(map(str, saved))}" if len(saved) < 4 else
               f"games saved in {saved[0]} ... {saved[-1]}")

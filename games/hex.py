@@ -56,16 +56,19 @@ class Hex(Game):
 
     parameters = Parameters(
         Setting("size", 5, "board side (the shipped networks are trained on 5)", low=MIN_SIZE, high=MAX_SIZE),
+        Setting("swap", False, "the pie rule: after the first move the second player may take it (HexGui's "
+                               "swap-pieces: the stone mirrored across the long diagonal becomes theirs)"),
     )
     #: SGF's Hex (``mctsfw.sgf``): cells as HexGui writes them, ``a1`` = action 0 = row 0
     #: (the top row, player 1's first side), column a; player 1 is Black. The board is
     #: numbered row by row from the top, so ``Game.grid_cell``/``grid_action`` serve as they are.
     sgf_game = 11
 
-    def __init__(self, size: int = parameters.default("size")):
-        problems = self.param_problems({"size": size})
+    def __init__(self, size: int = parameters.default("size"), swap: bool = parameters.default("swap")):
+        problems = self.param_problems({"size": size, "swap": swap})
         if problems:
             raise ValueError("; ".join(problems))
+        self.swap = bool(swap)
         n = self.size = int(size)
         self.num_actions = n * n
         self.move_help = (
@@ -90,7 +93,27 @@ class Hex(Game):
         self._tiled: dict[int, tuple[int, int, int, int]] = {}  # batch size -> ``_decided``'s masks
 
     def params(self) -> dict[str, Any]:
-        return {"size": self.size}
+        # the pie rule only when it is on: records and names of games without it stay as they were
+        return {"size": self.size, "swap": True} if self.swap else {"size": self.size}
+
+    # ---- the pie rule ---------------------------------------------------------------------
+    def swap_problem(self, starting_player: int, moves) -> str | None:
+        if not self.swap:
+            return "the pie rule is off (games.hex.swap = false)"
+        if len(moves) != 1:
+            return "the swap is the second player's first move"
+        return None
+
+    def swapped(self, starting_player: int, moves) -> tuple[int, list[int]]:
+        """HexGui's swap-pieces: the first stone, mirrored across the long diagonal (row and
+        column exchanged), becomes the second player's, and the first player moves: the
+        game in which the second player opened there. Mirroring exchanges the two players'
+        sides, so the second player keeps their side and the position is the one the first
+        player made, seen from the other side."""
+        if len(moves) != 1:
+            raise IllegalMoveError("the swap is the second player's first move")
+        row, col = self.grid_cell(moves[0])
+        return 3 - starting_player, [self.grid_action(col, row)]
 
     # ---- the rules --------------------------------------------------------------------
     def initial_state(self, starting_player: int = 1) -> HexState:
@@ -412,11 +435,18 @@ class Hex(Game):
         if (state[1] | state[2]) & self.bit[action]:
             raise IllegalMoveError(f"cell {self.cell_name(action)} is already taken")
 
-    def render(self, state: HexState) -> str:
-        """The board as a diamond: cell (0, 0) on top, rows run down to the right.
+    def render_after(self, state: HexState, last_action: int | None = None) -> str:
+        return self.render(state, last_action)
+
+    def render(self, state: HexState, last_action: int | None = None) -> str:
+        """The board as a diamond: cell (0, 0) on top, rows run down to the right; the
+        cell of ``last_action`` in brackets, ``(X)``.
 
         X (player 1) joins the north-east and south-west sides (rows 1 and n);
         O (player 2) joins the north-west and south-east sides (columns a and last).
+        Every side is labelled: row numbers on the north-west and south-east sides,
+        column letters on the north-east and south-west ones (the west and east corners
+        carry the labels of their upper side).
         """
         n = self.size
         player, ones, twos, winner = state
@@ -432,13 +462,19 @@ class Hex(Game):
                 a = r * n + c
                 x = margin + 2 * (c - r + n - 1)
                 row[x] = "X" if ones >> a & 1 else "O" if twos >> a & 1 else "."
+                if a == last_action:
+                    row[x - 1], row[x + 1] = "(", ")"
             text = "".join(row).rstrip()
-            # column letters on the north-east side (row 0), row numbers on the north-west side (column 0)
-            if d < n:
-                label = f"{d + 1:>2}"
-                first_x = margin + 2 * (0 - d + n - 1)
-                text = text[: first_x - 4] + label + text[first_x - 2 :]
-                text = text + "   " + chr(ord("a") + d)
+            # the labels of the leftmost and rightmost cells of the line: above the middle,
+            # row numbers on the north-west side (column a) and column letters on the
+            # north-east side (row 1); below it, column letters on the south-west side
+            # (row n) and row numbers on the south-east side (the last column)
+            (r_left, c_left), (r_right, c_right) = cells[0], cells[-1]
+            left, right = (f"{r_left + 1}", chr(ord("a") + c_right)) if d < n else \
+                (chr(ord("a") + c_left), f"{r_right + 1}")
+            first_x = margin + 2 * (c_left - r_left + n - 1)
+            text = text[: first_x - 4] + f"{left:>2}" + text[first_x - 2:]
+            text = text + " " * (margin + 2 * (c_right - r_right + n - 1) + 4 - len(text)) + right
             lines.append(text)
         lines.append(" " * (margin + 2 * (n - 1)) + "S")
         lines.append(

@@ -7,7 +7,10 @@ saved network, which it loads through the net registry (the core never imports
 ``plugins/gtp.py``).
 
 An actor resigns by raising ``Resignation`` from ``select_action``; the match runner
-records the game as lost by that player (``GameRecord.resigned``). An actor that holds
+records the game as lost by that player (``GameRecord.resigned``). A person asks the
+runner for more by raising the other ``Request`` exceptions from it: ``TakeBack``
+(undo), ``SwapRequest`` (the pie rule), ``Quit`` (end the session); the runner judges
+each and answers through ``Actor.tell``. An actor that holds
 something outside the process (an engine it started) lets it go in ``close``.
 
 Actors move only; playing games and matches between them is ``mctsfw.match``'s, and
@@ -18,6 +21,7 @@ from __future__ import annotations
 
 import os
 import random
+import time
 from pathlib import Path
 from typing import Any, Callable
 
@@ -37,6 +41,24 @@ class ActorError(ValueError):
 
 class Resignation(Exception):
     """Raised by ``select_action`` when the actor resigns: its player loses the game."""
+
+
+class Request(Exception):
+    """Raised by ``select_action`` when the player asks the game runner for something
+    other than a move (``mctsfw.match.play_game`` judges it and asks for a move again,
+    or ends the game): the subclasses say what."""
+
+
+class TakeBack(Request):
+    """Take back the asker's last move and every move after it (a person's ``undo``)."""
+
+
+class SwapRequest(Request):
+    """Take the pie rule's swap instead of a move (``Game.swapped``)."""
+
+
+class Quit(Request):
+    """End the session now: the game is left unfinished and no further game is played."""
 
 
 class Actor:
@@ -70,6 +92,22 @@ class Actor:
         """Have ``callback`` see the actor think (``mctsfw.mcts.SearchProgress``, several
         times a move and once at its end); None stops it. False: this actor does not search."""
         return False
+
+    def analyse(self, state: State) -> SearchProgress | None:
+        """What the actor's search makes of ``state`` (the player to move there need not
+        be this actor's): a person's hint reads it. None: this actor does not search."""
+        return None
+
+    def consider_swap(self, starting_player: int, moves: list[Action]) -> bool:
+        """Whether to take the pie rule's swap (``Game.swapped``), offered now, after
+        ``moves`` played from ``starting_player``'s start; the actor's player moves next
+        if it does not. By default never: only an actor that can judge positions swaps."""
+        return False
+
+    def tell(self, message: str) -> None:
+        """A message of the game runner to this player (a request refused with the
+        reason, what the opponent did that is not a move): a person reads it; agents
+        need not."""
 
     def opening_played(self, starting_player: int, moves: list[Action]) -> None:
         """The game goes on from recorded ``moves`` (``play --from``), played after
@@ -157,25 +195,82 @@ class MCTSActor(Actor):
         self.mcts.on_progress = callback
         return True
 
+    def analyse(self, state: State) -> SearchProgress:
+        """A search of ``state`` with the actor's budget; the tree is kept, so the move
+        that follows reuses it (a hint on the position the actor left makes it think ahead)."""
+        started = time.perf_counter()
+        root = self.mcts.search(state, self.search_games, self.time_limit)
+        return SearchProgress.of(root, self.mcts.last_search_games, time.perf_counter() - started)
+
+    def consider_swap(self, starting_player: int, moves: list[Action]) -> bool:
+        """Swap when the search expects more from the swapped position than from answering."""
+        return swap_pays(self.game, starting_player, moves, lambda state: self.analyse(state).win_estimate)
+
 
 class HumanActor(Actor):
-    """A person at the terminal: asks until the typed move is readable and legal."""
+    """A person at the terminal: asks until the typed move is readable and legal, and
+    understands the commands of ``COMMANDS`` (``help`` lists them). ``hint(state)``, when
+    given, answers ``hint`` with a line of text (``cli.py play`` asks a searching agent);
+    ``undo``, ``swap`` and ``quit`` go to the game runner as ``Request`` exceptions, which
+    it judges (``mctsfw.match.play_game``), ``resign`` is a ``Resignation``."""
 
     kind = "human"
 
-    def __init__(self, game: Game, input_fn: Callable[[str], str] = input, output_fn: Callable[[str], None] = print):
+    #: the commands a person may type instead of a move, and what each does
+    COMMANDS = {
+        "help": "this list",
+        "undo": "take back your last move and the answer to it",
+        "hint": "a search's suggestion for your move, with its share of the visits and your win estimate",
+        "swap": "the pie rule, when offered: take your opponent's first move as yours",
+        "resign": "give up this game (recorded as lost by you)",
+        "quit": "end the session now (the game so far is kept by --record)",
+    }
+
+    def __init__(self, game: Game, input_fn: Callable[[str], str] = input, output_fn: Callable[[str], None] = print,
+                 hint: Callable[[State], str] | None = None):
         super().__init__(game)
         self.input_fn = input_fn
         self.output_fn = output_fn
+        self.hint = hint
+        self._swap_offered = False
+
+    def help_text(self) -> str:
+        return "\n".join([f"a move: {self.game.move_help}", "or one of these commands:"]
+                         + [f"  {name:<7} {what}" for name, what in self.COMMANDS.items()])
+
+    def consider_swap(self, starting_player: int, moves: list[Action]) -> bool:
+        """A person decides at the move prompt (``swap``): told here that they may."""
+        self._swap_offered = True
+        return False
+
+    def tell(self, message: str) -> None:
+        self.output_fn(message)
 
     def select_action(self, state: State) -> Action:
-        prompt = f"player {self.game.current_player(state)}, your move ({self.game.move_help}): "
+        offered, self._swap_offered = self._swap_offered, False
+        if offered:
+            self.output_fn("you may swap (the pie rule): type swap to take the first move as yours, or play a move")
+        prompt = f"player {self.game.current_player(state)}, your move ({self.game.move_help}; or help): "
         while True:
             text = self.input_fn(prompt)
-            try:
-                return self.game.parse_action(text, state)
-            except IllegalMoveError as error:
-                self.output_fn(f"refused: {error}")
+            command = text.strip().lower()
+            if command in ("help", "?"):
+                self.output_fn(self.help_text())
+            elif command == "hint":
+                self.output_fn(self.hint(state) if self.hint else "refused: no hint here (nothing to search with)")
+            elif command == "undo":
+                raise TakeBack()
+            elif command == "swap":
+                raise SwapRequest()
+            elif command == "resign":
+                raise Resignation(f"player {self.game.current_player(state)} resigns")
+            elif command in ("quit", "exit"):
+                raise Quit()
+            else:
+                try:
+                    return self.game.parse_action(text, state)
+                except IllegalMoveError as error:
+                    self.output_fn(f"refused: {error} (help lists the commands)")
 
 
 class NetActor(Actor):
@@ -204,6 +299,24 @@ class NetActor(Actor):
 
     def select_action(self, state: State) -> Action:
         return sample_action(self.policy(state), 0.0 if self.selection == "greedy" else 1.0, self.rng)
+
+    def consider_swap(self, starting_player: int, moves: list[Action]) -> bool:
+        """A policy-and-value network swaps when its value head prefers the swapped
+        position; a policy network alone cannot judge, and never swaps."""
+        if not has_role(self.net, POLICY_VALUE):
+            return False
+        encode = getattr(self.net, "encode", self.game.encode)
+        return swap_pays(self.game, starting_player, moves,
+                         lambda state: float(self.net.evaluate(encode(state)[None])[1].reshape(-1)[0]))
+
+
+def swap_pays(game: Game, starting_player: int, moves: list[Action], win_estimate: Callable[[State], float]) -> bool:
+    """Whether the player to move after ``moves`` does better by swapping, by
+    ``win_estimate(state)`` (the expected result for the player to move there, 1 a win):
+    answering leaves them to move; after the swap their opponent moves."""
+    answer = win_estimate(game.state_after(moves, starting_player))
+    swapped_start, swapped_moves = game.swapped(starting_player, moves)
+    return 1.0 - win_estimate(game.state_after(swapped_moves, swapped_start)) > answer
 
 
 ACTOR_KINDS = {"random": RandomActor, "mcts": MCTSActor, "human": HumanActor}

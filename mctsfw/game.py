@@ -106,6 +106,35 @@ class Game:
         """A text picture of the state for the terminal display."""
         raise NotImplementedError
 
+    def render_after(self, state: State, last_action: Action | None = None) -> str:
+        """The picture of ``state`` reached by ``last_action``, that move marked where the
+        picture can show it (the terminal display draws games with it). By default
+        ``render(state)``: games whose state knows its last move (Go, Gomoku) mark it there."""
+        return self.render(state)
+
+    # ---- the pie rule (swap) ---------------------------------------------------------
+    # Where the rules offer it, the second player may, as their first move, take the first
+    # player's opening instead of answering it, which keeps the first player from opening
+    # with a move too strong to answer. A game with a pie rule overrides these three.
+    def swap_problem(self, starting_player: int, moves: Sequence[Action]) -> str | None:
+        """None when the rules in force offer the swap after ``moves`` (played from the
+        start, ``starting_player`` first), else why not, for a person."""
+        return f"{self.name} has no pie rule (swap)"
+
+    def swap_offered(self, starting_player: int, moves: Sequence[Action]) -> bool:
+        """Whether the player to move after ``moves`` may swap now (see ``swapped``). The
+        game after a swap looks like any opening: the caller, who saw the swap, does not
+        offer it twice."""
+        return self.swap_problem(starting_player, moves) is None
+
+    def swapped(self, starting_player: int, moves: Sequence[Action]) -> tuple[int, list[Action]]:
+        """The game after the second player swaps: ``(new_starting_player, new_moves)``,
+        the same people at the same player numbers, the first player to move. It checks
+        the move order only, not whether the rules in force offer the swap (that is
+        ``swap_offered``'s: a GTP controller applies its own rules); IllegalMoveError
+        saying why when the swap cannot be made here."""
+        raise IllegalMoveError(f"{self.name} has no pie rule (swap)")
+
     # ---- defaults a game may override ---------------------------------------------
     def playout(
         self,

@@ -17,10 +17,10 @@ from __future__ import annotations
 import statistics
 import time
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Protocol, Sequence
 
-from mctsfw.actors import Actor, Resignation
+from mctsfw.actors import Actor, Quit, Resignation, SwapRequest, TakeBack
 from mctsfw.game import Action, Game, State
 
 
@@ -40,6 +40,12 @@ class GameRecord:
     #: chosen: ``move_seconds`` and ``movers`` cover the moves after them
     opening: int = 0
     resigned: int | None = None  # the player who resigned (the game then ends, lost by them), if one did
+    #: the player who quit the session (``actors.Quit``): the game is unfinished, no winner
+    quit: int | None = None
+    #: the first move as played, when the second player then swapped (the pie rule): the
+    #: record's ``starting_player`` and ``actions`` are the game after the swap
+    #: (``Game.swapped``), which replays as it is; this keeps how it came about (SGF)
+    swapped_first_move: Action | None = None
 
 
 def play_game(
@@ -54,7 +60,16 @@ def play_game(
     ``opening``: moves played first, as recorded (a game continued from a record); the
     actors choose the moves after them, and the display starts from the position they reach.
     An actor that raises ``Resignation`` loses there: the record's ``winner`` is the
-    other player and ``resigned`` the one who resigned (the last state is not final)."""
+    other player and ``resigned`` the one who resigned (the last state is not final).
+
+    The other requests of a player (``actors.Request``) are judged here, the one home of
+    the game's course: ``TakeBack`` takes back the asker's last move and all after it,
+    ``SwapRequest`` takes the pie rule's swap where the game offers it
+    (``Game.swap_offered``; an actor is asked ``consider_swap`` then), ``Quit`` ends the
+    game unfinished (``record.quit``). A request that cannot be granted is refused to the
+    asker (``Actor.tell``) with the reason, and the position stays. After a take-back or a
+    swap the actors learn the position as after ``play --from`` (``reset``, then
+    ``opening_played``)."""
     for actor in actors.values():
         actor.reset()
     state = game.initial_state(starting_player)
@@ -68,15 +83,55 @@ def play_game(
             actor.opening_played(starting_player, list(opening))
     if display:
         display.show(game, state)
+    # the record as it was before each chosen move or swap, and who made it: what undo restores
+    history: list[tuple[int, GameRecord]] = []
     while not game.is_final(state):
         mover = game.current_player(state)
+        actor = actors[mover]
         started = time.perf_counter()
+        # after a swap the game looks like any other opening: it is not offered twice
+        offered = record.swapped_first_move is None and game.swap_offered(record.starting_player, record.actions)
         try:
-            action = actors[mover].select_action(state)
+            if offered and actor.consider_swap(record.starting_player, list(record.actions)):
+                raise SwapRequest()
+            action = actor.select_action(state)
         except Resignation:
             record.resigned = mover
             record.winner = 3 - mover
             return record
+        except Quit:
+            record.quit = mover
+            return record
+        except TakeBack:
+            earlier = [i for i, (who, _) in enumerate(history) if who == mover]
+            if not earlier:
+                actor.tell("refused: nothing to undo: you have not moved yet" +
+                           (" (the moves of the record you started from stay)" if opening else ""))
+                continue
+            record = history[earlier[-1]][1]
+            del history[earlier[-1]:]
+            actor.tell(f"taken back: back to move {len(record.actions) + 1}, "
+                       f"player {game.current_player(record.states[-1])} to move")
+            state = _position_set(game, actors, record, display)
+            continue
+        except SwapRequest:
+            if not offered:
+                actor.tell(f"refused: no swap now: {game.swap_problem(record.starting_player, record.actions)}")
+                continue
+            history.append((mover, _copy(record)))
+            first = record.actions[0]
+            record.starting_player, record.actions = game.swapped(record.starting_player, record.actions)
+            record.states = [game.initial_state(record.starting_player)]
+            record.states.append(game.next_state(record.states[0], record.actions[0]))
+            record.movers, record.move_seconds = [mover], [time.perf_counter() - started]
+            record.opening, record.swapped_first_move = 0, first
+            message = (f"player {mover} swaps: the first stone, {game.action_to_text(first)}, becomes player "
+                       f"{mover}'s at {game.action_to_text(record.actions[0])}; player {3 - mover} to move")
+            for each in actors.values():
+                each.tell(message)
+            state = _position_set(game, actors, record, display)
+            continue
+        history.append((mover, _copy(record)))
         record.move_seconds.append(time.perf_counter() - started)
         state = game.next_state(state, action)
         record.actions.append(action)
@@ -86,6 +141,26 @@ def play_game(
             display.show(game, state, action, mover)
     record.winner = game.winner(state)
     return record
+
+
+def _copy(record: GameRecord) -> GameRecord:
+    """The record as it stands (its lists copied: the game goes on in the original)."""
+    return replace(record, actions=list(record.actions), states=list(record.states),
+                   move_seconds=list(record.move_seconds), movers=list(record.movers))
+
+
+def _position_set(game: Game, actors: dict[int, Actor], record: GameRecord, display: Display | None) -> State:
+    """The actors and the display learn the position of ``record`` (after a take-back or
+    a swap) as a game continued from a record; its state is returned."""
+    for actor in actors.values():
+        actor.reset()
+        if record.actions:
+            actor.opening_played(record.starting_player, list(record.actions))
+    state = record.states[-1]
+    if display:
+        display.show(game, state, record.actions[-1] if record.actions else None,
+                      game.current_player(record.states[-2]) if record.actions else None)
+    return state
 
 
 def replay_record(game: Game, record: GameRecord, display: Display) -> None:
@@ -245,7 +320,9 @@ def play_match(
     ``display`` sees every move. ``game_started(number, starting_player)`` and
     ``game_ended(number, record)``, when given, are called around each game (the OHT
     series tells its clients there). Each game resets both actors, A first. Every game
-    starts with the ``opening`` moves (``play_game``), from its opener.
+    starts with the ``opening`` moves (``play_game``), from its opener. A game a player
+    quit (``record.quit``) ends the match: ``game_ended`` sees it, the result holds the
+    finished games only.
     """
     if isinstance(games, bool) or not isinstance(games, int) or games < 0:
         raise ValueError(f"games must be a whole number >= 0, not {games!r}")
@@ -261,10 +338,13 @@ def play_match(
         if game_started:
             game_started(number, start)
         record = play_game(game, {a_player: actor_a, 3 - a_player: actor_b}, start, display, opening)
-        result.records.append(record)
-        result.a_players.append(a_player)
+        if record.quit is None:
+            result.records.append(record)
+            result.a_players.append(a_player)
         if game_ended:
             game_ended(number, record)
+        if record.quit is not None:
+            break
     result.seconds = time.perf_counter() - started
     return result
 

@@ -88,9 +88,14 @@ def resigned_result(resigned: int | None) -> str | None:
 
 
 def to_sgf(game: Game, moves: Sequence[Action], starting_player: int = 1, result: str | None = None,
-           players: dict[int, str] | None = None, **props: Any) -> str:
+           players: dict[int, str] | None = None, swapped_first_move: Action | None = None, **props: Any) -> str:
     """The game of ``moves`` (action numbers from the empty board, ``starting_player``
     first) as SGF text ending in a newline.
+
+    ``swapped_first_move``: the game came about by the pie rule (``Game.swapped``): its
+    first move was this one, then the second player swapped; ``moves`` and
+    ``starting_player`` are the game after the swap. Written as HexGui writes it (the
+    first move, then ``swap-pieces``), which ``read_sgf`` turns back into these moves.
 
     ``result`` is the ``RE`` value (``"W+R"``); None: the final position's result
     (``result_text``), none for an unfinished game. ``players``: ``{1: name, 2: name}``
@@ -107,8 +112,9 @@ def to_sgf(game: Game, moves: Sequence[Action], starting_player: int = 1, result
         root["SZ"] = params["size"]
     if "komi" in params:
         root["KM"] = f"{float(params['komi']):g}"
-    if starting_player != 1:
-        root["PL"] = COLOURS[starting_player]
+    opener = starting_player if swapped_first_move is None else 3 - starting_player
+    if opener != 1:
+        root["PL"] = COLOURS[opener]
     for player, tag in ((1, "PB"), (2, "PW")):
         if players and players.get(player):
             root[tag] = players[player]
@@ -121,14 +127,17 @@ def to_sgf(game: Game, moves: Sequence[Action], starting_player: int = 1, result
     root.update(props)
     head = "(;" + "".join(key + "".join(f"[{escape(v)}]" for v in (value if isinstance(value, (list, tuple)) else
                                                                   [value])) for key, value in root.items())
-    lines, line, player = [head], "", starting_player
-    for action in moves:
-        node = f";{COLOURS[player]}[{point_text(game, action)}]"
+    nodes = [(starting_player if i % 2 == 0 else 3 - starting_player, point_text(game, action))
+             for i, action in enumerate(moves)]
+    if swapped_first_move is not None:
+        nodes[:1] = [(opener, point_text(game, swapped_first_move)), (starting_player, "swap-pieces")]
+    lines, line = [head], ""
+    for player, text in nodes:
+        node = f";{COLOURS[player]}[{text}]"
         if len(line) + len(node) > 72:  # short lines, as HexGui and GoGui write them
             lines.append(line)
             line = ""
         line += node
-        player = 3 - player
     lines.append(line + ")")
     return "\n".join(lines) + "\n"
 

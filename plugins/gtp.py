@@ -245,13 +245,13 @@ class GtpEngine:
 
     def _swap_pieces(self, player: int) -> tuple[int, list[Action], State]:
         """Hex's pie rule as HexGui plays it (``play w swap-pieces``, White's first move):
-        Black's first stone is mirrored across the long diagonal and becomes White's, and
-        Black moves: the game in which White opened with the mirrored stone."""
-        if len(self.moves) != 1 or player == self.starting_player or self.game.is_final(self.state):
+        ``Game.swapped``, whatever ``games.hex.swap`` says (the controller keeps the rules)."""
+        if player == self.starting_player or self.game.is_final(self.state):
             raise GtpError("swap-pieces is the second player's first move")
-        row, col = self.game.grid_cell(self.moves[0])
-        moves = [self.game.grid_action(col, row)]
-        starting = 3 - self.starting_player
+        try:
+            starting, moves = self.game.swapped(self.starting_player, self.moves)
+        except IllegalMoveError:
+            raise GtpError("swap-pieces is the second player's first move") from None
         return starting, moves, self.game.state_after(moves, starting)
 
     # ---- commands ---------------------------------------------------------------------
