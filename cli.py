@@ -142,7 +142,7 @@ def build_parser() -> argparse.ArgumentParser:
                            "NO_COLOR environment variable turns them off too)")
     play.add_argument("--gif", metavar="FILE", help="also save each game as an animated GIF (game N of several: FILE-N.gif)")
     play.add_argument("--record", metavar="FILE",
-                      help="also save the games played in FILE: as SGF when FILE ends in .sgf (Go, Hex, Gomoku; game "
+                      help="also save the games played in FILE: as SGF when FILE ends in .sgf (Go, Hex; game "
                            "N of several: FILE-N.sgf), else as JSON lines (any game), one a game: the game's name and "
                            "parameters, the starting player, the moves (action numbers) and the winner; a game left "
                            "with quit is saved as far as it went")
