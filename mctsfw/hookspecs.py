@@ -65,7 +65,9 @@ def mctsfw_register_displays() -> list[type]:
     """Called once when the registries are built.
 
     Return display classes with a unique ``name``: they are shown the states of actual
-    games (never rollouts) through ``show(game, state, last_action)``.
+    games (never rollouts) through ``show(game, state, last_action)``. A display that
+    also has ``thinking(progress)`` is handed to the searching agents of ``cli.py play``
+    (``Actor.watch``) and shows them think.
     """
 
 

@@ -11,10 +11,11 @@ import select
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 import mctsfw
-from mctsfw.actors import HumanActor, MCTSActor, RandomActor
+from mctsfw.actors import HumanActor, MCTSActor, NetActor, RandomActor
 from mctsfw.game import IllegalMoveError
 from mctsfw.match import play_game
 from mctsfw.records import read_game_lines
@@ -220,3 +221,26 @@ def test_no_color_and_NO_COLOR_turn_the_colours_off_on_a_terminal(how):
                                   env={"NO_COLOR": "1"} if how == "NO_COLOR" else None)
     assert code == 0, out
     assert "(X)" in out and not ANSI.search(out)
+
+
+class ValueByPlayer:
+    """A stand-in policy-and-value net whose value for the player to move depends only on who that is."""
+
+    roles = ("policy", "policy_value")
+
+    def __init__(self, game, value_of):
+        self.game, self.value_of = game, value_of
+
+    def forward(self, x):
+        return np.full((len(x), self.game.num_actions), 1 / self.game.num_actions, dtype=np.float32)
+
+    def evaluate(self, x):
+        movers = np.where(x[:, -2] == 1, 1, 2)
+        return self.forward(x), np.array([self.value_of[m] for m in movers], dtype=np.float32)
+
+
+@pytest.mark.parametrize("value_of, swaps", [({1: 0.4, 2: 0.3}, True), ({1: 0.8, 2: 0.3}, False)])
+def test_a_raw_policy_value_network_swaps_when_its_value_head_prefers_the_swapped_position(value_of, swaps):
+    hex3 = mctsfw.make_game("hex", size=3, swap=True)
+    # answering: player 2 to move, worth value_of[2]; swapped: player 1 to move, worth 1 - value_of[1] to player 2
+    assert NetActor(hex3, ValueByPlayer(hex3, value_of)).consider_swap(1, [4]) is swaps
