@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import sys
 import time
 from typing import TextIO
@@ -88,7 +89,8 @@ class TerminalDisplay:
         """A search's progress (several times a move, and once at its end)."""
         self._thought = progress
         if self.live:
-            self.stream.write(CLEAR_LINE + "thinking: " + thinking_line(progress, self.game))
+            width = shutil.get_terminal_size().columns - 1  # a line that wrapped could not be rewritten
+            self.stream.write(CLEAR_LINE + ("thinking: " + thinking_line(progress, self.game))[:width])
             self.stream.flush()
             self._line_open = True
 
