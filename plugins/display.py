@@ -44,16 +44,22 @@ def colour_supported(stream: TextIO) -> bool:
 
 
 def colour_board(picture: str) -> str:
-    """The stones of a board picture coloured. Only lines that hold a board cell (a ``.``,
-    a ``+`` or a bracket) or a legend are touched, so that a row of column letters (Go's
-    ``O`` column) stays plain."""
-    def paint(match: re.Match) -> str:
-        if match.group(1):
-            stone = match.group(1)
-            return f"{LAST_MOVE_STYLE}{STONE_STYLES[stone]}({stone}){RESET}"
-        return f"{STONE_STYLES[match.group(2)]}{match.group(2)}{RESET}"
+    """The stones of a board picture coloured, a stone in brackets (the last move) bright.
+    Only lines that hold a board cell (a ``.``, a ``+`` or a bracket) or a legend are
+    touched, so that a row of column letters (Go's ``O`` column) stays plain; in a line
+    about a player (``player 1 (X) to move``) brackets are words, not a mark."""
+    def painter(mark: bool):
+        def paint(match: re.Match) -> str:
+            if match.group(1):
+                stone = match.group(1)
+                style = (LAST_MOVE_STYLE if mark else "") + STONE_STYLES[stone]
+                return f"{style}({stone}){RESET}" if mark else f"({style}{stone}{RESET})"
+            return f"{STONE_STYLES[match.group(2)]}{match.group(2)}{RESET}"
+        return paint
 
-    return "\n".join(STONE.sub(paint, line) if re.search(r"[.+()=]", line) else line for line in picture.split("\n"))
+    board, words = painter(True), painter(False)
+    return "\n".join(STONE.sub(words if line.startswith("player") else board, line) if re.search(r"[.+()=]", line)
+                     else line for line in picture.split("\n"))
 
 
 def thinking_line(progress: SearchProgress, game: Game | None) -> str:

@@ -211,7 +211,9 @@ def test_on_a_terminal_the_thinking_line_is_rewritten_and_the_stones_are_coloure
     assert out.count("thinking: ") >= 2  # rewritten in place while the agent searched half a second
     assert "thought:" not in out
     assert "\033[31m" in out and "\033[34m" in out  # player 1's stones red, player 2's blue
-    assert "\033[1;7m" in out  # the last move
+    marked = [line for line in out.splitlines() if "\033[1;7m" in line]  # the last move, bright
+    assert marked and all(" . " in line for line in marked)  # on the board, not in "player 1 (X) to move"
+    assert "player 1 (\033[31mX\033[0m) to move" in out
 
 
 @pytest.mark.parametrize("how", ["--no-color", "NO_COLOR"])
