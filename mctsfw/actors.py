@@ -203,8 +203,14 @@ class MCTSActor(Actor):
         return SearchProgress.of(root, self.mcts.last_search_games, time.perf_counter() - started)
 
     def consider_swap(self, starting_player: int, moves: list[Action]) -> bool:
-        """Swap when the search expects more from the swapped position than from answering."""
-        return swap_pays(self.game, starting_player, moves, lambda state: self.analyse(state).win_estimate)
+        """Swap when the search expects more from the swapped position than from answering.
+        A watcher does not see these two searches: their win estimates are of two
+        different players to move, and neither search chooses a move."""
+        watcher, self.mcts.on_progress = self.mcts.on_progress, None
+        try:
+            return swap_pays(self.game, starting_player, moves, lambda state: self.analyse(state).win_estimate)
+        finally:
+            self.mcts.on_progress = watcher
 
 
 class HumanActor(Actor):

@@ -246,3 +246,15 @@ def test_a_raw_policy_value_network_swaps_when_its_value_head_prefers_the_swappe
     hex3 = mctsfw.make_game("hex", size=3, swap=True)
     # answering: player 2 to move, worth value_of[2]; swapped: player 1 to move, worth 1 - value_of[1] to player 2
     assert NetActor(hex3, ValueByPlayer(hex3, value_of)).consider_swap(1, [4]) is swaps
+
+
+def test_an_agent_swaps_the_persons_centre_opening_through_the_cli(tmp_path):
+    record = tmp_path / "games.jsonl"
+    result = play("--size", "3", "--p1", "human", "--p2", "mcts", "--search-games", "2000", "--seed", "3",
+                  "--set", "games.hex.swap=true", "--record", record, stdin="b2\nquit\n")
+    assert result.returncode == 0, result.stderr
+    assert "player 2 swaps: the first stone, b2, becomes player 2's at b2; player 1 to move" in result.stdout
+    assert "thought:" not in result.stdout  # weighing the swap is no move: nothing to sum up
+    [game] = read_game_lines(record)
+    assert game["starting_player"] == 2 and game["moves"] == [4] and game["swapped_first_move"] == 4
+    assert game["params"] == {"size": 3, "swap": True}
