@@ -299,14 +299,17 @@ def sgf_record_path(path: str, number: int | None) -> Path:
 
 
 def hint_giver(game: mctsfw.Game, person: int, actors: dict, config: dict, seed: int | None, watcher=None):
-    """``hint(state)`` for the person who is player ``person``: the opposing agent's
+    """``hint(state, swap)`` for the person who is player ``person``: the opposing agent's
     search of the person's position (``Actor.analyse``), or, when the opponent does not
     search (a person, a raw network, random), a plain MCTS with the config's budget,
     built when first asked. One line: the suggested move, its share of the visits, the
-    person's win estimate."""
+    person's win estimate; where the swap is offered (``swap``: the starting player and
+    the moves), the swapped position is searched too, and the swap suggested when it
+    promises more."""
     helper: list = []
 
-    def hint(state) -> str:
+    def analyse(state):
+        """(progress, who thinks) of the first searcher that will."""
         opponent = actors[3 - person]
         if watcher is not None:
             opponent.watch(None)  # a hint is not the agent's move: no thinking line for it
@@ -315,16 +318,24 @@ def hint_giver(game: mctsfw.Game, person: int, actors: dict, config: dict, seed:
         finally:
             if watcher is not None:
                 opponent.watch(watcher)
-        who = f"{opponent.label} thinks"
-        if progress is None:
-            if not helper:
-                helper.append(make_player("mcts", game, config, seed))
-            progress = helper[0].analyse(state)
-            who = f"no searching agent here: {helper[0].label} thinks"
+        if progress is not None:
+            return progress, f"{opponent.label} thinks"
+        if not helper:
+            helper.append(make_player("mcts", game, config, seed))
+        return helper[0].analyse(state), f"no searching agent here: {helper[0].label} thinks"
+
+    def hint(state, swap=None) -> str:
+        progress, who = analyse(state)
         move = game.action_to_text(progress.best_action, state)
         total = sum(progress.visits.values())
-        return (f"hint ({who}): {move}, {progress.share(progress.best_action):.0%} of {total} visits; "
+        text = (f"{move}, {progress.share(progress.best_action):.0%} of {total} visits; "
                 f"your win estimate {progress.win_estimate:.0%}")
+        if swap is not None:
+            starting, moves = game.swapped(*swap)
+            swapped = 1.0 - analyse(game.state_after(moves, starting))[0].win_estimate
+            text = (f"swap: your win estimate {swapped:.0%} after the swap, {progress.win_estimate:.0%} answering "
+                    f"with {move}") if swapped > progress.win_estimate else f"{text} (after a swap {swapped:.0%})"
+        return f"hint ({who}): {text}"
 
     return hint
 

@@ -233,12 +233,14 @@ class HumanActor(Actor):
     }
 
     def __init__(self, game: Game, input_fn: Callable[[str], str] = input, output_fn: Callable[[str], None] = print,
-                 hint: Callable[[State], str] | None = None):
+                 hint: Callable[[State, tuple[int, list[Action]] | None], str] | None = None):
         super().__init__(game)
         self.input_fn = input_fn
         self.output_fn = output_fn
+        #: ``hint(state, swap)``: the advice for the person to move in ``state``; ``swap`` is
+        #: (starting player, moves) when the swap is offered there, else None
         self.hint = hint
-        self._swap_offered = False
+        self._swap_offer: tuple[int, list[Action]] | None = None
 
     def help_text(self) -> str:
         return "\n".join([f"a move: {self.game.move_help}", "or one of these commands:"]
@@ -246,15 +248,15 @@ class HumanActor(Actor):
 
     def consider_swap(self, starting_player: int, moves: list[Action]) -> bool:
         """A person decides at the move prompt (``swap``): told here that they may."""
-        self._swap_offered = True
+        self._swap_offer = (starting_player, list(moves))
         return False
 
     def tell(self, message: str) -> None:
         self.output_fn(message)
 
     def select_action(self, state: State) -> Action:
-        offered, self._swap_offered = self._swap_offered, False
-        if offered:
+        offer, self._swap_offer = self._swap_offer, None
+        if offer:
             self.output_fn("you may swap (the pie rule): type swap to take the first move as yours, or play a move")
         prompt = f"player {self.game.current_player(state)}, your move ({self.game.move_help}; or help): "
         while True:
@@ -263,7 +265,7 @@ class HumanActor(Actor):
             if command in ("help", "?"):
                 self.output_fn(self.help_text())
             elif command == "hint":
-                self.output_fn(self.hint(state) if self.hint else "refused: no hint here (nothing to search with)")
+                self.output_fn(self.hint(state, offer) if self.hint else "refused: no hint here (nothing to search with)")
             elif command == "undo":
                 raise TakeBack()
             elif command == "swap":

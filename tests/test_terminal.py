@@ -258,3 +258,11 @@ def test_an_agent_swaps_the_persons_centre_opening_through_the_cli(tmp_path):
     [game] = read_game_lines(record)
     assert game["starting_player"] == 2 and game["moves"] == [4] and game["swapped_first_move"] == 4
     assert game["params"] == {"size": 3, "swap": True}
+
+
+def test_where_the_swap_is_offered_the_hint_weighs_it():
+    # two people on 3x3: player 1 opens in the centre, which wins; player 2 asks
+    result = play("--size", "3", "--p1", "human", "--p2", "human", "--search-games", "2000", "--seed", "3",
+                  "--set", "games.hex.swap=true", stdin="b2\nhint\nquit\n")
+    assert re.search(r"hint \(no searching agent here: mcts\(2000 games\) thinks\): swap: your win estimate (\d+)% "
+                     r"after the swap, (\d+)% answering with [a-c][1-3]", result.stdout), result.stdout[-1500:]
