@@ -215,7 +215,7 @@ class MCTSActor(Actor):
 
 class HumanActor(Actor):
     """A person at the terminal: asks until the typed move is readable and legal, and
-    understands the commands of ``COMMANDS`` (``help`` lists them). ``hint(state)``, when
+    understands the commands of ``COMMANDS`` (``help`` lists them). ``hint(state, swap)``, when
     given, answers ``hint`` with a line of text (``cli.py play`` asks a searching agent);
     ``undo``, ``swap`` and ``quit`` go to the game runner as ``Request`` exceptions, which
     it judges (``mctsfw.match.play_game``), ``resign`` is a ``Resignation``."""
