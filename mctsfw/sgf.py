@@ -433,8 +433,7 @@ def read_sgf(text: str, game: Game | None = None, params: dict | None = None, re
             if len(moves) != 1 or PLAYERS[colour] == starting:
                 raise SgfError(f"{move}: a swap is the second player's first move")
             if special == "swap-pieces" and not _old_hexgui(root):
-                row, col = game.grid_cell(moves[0])
-                moves, starting = [game.grid_action(col, row)], 3 - starting
+                starting, moves = game.swapped(starting, moves)
                 state = game.state_after(moves, starting)
             swapped = True
             continue
