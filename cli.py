@@ -601,10 +601,6 @@ def command_serve(args: argparse.Namespace) -> int:
         print("error: --p2 human: the web board's opponent is an agent (random, mcts, a model path or gtp:COMMAND); "
               "the person plays on the page", file=sys.stderr)
         return 2
-    problem = actor_spec_problem(spec)
-    if problem:
-        print(f"error: --p2 {problem}", file=sys.stderr)
-        return 2
     host, port = config["serve"]["host"], config["serve"]["port"]
     game = mctsfw.make_game(config["game"], **plugin_params(config, "games", config["game"]))
     seed = None if config["mcts"]["seed"] == -1 else config["mcts"]["seed"]
