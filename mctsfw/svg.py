@@ -4,7 +4,7 @@ A picture is a plain SVG document. Every place a person may click carries the ac
 plays as ``data-action="N"`` (the web board sends that number; the game's rules judge
 it), and the agent's thinking is drawn as a heat layer: ``heat`` maps actions to their
 share of the search's visits, and the places with a share get a translucent orange mark
-whose strength follows the share, with the share in per cent on the strongest ones.
+whose strength follows the share, with the share in per cent on the most visited ones.
 These helpers hold what the boards share (the document, stones, the heat marks, a square
 grid for Go and Gomoku), so each game's hook draws only its own geometry.
 """
@@ -18,8 +18,8 @@ from typing import Iterable
 STONE_COLOURS = {1: "#111111", 2: "#f4f4f4"}
 #: the heat marks' colour
 HEAT_COLOUR = "#ff7f0e"
-#: shares at least this large are written on the board (in per cent)
-HEAT_LABEL_SHARE = 0.05
+#: how many of the most visited places have their share written on them (in per cent)
+HEAT_LABELS = 3
 
 
 def document(width: float, height: float, body: Iterable[str], title: str = "") -> str:
@@ -43,14 +43,15 @@ def stone(x: float, y: float, radius: float, fill: str, last: bool = False) -> s
     return "".join(parts)
 
 
-def heat_mark(x: float, y: float, radius: float, share: float, top_share: float) -> str:
-    """The agent's share of visits on one place: a disc as strong as the share is near the
-    largest one (so the favourite is always clearly visible), its per cent when large enough."""
+def heat_mark(x: float, y: float, radius: float, share: float, top_share: float, label: bool) -> str:
+    """The agent's share of visits on one place: a disc whose strength grows with the square
+    of the share over the largest one (a search that still spreads its visits over many
+    moves shows its few favourites, not an even orange board), and the per cent if ``label``."""
     if share <= 0:
         return ""
-    strength = 0.15 + 0.6 * (share / top_share if top_share else 0)
+    strength = 0.08 + 0.72 * (share / top_share if top_share else 0) ** 2
     parts = [f'<circle {attrs(cx=f"{x:.1f}", cy=f"{y:.1f}", r=f"{radius:.1f}", fill=HEAT_COLOUR, fill_opacity=f"{strength:.2f}", class_="heat", pointer_events="none")}/>']
-    if share >= HEAT_LABEL_SHARE:
+    if label:
         parts.append(f'<text {attrs(x=f"{x:.1f}", y=f"{y + radius * 0.3:.1f}", font_size=f"{radius * 0.8:.1f}", text_anchor="middle", fill="#000000", pointer_events="none", class_="heat-label")}>{share * 100:.0f}</text>')
     return "".join(parts)
 
@@ -59,8 +60,12 @@ def heat_layer(heat: dict[int, float] | None, centres: dict[int, tuple[float, fl
     """Heat marks for every action of ``heat`` that has a place in ``centres``."""
     if not heat:
         return []
-    top = max(heat.values())
-    return [heat_mark(*centres[a], radius, share, top) for a, share in heat.items() if a in centres]
+    shown = {a: share for a, share in heat.items() if a in centres and share > 0}
+    if not shown:
+        return []
+    top = max(shown.values())
+    labelled = sorted(shown, key=shown.get, reverse=True)[:HEAT_LABELS]
+    return [heat_mark(*centres[a], radius, share, top, a in labelled) for a, share in shown.items()]
 
 
 def grid_board(size: int, stones: dict[int, int], cell_action, *, column_names: str, row_names: list[str],

@@ -439,6 +439,29 @@ def serve(board: WebBoard, host: str, port: int, announce: Callable[[str], None]
         board.close()
 
 
+def headless_chromium(width: int = 1100, height: int = 900):
+    """A Selenium driver of the system's Chromium, headless and without the sandbox (which
+    refuses to run as root), for the browser test and the README's screenshots.
+    RuntimeError saying what to install when Selenium, Chromium or its driver is missing."""
+    import shutil
+
+    try:
+        from selenium import webdriver
+        from selenium.webdriver.chrome.service import Service
+    except ImportError:
+        raise RuntimeError("selenium is not installed: pip install -e '.[browser]'") from None
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    driver = shutil.which("chromedriver")
+    if not chromium or not driver:
+        raise RuntimeError("Chromium and its driver are not installed: apt-get install chromium chromium-driver")
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium
+    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                     f"--window-size={width},{height}"):
+        options.add_argument(argument)
+    return webdriver.Chrome(service=Service(driver), options=options)
+
+
 @mctsfw.hookimpl
 def mctsfw_config_sections():
     return [SERVE_SECTION]

@@ -5,7 +5,6 @@ plugins draw, the page's requests over HTTP, the command line, and a real browse
 import contextlib
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -20,7 +19,7 @@ import pytest
 
 import mctsfw
 from mctsfw.game import Game, IllegalMoveError
-from plugins.web import WebBoard, board_svg, make_server
+from plugins.web import WebBoard, board_svg, headless_chromium, make_server
 
 ROOT = Path(__file__).resolve().parent.parent
 SVG = "{http://www.w3.org/2000/svg}"
@@ -48,14 +47,14 @@ def test_board_games_draw_every_cell_clickable_with_the_last_move_and_the_heat(n
     game = mctsfw.make_game(name, **params)
     state, last = play_some(game, 6)
     legal = [a for a in game.legal_actions(state) if a != game.pass_action]
-    svg = board_svg(game, state, last, {legal[0]: 0.6, legal[1]: 0.3, legal[2]: 0.01})
+    svg = board_svg(game, state, last, {legal[0]: 0.6, legal[1]: 0.3, legal[2]: 0.02, legal[3]: 0.01})
     clickable = actions_in(svg)
     assert sorted(clickable) == list(range(game.size * game.size))  # occupied cells too: the rules refuse them
     root = ET.fromstring(svg)
     assert len([e for e in root.iter() if e.get("class") == "last-move"]) == 1
-    assert len([e for e in root.iter() if e.get("class") == "heat"]) == 3
+    assert len([e for e in root.iter() if e.get("class") == "heat"]) == 4
     labels = [e.text for e in root.iter() if e.get("class") == "heat-label"]
-    assert labels == ["60", "30"]  # the shares large enough to read, in per cent
+    assert labels == ["60", "30", "2"]  # the three most visited, in per cent
     stones = [e for e in root.iter(SVG + "circle") if e.get("r") and float(e.get("r")) > 10 and e.get("class") is None]
     assert len(stones) == 6
 
@@ -320,25 +319,12 @@ def test_serve_warns_when_other_machines_can_reach_it():
 
 
 # ---- a real browser -------------------------------------------------------------------------------
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-CHROMEDRIVER = shutil.which("chromedriver")
-
-
 def browser():
     """Headless Chromium driven by Selenium, or a skip saying what is missing."""
     try:
-        from selenium import webdriver
-        from selenium.webdriver.chrome.service import Service
-    except ImportError:
-        pytest.skip("selenium is not installed: pip install -e '.[browser]'")
-    if not CHROMIUM or not CHROMEDRIVER:
-        pytest.skip("Chromium and its driver are not installed: apt-get install chromium chromium-driver")
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                     "--window-size=1100,900"):
-        options.add_argument(argument)
-    return webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+        return headless_chromium()
+    except RuntimeError as missing:
+        pytest.skip(str(missing))
 
 
 def wait_for(condition, seconds=60.0):
