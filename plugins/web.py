@@ -87,6 +87,8 @@ class WebBoard:
         self.progress: SearchProgress | None = None
         self.last_search: dict | None = None  # the agent's last finished search, summed up
         self.agent_error: str | None = None
+        self.notice: str | None = None  # what the agent did besides moving (it took the swap)
+        self.swap_taken = False  # a game after the swap looks like an opening: the swap is not offered twice
         self._lock = threading.RLock()
         self._thread: threading.Thread | None = None
         self.agent.watch(self._watched)
@@ -116,7 +118,8 @@ class WebBoard:
         """Whether the pie rule may be used now (``Game.swap_offered``; games before the
         pie-rule contract have no such method and never offer it)."""
         offered = getattr(self.game, "swap_offered", None)
-        return bool(offered and not self.over() and offered(self.starting_player, list(self.moves)))
+        return bool(offered and not self.swap_taken and not self.over()
+                    and offered(self.starting_player, list(self.moves)))
 
     # ---- what the page shows -------------------------------------------------------------
     def snapshot(self) -> dict[str, Any]:
@@ -154,6 +157,7 @@ class WebBoard:
                 "pass_action": game.pass_action if (not over and game.pass_action is not None
                                                     and game.pass_action in game.legal_actions(state)) else None,
                 "agent_error": self.agent_error,
+                "notice": self.notice,
                 "record": "sgf" if game.sgf_game is not None else "json",
             }
 
@@ -233,7 +237,7 @@ class WebBoard:
             if self.game.current_player(self.state()) != self.human:
                 raise BoardError(HTTPStatus.CONFLICT, "the swap is the agent's to decide")
             starting, moves = self.game.swapped(self.starting_player, list(self.moves))
-            self._restart(list(moves), starting)
+            self._restart(list(moves), starting, swap_taken=True)
 
     def record(self) -> tuple[str, str, str]:
         """(file name, content type, text) of the game so far: SGF where the game has it,
@@ -265,34 +269,43 @@ class WebBoard:
         if self.thinking:
             raise BoardError(HTTPStatus.CONFLICT, f"cannot {what} while the agent is thinking: wait for its move")
 
-    def _restart(self, moves: list[int], starting_player: int) -> None:
+    def _restart(self, moves: list[int], starting_player: int, swap_taken: bool | None = None) -> None:
         """Set the game to ``moves`` from ``starting_player``'s start; the agent forgets its
-        search tree and (an outside engine) learns the moves."""
+        search tree and (an outside engine) learns the moves. A swap taken stays taken
+        (``swap_taken`` None) while moves remain of the game after it."""
         self.game.state_after(moves, starting_player)  # an illegal sequence raises before anything changes
         self.moves, self.movers, self.move_texts = [], [], []
         self.starting_player, self._state = starting_player, self.game.initial_state(starting_player)
         for action in moves:
             self._push(action)
         self.resigned = None
-        self.progress = self.last_search = self.agent_error = None
-        self.agent.reset()
-        if moves:
-            self.agent.opening_played(starting_player, list(moves))
+        self.swap_taken = bool(moves) and (self.swap_taken if swap_taken is None else swap_taken)
+        self.progress = self.last_search = self.agent_error = self.notice = None
+        try:
+            self.agent.reset()
+            if moves:
+                self.agent.opening_played(starting_player, list(moves))
+        except ActorError as failure:  # an outside engine that died: the page says so and stays up
+            self.agent_error = f"the agent failed: {failure}"
+            return
         self._agent_moves_if_its_turn()
 
     def _agent_moves_if_its_turn(self) -> None:
         if self.over() or self.game.current_player(self.state()) == self.human:
             return
         self.thinking, self.progress = True, None
-        self._thread = threading.Thread(target=self._think, args=(self.state(), len(self.moves)),
+        self._thread = threading.Thread(target=self._think, args=(self.state(), len(self.moves), self.swap_offered()),
                                         name="web-board-agent", daemon=True)
         self._thread.start()
 
     def _watched(self, progress: SearchProgress) -> None:
         self.progress = progress
 
-    def _think(self, state, ply: int) -> None:
-        """The agent's move, on its own thread; the lock is taken only to put it on the board."""
+    def _think(self, state, ply: int, swap_offered: bool) -> None:
+        """The agent's move, on its own thread; the lock is taken only to put it on the board.
+        Offered the pie rule's swap, it first decides whether to take it (``Actor.consider_swap``)."""
+        if swap_offered and self._agent_swaps(ply):
+            return
         started = time.perf_counter()
         action, resigned, error = None, False, None
         try:
@@ -320,6 +333,25 @@ class WebBoard:
                     self.last_search["seconds"] = round(seconds, 2)
                 self.agent_error = error
             self.thinking = False
+
+
+    def _agent_swaps(self, ply: int) -> bool:
+        """Whether the agent took the swap it was offered (then the person, the opener, moves)."""
+        consider = getattr(self.agent, "consider_swap", None)  # actors before the pie-rule contract never swap
+        moves = list(self.moves)
+        try:
+            swaps = bool(consider and consider(self.starting_player, moves))
+        except Exception as failure:
+            swaps, self.agent_error = False, f"the agent failed to decide on the swap: {failure}"
+        if not swaps:
+            return False
+        with self._lock:
+            if ply == len(self.moves):
+                starting, swapped = self.game.swapped(self.starting_player, moves)
+                self._restart(list(swapped), starting, swap_taken=True)
+                self.notice = "the agent took the swap (pie rule): your opening stone, mirrored, is now its"
+            self.thinking = False
+        return True
 
 
 def _progress_json(game: Game, state, progress: SearchProgress) -> dict[str, Any]:
@@ -565,6 +597,7 @@ function show(s) {
   else if (p) think = "the agent moved in " + p.seconds.toFixed(1) + " s";
   $("thinking").textContent = think;
   if (s.agent_error) say(s.agent_error, true);
+  else if (s.notice) say(s.notice, false);
   $("pie").hidden = !s.swap_offered;
   $("pass").hidden = s.pass_action === null || !s.your_turn;
   $("record").textContent = "download the record (" + s.record.toUpperCase() + ")";

@@ -5,6 +5,7 @@ plugins draw, the page's requests over HTTP, the command line, and a real browse
 import contextlib
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -268,10 +269,56 @@ def test_the_pie_rule_when_the_game_offers_it():
         state = settled(url)  # the opener (the agent) moves next
         assert [m["player"] for m in state["moves"]] == [2, 1] and not state["swap_offered"]
         assert call(url + "/api/pie", {})[0] == 409
+        # the game after the swap looks like an opening: the swap is not offered again
+        call(url + "/api/move", {"action": next(a for a in range(25) if a not in board.moves)})
+        settled(url)
+        call(url + "/api/undo", {})
+        assert [m["player"] for m in call(url + "/api/state")[1]["moves"]] == [2, 1]
+        assert not call(url + "/api/state")[1]["swap_offered"]
     plain = mcts_board(mctsfw.make_game("hex", size=5))
     assert not plain.snapshot()["swap_offered"]
     with pytest.raises(Exception, match="no swap here"):
         plain.pie()
+
+
+class Swapper(mctsfw.actors.RandomActor):
+    """An agent that always takes the swap (``Actor.consider_swap`` of the pie-rule contract)."""
+
+    def consider_swap(self, starting_player, moves):
+        return True
+
+
+def test_an_agent_offered_the_swap_may_take_it():
+    game = PieHex(size=5)
+    board = WebBoard(game, Swapper(game, seed=1))  # the person opens
+    with served(board) as url:
+        call(url + "/api/move", {"action": 1})  # a2: row 0, column 1
+        state = settled(url)
+        assert [(m["action"], m["player"]) for m in state["moves"]] == [(5, 2)]  # mirrored: row 1, column 0
+        assert state["your_turn"] and not state["swap_offered"]
+        assert state["notice"].startswith("the agent took the swap")
+
+
+GNUGO = shutil.which("gnugo") or shutil.which("gnugo", path="/usr/games")
+
+
+@pytest.mark.skipif(GNUGO is None, reason="GNU Go is not installed (apt-get install gnugo)")
+def test_an_outside_gtp_engine_answers_follows_an_undo_and_stops_with_the_board():
+    from conftest import descendants, live
+
+    game = mctsfw.make_game("go", size=9)
+    agent = mctsfw.make_actor(f"gtp:{GNUGO} --mode gtp --level 1", game)
+    engine_pids = descendants(os.getpid())
+    board = WebBoard(game, agent)
+    with served(board) as url:
+        call(url + "/api/move", {"action": game.text_to_action("E5")})
+        first = settled(url)["moves"][1]["text"]
+        call(url + "/api/undo", {})
+        call(url + "/api/move", {"action": game.text_to_action("C3")})
+        state = settled(url)
+        assert [m["text"] for m in state["moves"]][0] == "C3" and len(state["moves"]) == 2 and first
+        assert state["agent_error"] is None  # the engine was told the game after the undo, and its answer is legal
+    assert engine_pids and not live(engine_pids)  # the board let the engine go
 
 
 # ---- the command line ------------------------------------------------------------------------------
