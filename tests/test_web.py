@@ -338,6 +338,19 @@ def test_serve_refuses_bad_options_in_one_line(args, message):
     assert message in done.stderr and len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
 
 
+def test_serve_on_a_port_in_use_says_so_in_one_line():
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = run_cli("serve", "--game", "nim", "--p2", "random", "--port", str(port))
+    assert done.returncode == 2
+    assert done.stderr.startswith(f"error: cannot serve on 127.0.0.1:{port}: ") \
+        and len(done.stderr.strip().splitlines()) == 1
+
+
 def start_serve(*args):
     process = subprocess.Popen([sys.executable, str(ROOT / "cli.py"), "serve", "--port", "0", *args],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
