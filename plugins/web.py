@@ -202,7 +202,7 @@ class WebBoard:
     def new_game(self, human: Any = None, starting_player: Any = None) -> None:
         """A new game; ``human`` and ``starting_player`` (1 or 2) change sides and who opens."""
         for name, value in (("human", human), ("starting_player", starting_player)):
-            if value is not None and value not in (1, 2) or isinstance(value, bool):
+            if value is not None and (value not in (1, 2) or isinstance(value, bool)):
                 raise BoardError(HTTPStatus.BAD_REQUEST, f"{name} is player 1 or 2, not {value!r}")
         with self._lock:
             self._check_idle("start a new game")
