@@ -307,8 +307,9 @@ def test_an_outside_gtp_engine_answers_follows_an_undo_and_stops_with_the_board(
     from conftest import descendants, live
 
     game = mctsfw.make_game("go", size=9)
+    before = set(descendants(os.getpid()))  # what earlier tests left running is not the engine
     agent = mctsfw.make_actor(f"gtp:{GNUGO} --mode gtp --level 1", game)
-    engine_pids = descendants(os.getpid())
+    engine_pids = [pid for pid in descendants(os.getpid()) if pid not in before]
     board = WebBoard(game, agent)
     with served(board) as url:
         call(url + "/api/move", {"action": game.text_to_action("E5")})
