@@ -199,6 +199,16 @@ def build_parser() -> argparse.ArgumentParser:
                      help="a searching player answers genmove with resign when its chosen move's value (1 win, "
                           "0 loss) is below X (default 0: never resigns)")
 
+    serve = command("serve", "the board in the browser: a person plays an agent on a local web page")
+    config_flag(serve, "--game", "game")
+    serve.add_argument("--size", type=int, help="board size for games that have one (config: games.<game>.size)")
+    config_flag(serve, "--p2", "play.player2", "the agent: random, mcts, a model path or gtp:COMMAND (the person "
+                                               "plays player 1 at first; the page swaps sides)")
+    search_flags(serve)
+    config_flag(serve, "--seed", "mcts.seed")
+    config_flag(serve, "--host", "serve.host", metavar="HOST")
+    config_flag(serve, "--port", "serve.port")
+
     command("plugins", "list registered games, nets, tree policies, evaluators, displays, actor kinds")
     return parser
 
@@ -652,6 +662,43 @@ def command_compare(args: argparse.Namespace) -> int:
     return 0
 
 
+def command_serve(args: argparse.Namespace) -> int:
+    from plugins.web import LOCAL_HOSTS, WebBoard, serve
+
+    game_name = flag(args, "game") or load_config(local_config(), args.config, args.overrides)["game"]
+    config = load_config(local_config(), args.config, args.overrides + play_overrides(args, game_name))
+    spec = config["play"]["player2"]
+    if spec == "human":
+        print("error: --p2 human: the web board's opponent is an agent (random, mcts, a model path or gtp:COMMAND); "
+              "the person plays on the page", file=sys.stderr)
+        return 2
+    host, port = config["serve"]["host"], config["serve"]["port"]
+    game = mctsfw.make_game(config["game"], **plugin_params(config, "games", config["game"]))
+    seed = None if config["mcts"]["seed"] == -1 else config["mcts"]["seed"]
+    try:
+        agent = make_player(spec, game, config, None if seed is None else seed + 2)
+    except ValueError as error:  # an agent the game cannot have
+        print(f"error: --p2 {spec}: {error}", file=sys.stderr)
+        return 2
+    try:
+        board = WebBoard(game, agent)
+    except BaseException:
+        agent.close()
+        raise
+    if host not in LOCAL_HOSTS:
+        print(f"warning: serving on {host}: other machines that reach this one can play on the board "
+              "(--host 127.0.0.1 keeps it to this machine)", file=sys.stderr)
+    try:
+        serve(board, host, port, announce=lambda line: print(line, flush=True))
+    except OSError as error:  # the port is taken, the address is not this machine's
+        print(f"error: cannot serve on {host}:{port}: {error.strerror or error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("\nstopped", file=sys.stderr)
+        return 0
+    return 0
+
+
 def command_plugins(args: argparse.Namespace) -> int:
     load_config(local_config(), args.config, args.overrides)  # a broken config fails here too
     registries = mctsfw.default_registries()
@@ -703,7 +750,8 @@ def command_gtp(args: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS = {"gtp": command_gtp, "play": command_play, "train": command_train, "selfplay": command_selfplay, "topp": command_topp, "compare": command_compare, "plugins": command_plugins}
+COMMANDS = {"gtp": command_gtp, "play": command_play, "train": command_train, "selfplay": command_selfplay, "topp": command_topp, "compare": command_compare, "plugins": command_plugins,
+            "serve": command_serve}
 
 
 def show_plugin_warning(message, category, filename, lineno, file=None, line=None) -> None:

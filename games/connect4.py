@@ -252,3 +252,30 @@ class ConnectFour(Game):
 @mctsfw.hookimpl
 def mctsfw_register_games():
     return [ConnectFour]
+
+
+@mctsfw.hookimpl
+def mctsfw_board_svg(game, state, last_action, heat):
+    """The rack of columns, bottom row at the bottom, player 1 red and player 2 yellow; a
+    click anywhere in a column drops a disc there; the heat marks sit above the columns."""
+    if not isinstance(game, ConnectFour):
+        return None
+    from mctsfw import svg
+
+    cells, step, margin = game.board(state), 50.0, 20.0
+    top = margin + step  # one row of room above the rack for the heat marks
+    width, height = 2 * margin + step * game.columns, top + step * game.rows + 30
+    body = [f'<rect {svg.attrs(x=margin, y=top, width=step * game.columns, height=step * game.rows, rx=8, fill="#1f4fbf")}/>']
+    colours = {0: "#ffffff", 1: "#d62728", 2: "#f2c500"}
+    for c in range(game.columns):
+        filled = [r for r in range(game.rows) if cells[r, c]]
+        for r in range(game.rows):
+            x, y = margin + (c + 0.5) * step, top + (game.rows - r - 0.5) * step
+            mark = r == max(filled, default=-1) and c == last_action
+            body.append(svg.stone(x, y, step * 0.4, colours[int(cells[r, c])], last=mark))
+        body.append(f'<text {svg.attrs(x=f"{margin + (c + 0.5) * step:.1f}", y=f"{height - 10:.1f}", font_size=14, text_anchor="middle")}>{c + 1}</text>')
+    centres = {c: (margin + (c + 0.5) * step, margin + step / 2) for c in range(game.columns)}
+    body += svg.heat_layer(heat, centres, step * 0.4)
+    for c in range(game.columns):
+        body.append(f'<rect {svg.attrs(x=margin + c * step, y=margin, width=step, height=step * (game.rows + 1), fill="transparent", class_="cell", data_action=c)}/>')
+    return svg.document(width, height, body, f"Connect Four {game.rows}x{game.columns}")

@@ -659,3 +659,19 @@ class Go(Game):
 @mctsfw.hookimpl
 def mctsfw_register_games():
     return [Go]
+
+
+@mctsfw.hookimpl
+def mctsfw_board_svg(game, state, last_action, heat):
+    """Go on its grid as ``render`` shows it: row 1 at the bottom, columns A to T without I,
+    star points; black is player 1. A pass has no place on the board (the page offers it)."""
+    if not isinstance(game, Go):
+        return None
+    from mctsfw import svg
+
+    n, cells = game.size, game.board(state)
+    stones = {r * n + c: int(cells[r, c]) for r in range(n) for c in range(n) if cells[r, c]}
+    last = None if last_action == game.pass_action else last_action
+    return svg.grid_board(n, stones, game.grid_action, column_names=COLUMN_LETTERS[:n],
+                          row_names=[str(n - i) for i in range(n)], last_action=last, heat=heat,
+                          stars=game._star_points(), title=f"Go {n}x{n}")

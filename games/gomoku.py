@@ -458,3 +458,18 @@ class Gomoku(Game):
 @mctsfw.hookimpl
 def mctsfw_register_games():
     return [Gomoku]
+
+
+@mctsfw.hookimpl
+def mctsfw_board_svg(game, state, last_action, heat):
+    """Gomoku on a grid with the cell names people type (``h8``: column letter, row number
+    from the top row 1); black (player 1) opens."""
+    if not isinstance(game, Gomoku):
+        return None
+    from mctsfw import svg
+
+    n, cells = game.size, game.board(state)
+    stones = {r * n + c: int(cells[r, c]) for r in range(n) for c in range(n) if cells[r, c]}
+    return svg.grid_board(n, stones, game.grid_action, column_names="abcdefghijklmnopqrstuvwxyz"[:n],
+                          row_names=[str(i + 1) for i in range(n)], last_action=last_action, heat=heat,
+                          title=f"Gomoku {n}x{n}")

@@ -491,3 +491,59 @@ class Hex(Game):
 @mctsfw.hookimpl
 def mctsfw_register_games():
     return [Hex]
+
+
+#: the colours of player 1's and player 2's stones and goal sides on the web board
+HEX_COLOURS = {1: "#d62728", 2: "#1f5fbf"}
+
+
+@mctsfw.hookimpl
+def mctsfw_board_svg(game, state, last_action, heat):
+    """Hex as the diamond of ``render``: cell a1 on top, row 1 running down to the right
+    (north-east side) and column a down to the left (north-west side); player 1's goal
+    sides (north-east, south-west) and player 2's (north-west, south-east) coloured as
+    their stones."""
+    if not isinstance(game, Hex):
+        return None
+    from mctsfw import svg
+
+    n, (_, ones, twos, _) = game.size, state
+    radius = 20.0
+    width = 3 ** 0.5 * radius  # between the centres of two neighbours
+    x0, y0 = 40.0 + (n - 1) * width / 2, 72.0
+
+    def centre(r: float, c: float) -> tuple[float, float]:
+        return x0 + (c - r) * width / 2, y0 + (r + c) * 1.5 * radius
+
+    def hexagon(x: float, y: float, size: float) -> str:
+        corners = [(x + size * dx, y + size * dy) for dx, dy in
+                   ((0, -1), (0.866, -0.5), (0.866, 0.5), (0, 1), (-0.866, 0.5), (-0.866, -0.5))]
+        return " ".join(f"{px:.1f},{py:.1f}" for px, py in corners)
+
+    reach = 0.9  # the goal bands run just outside the outermost cells
+    top, right = centre(-reach, -reach), centre(-reach, n - 1 + reach)
+    left, bottom = centre(n - 1 + reach, -reach), centre(n - 1 + reach, n - 1 + reach)
+    middle = centre((n - 1) / 2, (n - 1) / 2)
+    body = []
+    for (a, b), player in (((top, right), 1), ((left, bottom), 1), ((top, left), 2), ((right, bottom), 2)):
+        points = " ".join(f"{x:.1f},{y:.1f}" for x, y in (a, b, middle))
+        body.append(f'<polygon {svg.attrs(points=points, fill=HEX_COLOURS[player], class_=f"goal-{player}")}/>')
+    centres = {r * n + c: centre(r, c) for r in range(n) for c in range(n)}
+    for a, (x, y) in centres.items():
+        body.append(f'<polygon {svg.attrs(points=hexagon(x, y, radius), fill="#f3e6c4", stroke="#6b5b3e", stroke_width=1.2)}/>')
+    for a, (x, y) in centres.items():
+        owner = 1 if ones >> a & 1 else 2 if twos >> a & 1 else 0
+        if owner:
+            body.append(svg.stone(x, y, radius * 0.72, HEX_COLOURS[owner], last=a == last_action))
+    body += svg.heat_layer({a: s for a, s in (heat or {}).items() if not (ones | twos) >> a & 1}, centres, radius * 0.7)
+    for i in range(n):  # column letters beyond row 1 (north-east), row numbers beyond column a (north-west)
+        x, y = centre(-1.55, i)
+        body.append(f'<text {svg.attrs(x=f"{x:.1f}", y=f"{y + 4:.1f}", font_size=13, text_anchor="middle", fill="#333333")}>{chr(ord("a") + i)}</text>')
+        x, y = centre(i, -1.55)
+        body.append(f'<text {svg.attrs(x=f"{x:.1f}", y=f"{y + 4:.1f}", font_size=13, text_anchor="middle", fill="#333333")}>{i + 1}</text>')
+    for a, (x, y) in centres.items():  # the click targets, on top of everything
+        body.append(f'<polygon {svg.attrs(points=hexagon(x, y, radius), fill="transparent", class_="cell", data_action=a)}>'
+                    f'<title>{letter_cell_name(a, n)}</title></polygon>')
+    w = 2 * x0
+    h = centre(n - 1 + 1.6, n - 1 + 1.6)[1] + 10
+    return svg.document(w, h, body, f"Hex {n}x{n}")

@@ -145,3 +145,34 @@ class Nim(Game):
 @mctsfw.hookimpl
 def mctsfw_register_games():
     return [Nim]
+
+
+@mctsfw.hookimpl
+def mctsfw_board_svg(game, state, last_action, heat):
+    """The piles as rows of stones: a click on a stone takes it and every stone to its right
+    (when the cap allows that many); the heat marks sit on the first stone a move takes."""
+    if not isinstance(game, Nim):
+        return None
+    from mctsfw import svg
+
+    step, margin = 34.0, 20.0
+    label = 70.0
+    width = label + margin + step * max(game.piles)
+    height = 2 * margin + step * len(game.piles)
+    body, centres = [], {}
+    for i, (start, left) in enumerate(zip(game.piles, state[1])):
+        y = margin + (i + 0.5) * step
+        body.append(f'<text {svg.attrs(x=margin, y=f"{y + 5:.1f}", font_size=14)}>pile {i + 1}</text>')
+        for k in range(start):
+            x = label + (k + 0.5) * step
+            if k >= left:  # taken
+                body.append(f'<circle {svg.attrs(cx=f"{x:.1f}", cy=f"{y:.1f}", r=4, fill="#bbbbbb")}/>')
+                continue
+            body.append(svg.stone(x, y, step * 0.38, "#8c6d46"))
+            take = left - k
+            if take <= game.cap:
+                action = game.action(i, take)
+                centres[action] = (x, y)
+                body.append(f'<circle {svg.attrs(cx=f"{x:.1f}", cy=f"{y:.1f}", r=f"{step * 0.45:.1f}", fill="transparent", class_="cell", data_action=action)}/>')
+    # heat marks let clicks through (pointer-events none), so they may lie over the targets
+    return svg.document(width, height, body + svg.heat_layer(heat, centres, step * 0.38), "NIM")

@@ -20,4 +20,5 @@ BUILTIN_PLUGINS = [
     "plugins.gif",
     "plugins.topp",
     "plugins.gtp",
+    "plugins.web",  # declares [serve]; the web board of cli.py serve
 ]

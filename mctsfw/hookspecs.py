@@ -91,3 +91,16 @@ def mctsfw_config_sections() -> list:
     bounds, help and whether a resumed run may change it. Validation, the defaults, the
     settings objects and ``--help`` follow from them; two plugins may not declare one name.
     """
+
+
+@hookspec(firstresult=True)
+def mctsfw_board_svg(game, state, last_action: int | None, heat: dict | None) -> str | None:
+    """Called by the web board (``cli.py serve``) each time it draws a position.
+
+    Return the board of ``state`` as an SVG document for the game this plugin provides
+    (None for a game that is not yours: the first answer wins, and a game no plugin
+    draws is shown as ``game.render`` text with a box to type moves). Every clickable
+    place carries the action it plays as ``data-action="N"``; ``last_action`` (or None)
+    is marked; ``heat`` (or None) maps actions to their share of an agent's search
+    visits, drawn as a heat map. ``mctsfw.svg`` has the shared pieces.
+    """

@@ -195,6 +195,9 @@ class Registries:
     actors: Registry
     #: the config sections declared through ``mctsfw_config_sections``, in registration order
     sections: tuple = ()
+    #: the plugin manager's hook caller, for the hooks called while the program runs
+    #: (``hook.mctsfw_board_svg(...)``); None for registries built by hand
+    hook: Any = None
 
     def of(self, kind: str) -> Registry:
         return {
@@ -243,6 +246,7 @@ def build_registries(pm: pluggy.PluginManager) -> Registries:
             sections[section.name] = (provider, section)
     return Registries(
         sections=tuple(section for _, section in sections.values()),
+        hook=pm.hook,
         games=registries["game"],
         nets=registries["net"],
         tree_policies=registries["tree_policy"],
