@@ -107,3 +107,19 @@ def test_dict_and_table():
     assert data["ratings"]["net"]["games"] == 10 and data["ratings"]["random"]["elo"] == 0
     lines = ratings.table().splitlines()
     assert lines[1].split()[0] == "net" and "(anchor)" in lines[2]
+
+
+def test_compare_prints_the_rating_difference(tmp_path):
+    import json
+
+    from tests.test_plugins import run_cli
+
+    out = tmp_path / "compare.json"
+    result = run_cli("compare", "mcts", "random", "--game", "hex", "--size", "3", "--games", "6",
+                     "--search-games", "30", "--seed", "1", "--json", str(out))
+    assert result.returncode == 0, result.stderr
+    data = json.loads(out.read_text())
+    total = data["total"]
+    expected = two_player_rating(total["wins"], total["losses"], total["draws"])
+    assert data["rating"] == pytest.approx(expected)
+    assert f"rating of A less B: {format_difference(expected)}" in result.stdout
