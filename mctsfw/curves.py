@@ -65,12 +65,15 @@ def scalars(record: dict[str, Any]) -> list[tuple[str, float]]:
         value = record.get(key)
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             found.append((tag, float(value)))
-    moves = record.get("moves")
-    if isinstance(moves, list):
-        found.append(("games/length", float(len(moves))))
+    moves = record.get("moves")  # the moves; in runs of older versions, their number
+    length = len(moves) if isinstance(moves, list) else None
+    if isinstance(moves, int) and not isinstance(moves, bool):
+        length = moves
+    if length is not None:
+        found.append(("games/length", float(length)))
         seconds = record.get("seconds")
         if not is_game and isinstance(seconds, (int, float)) and seconds > 0:  # an episode: its game and training
-            found.append(("games/positions_per_second", len(moves) / seconds))
+            found.append(("games/positions_per_second", length / seconds))
     if isinstance(record.get("promoted"), bool):
         found.append(("gating/promoted", float(record["promoted"])))
     elo = record.get("gating_elo")
@@ -152,19 +155,26 @@ class RunCurves:
 
 def read_scalars(directory: str | Path) -> dict[str, list[tuple[int, float]]]:
     """The scalars of the event files directly in ``directory``: tag -> [(step, value)]
-    in the order written."""
-    from tensorboard.backend.event_processing.event_file_loader import EventFileLoader
+    in the order written. The records' checksums are verified (a record cut short by a
+    kill ends the file's reading), without TensorFlow."""
+    from tensorboard.compat.proto import event_pb2
+    from tensorboard.compat.tensorflow_stub.pywrap_tensorflow import masked_crc32c
 
     found: dict[str, list[tuple[int, float]]] = {}
     for path in sorted(Path(directory).glob(f"{EVENT_FILE_PREFIX}*")):
-        for event in EventFileLoader(str(path)).Load():
+        data, pos = path.read_bytes(), 0
+        while pos + 12 <= len(data):
+            header = data[pos:pos + 8]
+            (length,) = struct.unpack("<Q", header)
+            end = pos + 12 + length + 4
+            if end > len(data) or struct.unpack("<I", data[pos + 8:pos + 12])[0] != masked_crc32c(header):
+                break
+            body = data[pos + 12:pos + 12 + length]
+            if struct.unpack("<I", data[end - 4:end])[0] != masked_crc32c(body):
+                break
+            event = event_pb2.Event.FromString(body)
             for value in event.summary.value:
-                number = value.simple_value if value.HasField("simple_value") else _tensor_value(value)
-                found.setdefault(value.tag, []).append((int(event.step), float(number)))
+                if value.HasField("simple_value"):
+                    found.setdefault(value.tag, []).append((int(event.step), float(value.simple_value)))
+            pos = end
     return found
-
-
-def _tensor_value(value) -> float:
-    """The loader turns simple values into scalar tensors (TensorBoard's data migration)."""
-    tensor = value.tensor
-    return tensor.float_val[0] if tensor.float_val else tensor.double_val[0]

@@ -68,3 +68,18 @@ def test_which_keys_become_curves():
                                          "gating/elo_difference_low": -20.0, "gating/elo_difference_high": 90.0}
     assert step_of({"kind": "game", "game": 7, "generation": 1, "step": 9}) == 7
     assert step_of({"episode": 5, "loss": 1.0}) == 5
+
+
+def test_runs_of_older_versions_get_their_game_lengths():
+    old = {"step": 1, "kind": "game", "generation": 1, "game": 1, "moves": 35, "seconds": 0.6, "buffer_size": 70}
+    assert dict(scalars(old)) == {"games/length": 35.0, "train/replay_buffer": 70.0}
+
+
+def test_a_record_cut_short_ends_the_reading(tmp_path):
+    from mctsfw.curves import RunCurves
+
+    curves = RunCurves(tmp_path)
+    curves.rebuild([{"episode": 1, "loss": 2.0}, {"episode": 2, "loss": 1.0}])
+    (path,) = tmp_path.glob("events.out.tfevents.*")
+    path.write_bytes(path.read_bytes()[:-3])  # a kill in the middle of the last record
+    assert read_scalars(tmp_path) == {"loss/total": [(1, 2.0)]}
