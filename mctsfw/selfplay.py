@@ -8,7 +8,11 @@ every position, the search's visit distribution and a value target (z, or the me
 and the root's Q), and comes out as training cases with the game's symmetries
 (``mctsfw.replay``). Then the candidate network trains on the replay buffer (duplicate positions
 averaged if asked), optionally plays a gating match against the best one and replaces it
-only if it wins ``gating_threshold`` of the games; a checkpoint per generation.
+only if it wins ``gating_threshold`` of the games; a checkpoint per generation. A
+generation's metrics line has its losses and learning rate, the mean length of its games
+and the positions per second they were played at, and with gating the score and the
+candidate's Bradley-Terry rating less the best one's (``gating_elo``, ``mctsfw.ratings``);
+every line also becomes TensorBoard curves (``mctsfw.curves``).
 
 The run is resumable as on-policy training is (``mctsfw.runs.ResumableRun``): the state
 is committed after every self-play game and after every training step, so a killed run

@@ -188,8 +188,8 @@ def test_cli_topp_on_a_run(hex3_run, tmp_path):
     from mctsfw.curves import read_scalars
 
     curves = read_scalars(hex3_run / "tb" / "topp")
-    assert [(step, round(value, 1)) for step, value in curves["topp/elo"]] == \
-        [(n, data["ratings"][f"anet_ep{n:04d}"]["elo"]) for n in (0, 5, 10)]
+    assert curves["topp/elo"] == [(n, pytest.approx(data["ratings"][f"anet_ep{n:04d}"]["elo"], abs=0.06))
+                                  for n in (0, 5, 10)]
     assert [step for step, _ in curves["topp/elo_high"]] == [0, 5, 10]
 
 
