@@ -165,7 +165,7 @@ def build_parser() -> argparse.ArgumentParser:
     config_flag(topp, "--display", "topp.display")
     config_flag(topp, "--delay", "show.delay")
     topp.add_argument("--gif", metavar="DIR", help="save every game as an animated GIF in DIR (config: topp.gif, into OUT/gifs)")
-    topp.add_argument("--out", metavar="DIR", help="where topp.json and topp.png go (default: RUN_DIR/topp, else ./topp)")
+    topp.add_argument("--out", metavar="DIR", help="where topp.json, topp.png and ratings.png go (default: RUN_DIR/topp, else ./topp)")
 
     selfplay = command("selfplay", "AlphaZero-style self-play generations (resumable)")
     config_flag(selfplay, "--game", "game")

@@ -316,8 +316,9 @@ class TOPPResult:
 
     def save_ratings_plot(self, path: str | Path) -> Path:
         """Draw each agent's rating with its 95% interval against its generation or episode
-        (agents that are not checkpoints, such as outside engines, at the right; random
-        play, the anchor, as the line at 0)."""
+        (agents that are not checkpoints, such as outside engines, at the right, named; with
+        no checkpoints at all, the agents side by side), random play, the anchor, as the
+        line at 0."""
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
 
@@ -330,23 +331,30 @@ class TOPPResult:
         figure = Figure(figsize=(8, 4.5))
         FigureCanvasAgg(figure)
         axes = figure.add_subplot()
-        step = max([numbers[i] for i in checkpoints], default=0) / max(len(checkpoints), 1) or 1
-        xs = [numbers[i] for i in checkpoints] + [max([numbers[i] for i in checkpoints], default=0) + step * (k + 1)
-                                                     for k in range(len(others))]
-        shown = checkpoints + others
-        errors = [[ratings.elo[i] - ratings.interval(i)[0] for i in shown],
-                  [ratings.interval(i)[1] - ratings.elo[i] for i in shown]]
-        axes.errorbar(xs[:len(checkpoints)], [ratings.elo[i] for i in checkpoints],
-                      yerr=[e[:len(checkpoints)] for e in errors], marker="o", capsize=3, label="checkpoints")
-        if others:
-            axes.errorbar(xs[len(checkpoints):], [ratings.elo[i] for i in others],
-                          yerr=[e[len(checkpoints):] for e in errors], marker="s", linestyle="none", capsize=3,
-                          color="tab:red", label="other agents")
-            for x, i in zip(xs[len(checkpoints):], others):
-                axes.annotate(self.labels[i], (x, ratings.elo[i]), textcoords="offset points", xytext=(4, 4), fontsize=8)
+
+        def draw(indices: list[int], xs: list[float], **style: Any) -> None:
+            axes.errorbar(xs, [ratings.elo[i] for i in indices], capsize=3,
+                          yerr=[[ratings.elo[i] - ratings.interval(i)[0] for i in indices],
+                                [ratings.interval(i)[1] - ratings.elo[i] for i in indices]], **style)
+
+        if checkpoints:
+            draw(checkpoints, [numbers[i] for i in checkpoints], marker="o", label="checkpoints")
+            axes.set_xlabel(self.number_kind)
+            if others:  # at the right of the last checkpoint, named
+                last = max(numbers[i] for i in checkpoints)
+                step = max(last / max(len(checkpoints), 1), 1)
+                xs = [last + step * (k + 1) for k in range(len(others))]
+                axes.axvline(last + step / 2, color="lightgrey", linestyle=":")  # not on the training axis
+                draw(others, xs, marker="s", linestyle="none", color="tab:red", label="other agents")
+                for x, i in zip(xs, others):
+                    axes.annotate(self.labels[i], (x, ratings.elo[i]), textcoords="offset points", xytext=(4, 4),
+                                  fontsize=8)
+        else:  # no checkpoints: the agents side by side, named on the axis
+            draw(others, list(range(len(others))), marker="s", linestyle="none", color="tab:red", label="agents")
+            axes.set_xticks(range(len(others)), [self.labels[i] for i in others], rotation=30, ha="right")
+            axes.set_xlabel("agent")
         anchor = "random play" if ratings.anchor == RANDOM_LABEL else ratings.anchor
         axes.axhline(0, color="grey", linestyle="--", linewidth=1, label=f"{anchor} (anchor, 0)")
-        axes.set_xlabel(self.number_kind)
         axes.set_ylabel("Elo (Bradley-Terry), 95% interval")
         axes.set_title(f"TOPP ratings on {self.game}, {self.games_per_series} games a pair")
         axes.legend(loc="best", fontsize=8)
