@@ -163,10 +163,13 @@ def build_parser() -> argparse.ArgumentParser:
     config_flag(topp, "--games", "topp.games_per_series", metavar="G")
     config_flag(topp, "--selection", "topp.selection")
     config_flag(topp, "--seed", "topp.seed")
+    config_flag(topp, "--every", "topp.every", metavar="N")
+    config_flag(topp, "--last", "topp.last", metavar="K")
+    config_flag(topp, "--random-anchor", "topp.random_anchor")
     config_flag(topp, "--display", "topp.display")
     config_flag(topp, "--delay", "show.delay")
     topp.add_argument("--gif", metavar="DIR", help="save every game as an animated GIF in DIR (config: topp.gif, into OUT/gifs)")
-    topp.add_argument("--out", metavar="DIR", help="where topp.json and topp.png go (default: RUN_DIR/topp, else ./topp)")
+    topp.add_argument("--out", metavar="DIR", help="where topp.json, topp.png and ratings.png go (default: RUN_DIR/topp, else ./topp)")
 
     selfplay = command("selfplay", "AlphaZero-style self-play generations (resumable)")
     config_flag(selfplay, "--game", "game")
@@ -596,9 +599,11 @@ def command_topp(args: argparse.Namespace) -> int:
     topp_class = mctsfw.default_registries().evaluators.get("topp")
     try:
         game = mctsfw.make_game(game_name, **game_params)
-        paths = topp_class.collect_models(args.models if args.models else run_dir)
-        if len(paths) < 2:
-            raise ValueError(f"a tournament needs at least 2 models, found {len(paths)}: {', '.join(map(str, paths))}")
+        found = topp_class.collect_models(args.models if args.models else run_dir)
+        paths = topp_class.select_models(found, every=topp_config["every"], last=topp_config["last"])
+        if len(paths) + topp_config["random_anchor"] < 2:
+            raise ValueError(f"a tournament needs at least 2 agents, found {len(paths)} model(s): "
+                             f"{', '.join(map(str, paths))}")
         out_dir = Path(args.out) if args.out else (run_dir / "topp" if run_dir is not None else Path("topp"))
         gif_dir = Path(args.gif) if args.gif else (out_dir / "gifs" if topp_config["gif"] else None)
         # checked before the games are played, not when their results are written
@@ -612,19 +617,26 @@ def command_topp(args: argparse.Namespace) -> int:
         seed = None if topp_config["seed"] == -1 else topp_config["seed"]
         topp = topp_class.from_models(
             game, paths, games_per_series=topp_config["games_per_series"], selection=topp_config["selection"],
-            seed=seed, display=display, gif_dir=gif_dir, stream=sys.stdout,
+            seed=seed, display=display, gif_dir=gif_dir, stream=sys.stdout, random_anchor=topp_config["random_anchor"],
         )
     except (FileNotFoundError, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    print(f"TOPP on {game!r}: {len(paths)} models, {topp.games_per_series} games a pair, {topp.selection} selection")
+    chosen = f" (of {len(found)})" if len(paths) < len(found) else ""
+    print(f"TOPP on {game!r}: {len(paths)} models{chosen}" + (" and random play" if topp_config["random_anchor"] else "")
+          + f", {topp.games_per_series} games a pair, {topp.selection} selection")
     result = topp.run()
     files = result.save(out_dir)
+    if run_dir is not None and not args.models:
+        from mctsfw.runs import RunDir
+
+        result.write_curves(RunDir(run_dir).tb_dir / "topp")
     print()
     print(result.table())
     print()
     print(result.matrix_text())
-    print(f"\nwrote {files['json']} and {files['png']}" + (f"; game GIFs in {gif_dir}" if gif_dir else ""))
+    print(f"\nwrote {files['json']}, {files['png']} and {files['ratings']}"
+          + (f"; game GIFs in {gif_dir}" if gif_dir else ""))
     return 0
 
 

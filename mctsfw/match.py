@@ -22,6 +22,7 @@ from typing import Any, Callable, Protocol, Sequence
 
 from mctsfw.actors import Actor, Quit, Resignation, SwapRequest, TakeBack
 from mctsfw.game import Action, Game, State
+from mctsfw.ratings import PRIOR_DRAWS, format_difference, two_player_rating
 
 
 class Display(Protocol):
@@ -356,9 +357,11 @@ def compare(
     """``games`` games of A against B, A taking player 1 in the even games and player 2 in
     the odd ones; player ``starting_player`` opens every game. The match's summary: win,
     loss and draw rates of A overall, per colour and per opener, mean thinking time per
-    move of each, and game lengths."""
+    move of each, game lengths, and A's rating less B's with its 95% interval (``rating``)."""
     result = play_match(game, actor_a, actor_b, games, seating=(1, 2), openers=(starting_player,), display=display)
-    return {**result.summary(), "starting_player": starting_player}
+    total = result.tally()
+    rating = two_player_rating(total.wins, total.losses, total.draws) if games else None
+    return {**result.summary(), "starting_player": starting_player, "rating": rating}
 
 
 def compare_report(result: dict[str, Any]) -> str:
@@ -380,4 +383,7 @@ def compare_report(result: dict[str, Any]) -> str:
                  + "; ".join(f"{k[-8:].replace('_', ' ')}: {v}" for k, v in lengths["by_colour"].items()))
     thinking = result["mean_seconds_per_move"]
     lines.append(f"mean thinking time per move: A {thinking['a'] * 1000:.1f} ms, B {thinking['b'] * 1000:.1f} ms")
+    if result.get("rating"):
+        lines.append(f"rating of A less B: {format_difference(result['rating'])} (Bradley-Terry; "
+                     f"{PRIOR_DRAWS:g} virtual draw added)")
     return "\n".join(lines)

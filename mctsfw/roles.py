@@ -5,7 +5,8 @@ the role they need (``require_role``) instead of sniffing for methods, and confi
 validation asks the same question before anything is written.
 
 - ``"policy"``: a policy over all actions. ``encode_batch(states) -> x``,
-  ``forward(x) -> probs (B, num_actions)``, ``fit(x, pi, z=None, batch_size, epochs)``,
+  ``forward(x) -> probs (B, num_actions)``, ``fit(x, pi, z=None, batch_size, epochs)``
+  (returning the last epoch's ``loss`` and the optimizer's ``learning_rate``, and more),
   ``save(path)``, and the class methods ``load(path, game)`` and ``can_load(path)``;
   ``input_kind`` says whether it reads the flat encoding (``"flat"``) or planes.
   Optional: ``scores(x) -> (B, num_actions)``, numbers whose row-wise order is that of

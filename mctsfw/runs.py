@@ -8,6 +8,8 @@ and the skeleton both learning commands run on (``ResumableRun``).
     RUN_DIR/metrics.jsonl            one JSON line per finished step (an episode, a game
                                      or a training step)
     RUN_DIR/loss.png                 the losses so far (on-policy training)
+    RUN_DIR/tb/                      the metrics as TensorBoard curves (``mctsfw.curves``);
+                                     ``tb/topp/``: the ratings of the last ``topp``
     RUN_DIR/resume/epNNNN/           the state after the last committed step: the
                                      network(s), the replay buffer and progress.json
     RUN_DIR/lock                     held (``flock``) by the process running the run
@@ -39,6 +41,7 @@ import numpy as np
 import tomli_w
 
 from mctsfw.checkpoints import atomic_path
+from mctsfw.curves import TB_DIR, RunCurves
 
 CHECKPOINT_PATTERN = re.compile(r"^(?P<net>.+)_(?:ep|gen)(?P<episode>\d+)\.keras$")
 
@@ -79,6 +82,9 @@ class RunDir:
         self.plot_path = self.path / "loss.png"
         self.resume_dir = self.path / "resume"
         self.lock_path = self.path / "lock"
+        self.tb_dir = self.path / TB_DIR
+        #: the TensorBoard curves: every metrics line goes to both
+        self.curves = RunCurves(self.tb_dir)
 
     def exists(self) -> bool:
         return self.config_path.exists()
@@ -158,8 +164,10 @@ class RunDir:
 
     # ---- metrics ---------------------------------------------------------------------------
     def append_metrics(self, record: dict[str, Any]) -> None:
+        """Add a metrics line, and its scalars to the TensorBoard curves."""
         with self.metrics_path.open("a") as f:
             f.write(json.dumps(record) + "\n")
+        self.curves.add(record)
 
     def read_metrics(self) -> list[dict[str, Any]]:
         if not self.metrics_path.exists():
@@ -173,10 +181,12 @@ class RunDir:
         return records
 
     def keep_metrics_upto(self, episode: int, key: str = "episode") -> list[dict[str, Any]]:
-        """Drop the lines whose ``key`` is past ``episode`` (not committed); return the rest."""
+        """Drop the lines whose ``key`` is past ``episode`` (not committed), and rebuild the
+        TensorBoard curves from the rest; return the rest."""
         records = [r for r in self.read_metrics() if r.get(key, 0) <= episode]
         with atomic_path(self.metrics_path) as tmp:
             Path(tmp).write_text("".join(json.dumps(r) + "\n" for r in records))
+        self.curves.rebuild(records)
         return records
 
 

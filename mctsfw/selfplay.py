@@ -8,7 +8,11 @@ every position, the search's visit distribution and a value target (z, or the me
 and the root's Q), and comes out as training cases with the game's symmetries
 (``mctsfw.replay``). Then the candidate network trains on the replay buffer (duplicate positions
 averaged if asked), optionally plays a gating match against the best one and replaces it
-only if it wins ``gating_threshold`` of the games; a checkpoint per generation.
+only if it wins ``gating_threshold`` of the games; a checkpoint per generation. A
+generation's metrics line has its losses and learning rate, the mean length of its games
+and the positions per second they were played at, and with gating the score and the
+candidate's Bradley-Terry rating less the best one's (``gating_elo``, ``mctsfw.ratings``);
+every line also becomes TensorBoard curves (``mctsfw.curves``).
 
 The run is resumable as on-policy training is (``mctsfw.runs.ResumableRun``): the state
 is committed after every self-play game and after every training step, so a killed run
@@ -53,8 +57,9 @@ from mctsfw.game import Game, opponent
 from mctsfw.evaluators import value_evaluator
 from mctsfw.hookspecs import hookimpl
 from mctsfw.mcts import MCTS, TreePolicy
-from mctsfw.match import play_match
+from mctsfw.match import Tally, play_match
 from mctsfw.plugin_manager import Registries, default_registries
+from mctsfw.ratings import two_player_rating
 from mctsfw.records import RecordedGame, visit_counts
 from mctsfw.replay import ReplayBuffer, game_result
 from mctsfw.roles import POLICY_VALUE, require_role, role_problem
@@ -341,6 +346,8 @@ class SelfPlayTrainer(ResumableRun):
         self._pool: WorkerPool | None = None
         self.generation, self.games_done = 0, 0
         self.resignation = ResignationTally()
+        self.generation_moves = 0  # moves of this generation's committed games
+        self._played = [0, 0.0]  # moves and seconds of the games played since the run (re)started
 
     # ---- the run's state ----------------------------------------------------------------------------
     def new_state(self) -> None:
@@ -353,10 +360,12 @@ class SelfPlayTrainer(ResumableRun):
         self.generation, self.games_done = 0, 0
         self._prune_sgf()
         self.resignation = ResignationTally()
+        self.generation_moves = 0
 
     def load_state(self, directory: Path, progress: dict[str, Any]) -> None:
         self.generation, self.games_done = progress["generation"], progress["games_done"]
         self.resignation = ResignationTally(progress.get("resignation"))  # absent in runs saved before resignation
+        self.generation_moves = progress.get("generation_moves", 0)
         self.net = self.net_class.load(directory / "net.keras", self.game)
         self.best = self.net_class.load(directory / "best.keras", self.game)
         self.buffer = ReplayBuffer.load(directory / "replay.npz", self.game, self.net.encode_batch)
@@ -368,7 +377,8 @@ class SelfPlayTrainer(ResumableRun):
         self.buffer.save(directory / "replay.npz")
 
     def progress_state(self) -> dict[str, Any]:
-        return {"generation": self.generation, "games_done": self.games_done, "resignation": self.resignation.counts}
+        return {"generation": self.generation, "games_done": self.games_done, "resignation": self.resignation.counts,
+                "generation_moves": self.generation_moves}
 
     def _clone(self, net):
         with tempfile.TemporaryDirectory() as tmp:
@@ -383,18 +393,24 @@ class SelfPlayTrainer(ResumableRun):
         s = self.settings
         while self.generation < s.generations:
             if self.games_done < s.games_per_generation:
+                started, moves = time.perf_counter(), 0
                 for (record, recorded), commit in self._generation_games():
                     if s.sgf:  # before the game is committed: a resumed run never lacks it
                         self._save_sgf(record)
                     self.buffer.add(recorded)
                     self.resignation.add(record)
                     self.games_done += 1
+                    self.generation_moves += len(record["moves"])
+                    moves += len(record["moves"])
                     yield {**record, "buffer_size": len(self.buffer)}, commit
+                self._played = [moves, time.perf_counter() - started]
             else:
                 record = self.train_generation()
                 self.generation += 1
                 self.games_done = 0
                 self.resignation = ResignationTally()
+                self.generation_moves = 0
+                self._played = [0, 0.0]
                 self.save_checkpoint(self.generation)
                 yield record, True
 
@@ -472,13 +488,21 @@ class SelfPlayTrainer(ResumableRun):
         record: dict[str, Any] = {
             "kind": "generation", "generation": self.generation + 1, "cases": int(len(x)),
             "loss": float(stats["loss"]), "policy_loss": float(stats["policy_loss"]), "value_loss": float(stats["value_loss"]),
+            "learning_rate": float(stats["learning_rate"]),
+            "mean_game_length": round(self.generation_moves / s.games_per_generation, 3),
         }
+        moves, seconds = self._played
+        if moves and seconds > 0:  # the games this session played of the generation (all, unless it resumed)
+            record["positions_per_second"] = round(moves / seconds, 2)
         if s.resign_threshold > 0:
             record.update(self.resignation.metrics())
         if s.gating:
-            score = self.match(self.net, self.best, s.gating_games)
-            record["gating_score"] = score
-            record["promoted"] = score >= s.gating_threshold
+            tally = self.match(self.net, self.best, s.gating_games)
+            record["gating_score"] = tally.score
+            # the candidate's rating less the best one's (Bradley-Terry, 95% interval)
+            record["gating_elo"] = {k: round(v, 1) for k, v in
+                                    two_player_rating(tally.wins, tally.losses, tally.draws).items()}
+            record["promoted"] = tally.score >= s.gating_threshold
             if record["promoted"]:
                 self.best = self._clone(self.net)
         else:
@@ -486,8 +510,8 @@ class SelfPlayTrainer(ResumableRun):
         record["seconds"] = round(time.perf_counter() - started, 3)
         return record
 
-    def match(self, candidate, best, games: int) -> float:
-        """The candidate's score against ``best`` (draws count half): the candidate is
+    def match(self, candidate, best, games: int) -> Tally:
+        """The candidate's results against ``best`` (``score``: draws count half): the candidate is
         player 1 in the even games; player 1 opens games 0 and 1 of every four, player 2
         games 2 and 3; the first ``temperature_moves`` moves of a game are drawn with
         temperature so that the games differ."""
@@ -496,4 +520,4 @@ class SelfPlayTrainer(ResumableRun):
         players = [GatingPlayer(self.game, net, self.tree_policy, s, self.rng, self.np_rng, plies)
                    for net in (candidate, best)]
         result = play_match(self.game, *players, games, seating=(1, 2), openers=(1, 1, 2, 2))
-        return result.tally().score
+        return result.tally()

@@ -216,7 +216,8 @@ class Trainer(ResumableRun):
         self.buffer.add(RecordedGame.from_targets(game.num_actions, starter, moves, counts, values, winner))
         x, pi, z = self.buffer.sample(s.minibatch, self.np_rng)
         stats = self.net.fit(x, pi, z, batch_size=min(len(x), 64), epochs=s.epochs)
-        losses = {key: float(stats[key]) for key in ("loss", "accuracy", "policy_loss", "value_loss") if key in stats}
+        losses = {key: float(stats[key]) for key in ("loss", "accuracy", "policy_loss", "value_loss", "learning_rate")
+                  if key in stats}
         return {
             "episode": number,
             "starting_player": starter,

@@ -332,7 +332,8 @@ class ANET:
         ``z``, value targets, is accepted so that every net's ``fit`` takes the same
         arguments, and ignored: a policy network has no value head to train. Returns the last epoch's mean cross-entropy ``loss`` and ``accuracy`` (the share
         of cases whose most probable action is the target's most visited one), as Keras
-        measured them during that epoch. The cases are shuffled once by the net's own
+        measured them during that epoch, and the optimizer's ``learning_rate`` (for the run's
+        curves). The cases are shuffled once by the net's own
         seeded generator, so a seeded net trains the same way every run.
         """
         x = np.asarray(x, dtype=np.float32)
@@ -351,6 +352,7 @@ class ANET:
         return {
             "loss": float(history["loss"][-1]),
             "accuracy": float(history["accuracy"][-1]),
+            "learning_rate": float(str(np.asarray(self.model.optimizer.learning_rate, dtype=np.float32))),
             "cases": int(len(x)),
             "epochs": int(epochs),
         }

@@ -247,7 +247,8 @@ class PolicyValueNet:
         Returns the last epoch's means as Keras measured them during that epoch: ``loss``
         (policy + value + weight decay), ``policy_loss`` (cross-entropy) and ``value_loss``
         (binary cross-entropy, or for the tanh head the squared error on the [-1, 1]
-        scale). The cases are shuffled once by the net's own seeded generator.
+        scale), and the optimizer's ``learning_rate`` (for the run's curves). The cases are
+        shuffled once by the net's own seeded generator.
         """
         if z is None:
             raise ValueError(f"the {self.name} net trains a value head: fit needs value targets z")
@@ -274,6 +275,7 @@ class PolicyValueNet:
             "loss": float(history["loss"][-1]),
             "policy_loss": float(history["policy_loss"][-1]),
             "value_loss": float(history["value_loss"][-1]),
+            "learning_rate": float(str(np.asarray(self.model.optimizer.learning_rate, dtype=np.float32))),
             "cases": int(len(x)),
             "epochs": int(epochs),
         }

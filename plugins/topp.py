@@ -5,7 +5,15 @@ agent is player 1, the second player 2) with the starting player alternating wit
 series, so in an even series each agent opens half of the games. The result holds the
 pairwise matrix — ``matrix[i][j]`` is the number of games agent i won against agent j,
 so ``matrix[i][j] + matrix[j][i]`` is G less the draws — and the wins of each agent (the
-row sums), ranked.
+row sums), ranked, with each agent's Bradley-Terry rating on the Elo scale and its 95%
+interval (``mctsfw.ratings``): random play, which ``cli.py topp`` adds to the pool
+(``[topp] random_anchor``), is the anchor at 0, else the first agent is.
+
+A long run has hundreds of checkpoints, and a round robin grows with their square:
+``select_models`` keeps every Nth (``[topp] every``; the first and the last always) and
+then only the last K (``[topp] last``), so a 400-generation run is still a short
+tournament. ``ratings.png`` plots each checkpoint's rating against its generation or
+episode, and a run's ``tb/topp/`` holds the same as TensorBoard curves.
 
 The agents of a training run are its checkpoints (``RUN_DIR/checkpoints/*.keras``,
 ordered by the episode number in the name, ``anet_ep0050.keras``); each becomes the
@@ -15,7 +23,7 @@ from its distribution (``"sample"``)::
     game = mctsfw.make_game("hex", size=5)
     topp = TOPP.from_models(game, collect_models("runs/hex5"), games_per_series=10)
     result = topp.run()
-    print(result.table()); result.save("runs/hex5/topp")
+    print(result.table()); result.save("runs/hex5/topp")   # topp.json, topp.png, ratings.png
 """
 
 from __future__ import annotations
@@ -30,6 +38,7 @@ import mctsfw
 from mctsfw.actors import Actor
 from mctsfw.game import Game
 from mctsfw.match import Display, GameRecord, play_match, replay_record
+from mctsfw.ratings import RANDOM_LABEL, Ratings, fit_ratings
 from mctsfw.schema import Section, Setting
 
 SELECTIONS = ("greedy", "sample")
@@ -76,6 +85,32 @@ def collect_models(source: str | Path | Iterable[str | Path]) -> list[Path]:
     if not files:
         raise FileNotFoundError("no model files given")
     return files
+
+
+def select_models(paths: Sequence[Any], every: int = 1, last: int = 0) -> list[Any]:
+    """Every ``every``-th of ``paths`` (in training order), counting from the first, and
+    the last one always (the most trained network is the one a tournament is for); then,
+    with ``last`` > 0, only the last ``last`` of those.
+
+    >>> select_models(list(range(11)), every=4)
+    [0, 4, 8, 10]
+    >>> select_models(list(range(11)), every=4, last=2)
+    [8, 10]
+    """
+    if every < 1 or last < 0:
+        raise ValueError(f"every must be >= 1 and last >= 0, not {every} and {last}")
+    paths = list(paths)
+    chosen = [p for i, p in enumerate(paths) if i % every == 0 or i == len(paths) - 1]
+    return chosen[-last:] if last else chosen
+
+
+def checkpoint_numbers(paths: Sequence[Any]) -> tuple[list[int | None], str]:
+    """The generation or episode of each model file (None for others), and which of the
+    two they are ("generation" when the names say ``_genNNNN``, else "episode")."""
+    numbers = [episode_number(p) if isinstance(p, (str, Path)) else None for p in paths]
+    kind = "generation" if any("_gen" in Path(str(p)).name for p in paths if episode_number(p) is not None) \
+        else "episode"
+    return numbers, kind
 
 
 def model_labels(paths: Sequence[str | Path]) -> list[str]:
@@ -131,6 +166,24 @@ class TOPPResult:
     matrix: list[list[int]]
     #: one entry per series: the two agents, their wins, draws, and each game's opener and winner
     pairs: list[dict[str, Any]] = field(default_factory=list)
+    #: each agent's generation or episode (None: not a checkpoint, e.g. random play), for ratings.png
+    numbers: list[int | None] = field(default_factory=list)
+    number_kind: str = "episode"
+
+    def draws_matrix(self) -> list[list[int]]:
+        """``draws[i][j]``: the games agents i and j drew (from the series)."""
+        index = {label: i for i, label in enumerate(self.labels)}
+        draws = [[0] * len(self.labels) for _ in self.labels]
+        for pair in self.pairs:
+            i, j = index[pair["a"]], index[pair["b"]]
+            draws[i][j] += pair.get("draws", 0)
+            draws[j][i] += pair.get("draws", 0)
+        return draws
+
+    def ratings(self) -> Ratings:
+        """Bradley-Terry ratings of the agents (Elo scale, 95% intervals), anchored at random
+        play when it took part, else at the first agent."""
+        return fit_ratings(self.labels, self.matrix, self.draws_matrix())
 
     @property
     def wins(self) -> list[int]:
@@ -147,6 +200,7 @@ class TOPPResult:
 
     def as_dict(self) -> dict[str, Any]:
         wins = self.wins
+        ratings = self.ratings().as_dict()
         return {
             "game": self.game,
             "agents": list(self.labels),
@@ -156,6 +210,11 @@ class TOPPResult:
             "ranking": [self.labels[i] for i in self.ranking()],
             "matrix": [list(row) for row in self.matrix],
             "pairs": self.pairs,
+            "numbers": list(self.numbers) or [None] * len(self.labels),
+            "number_kind": self.number_kind,
+            "anchor": ratings["anchor"],
+            "rating_method": ratings["method"],
+            "ratings": ratings["ratings"],
         }
 
     @classmethod
@@ -167,6 +226,8 @@ class TOPPResult:
             game=data.get("game", ""),
             matrix=[list(row) for row in data["matrix"]],
             pairs=list(data.get("pairs", [])),
+            numbers=list(data.get("numbers", [])),
+            number_kind=data.get("number_kind", "episode"),
         )
 
     @classmethod
@@ -175,13 +236,20 @@ class TOPPResult:
 
     # ---- text ----------------------------------------------------------------------------
     def table(self) -> str:
-        """Wins per agent, ranked."""
+        """Wins per agent, ranked, with each one's rating and its 95% interval; a line
+        below names the anchor. (In a round robin the ratings rank as the points do.)"""
         wins, total = self.wins, self.games_per_agent
+        ratings = self.ratings()
         width = max([5, *map(len, self.labels)])
-        lines = [f"{'rank':>4}  {'agent':<{width}}  {'wins':>5}  {'of':>5}  {'win %':>6}"]
+        lines = [f"{'rank':>4}  {'agent':<{width}}  {'wins':>5}  {'of':>5}  {'win %':>6}  {'Elo':>6}  95% interval"]
         for rank, i in enumerate(self.ranking(), 1):
             share = f"{100 * wins[i] / total:5.1f}%" if total else "     -"
-            lines.append(f"{rank:>4}  {self.labels[i]:<{width}}  {wins[i]:>5}  {total:>5}  {share:>6}")
+            low, high = ratings.interval(i)
+            span = "(anchor)" if self.labels[i] == ratings.anchor else f"{low:+.0f} to {high:+.0f}"
+            lines.append(f"{rank:>4}  {self.labels[i]:<{width}}  {wins[i]:>5}  {total:>5}  {share:>6}  "
+                         f"{ratings.elo[i]:>+6.0f}  {span}")
+        lines.append(f"Elo: Bradley-Terry ratings, {ratings.anchor} = 0"
+                     + (" (random play)" if ratings.anchor == RANDOM_LABEL else " (no random player: the first agent)"))
         return "\n".join(lines)
 
     def matrix_text(self) -> str:
@@ -246,11 +314,78 @@ class TOPPResult:
             figure.savefig(tmp, format="png", dpi=100)
         return path
 
+    def save_ratings_plot(self, path: str | Path) -> Path:
+        """Draw each agent's rating with its 95% interval against its generation or episode
+        (agents that are not checkpoints, such as outside engines, at the right, named; with
+        no checkpoints at all, the agents side by side), random play, the anchor, as the
+        line at 0."""
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+
+        from mctsfw.checkpoints import atomic_path
+
+        ratings = self.ratings()
+        numbers = list(self.numbers) or [None] * len(self.labels)
+        checkpoints = [i for i, n in enumerate(numbers) if n is not None]
+        others = [i for i, n in enumerate(numbers) if n is None and self.labels[i] != RANDOM_LABEL]
+        figure = Figure(figsize=(8, 4.5))
+        FigureCanvasAgg(figure)
+        axes = figure.add_subplot()
+
+        def draw(indices: list[int], xs: list[float], **style: Any) -> None:
+            axes.errorbar(xs, [ratings.elo[i] for i in indices], capsize=3,
+                          yerr=[[ratings.elo[i] - ratings.interval(i)[0] for i in indices],
+                                [ratings.interval(i)[1] - ratings.elo[i] for i in indices]], **style)
+
+        if checkpoints:
+            draw(checkpoints, [numbers[i] for i in checkpoints], marker="o", label="checkpoints")
+            axes.set_xlabel(self.number_kind)
+            if others:  # at the right of the last checkpoint, named
+                last = max(numbers[i] for i in checkpoints)
+                step = max(last / max(len(checkpoints), 1), 1)
+                xs = [last + step * (k + 1) for k in range(len(others))]
+                axes.axvline(last + step / 2, color="lightgrey", linestyle=":")  # not on the training axis
+                draw(others, xs, marker="s", linestyle="none", color="tab:red", label="other agents")
+                for x, i in zip(xs, others):
+                    axes.annotate(self.labels[i], (x, ratings.elo[i]), textcoords="offset points", xytext=(4, 4),
+                                  fontsize=8)
+        else:  # no checkpoints: the agents side by side, named on the axis
+            draw(others, list(range(len(others))), marker="s", linestyle="none", color="tab:red", label="agents")
+            axes.set_xticks(range(len(others)), [self.labels[i] for i in others], rotation=30, ha="right")
+            axes.set_xlabel("agent")
+        anchor = "random play" if ratings.anchor == RANDOM_LABEL else ratings.anchor
+        axes.axhline(0, color="grey", linestyle="--", linewidth=1, label=f"{anchor} (anchor, 0)")
+        axes.set_ylabel("Elo (Bradley-Terry), 95% interval")
+        axes.set_title(f"TOPP ratings on {self.game}, {self.games_per_series} games a pair")
+        axes.legend(loc="best", fontsize=8)
+        figure.tight_layout()
+        path = Path(path)
+        with atomic_path(path) as tmp:
+            figure.savefig(tmp, format="png", dpi=100)
+        return path
+
+    def write_curves(self, directory: str | Path) -> None:
+        """The checkpoints' ratings as TensorBoard curves in ``directory`` (a run's
+        ``tb/topp``), against their generation or episode; the last tournament's replace
+        the ones before."""
+        from mctsfw.curves import EventFile, remove_event_files
+
+        remove_event_files(directory)
+        ratings = self.ratings()
+        points = []
+        for i, number in enumerate(self.numbers):
+            if number is not None:
+                low, high = ratings.interval(i)
+                points += [("topp/elo", ratings.elo[i], number), ("topp/elo_low", low, number),
+                           ("topp/elo_high", high, number)]
+        EventFile(directory).add(points)
+
     def save(self, out_dir: str | Path) -> dict[str, Path]:
-        """``topp.json`` and ``topp.png`` in ``out_dir`` (made if missing)."""
+        """``topp.json``, ``topp.png`` (the matrix) and ``ratings.png`` in ``out_dir`` (made if missing)."""
         out_dir = Path(out_dir)
         out_dir.mkdir(parents=True, exist_ok=True)
-        return {"json": self.save_json(out_dir / "topp.json"), "png": self.save_heatmap(out_dir / "topp.png")}
+        return {"json": self.save_json(out_dir / "topp.json"), "png": self.save_heatmap(out_dir / "topp.png"),
+                "ratings": self.save_ratings_plot(out_dir / "ratings.png")}
 
 
 # ---- the tournament --------------------------------------------------------------------------
@@ -268,6 +403,8 @@ class TOPP:
     description = "Tournament of Progressive Policies: a round robin of saved agents, G games a pair"
     #: the models of a run directory, or the given files (see ``collect_models``)
     collect_models = staticmethod(collect_models)
+    #: every Nth and the last K of them (see ``select_models``)
+    select_models = staticmethod(select_models)
 
     def __init__(
         self,
@@ -278,6 +415,8 @@ class TOPP:
         display: Display | None = None,
         gif_dir: str | Path | None = None,
         stream: TextIO | None = None,
+        numbers: Sequence[int | None] | None = None,
+        number_kind: str = "episode",
     ):
         agents = list(agents)
         if len(agents) < 2:
@@ -297,6 +436,10 @@ class TOPP:
         self.display = display
         self.gif_dir = Path(gif_dir) if gif_dir is not None else None
         self.stream = stream
+        self.numbers = list(numbers) if numbers is not None else [None] * len(agents)
+        if len(self.numbers) != len(agents):
+            raise ValueError(f"numbers: one per agent ({len(agents)}), not {len(self.numbers)}")
+        self.number_kind = number_kind
 
     @classmethod
     def from_models(
@@ -306,11 +449,19 @@ class TOPP:
         games_per_series: int = 10,
         selection: str = "greedy",
         seed: int | None = None,
+        random_anchor: bool = False,
         **kwargs: Any,
     ) -> "TOPP":
-        """A tournament of saved models (raw networks, greedy or sampling)."""
+        """A tournament of saved models (raw networks, greedy or sampling), and with
+        ``random_anchor`` random play first (labelled "random": the ratings' anchor)."""
         agents = model_agents(paths, game, selection=selection, seed=seed)
-        return cls(game, agents, games_per_series=games_per_series, selection=selection, **kwargs)
+        numbers, kind = checkpoint_numbers(paths)
+        if random_anchor:
+            agents.insert(0, (RANDOM_LABEL, mctsfw.make_actor("random", game,
+                                                              seed=None if seed is None else seed + len(paths))))
+            numbers.insert(0, None)
+        return cls(game, agents, games_per_series=games_per_series, selection=selection, numbers=numbers,
+                   number_kind=kind, **kwargs)
 
     @property
     def labels(self) -> list[str]:
@@ -346,7 +497,8 @@ class TOPP:
                             "draws": series.draws, "games": games})
             self._say(f"  {label_a} {series.wins_a} - {series.wins_b} {label_b}"
                       + (f" ({series.draws} drawn)" if series.draws else ""))
-        return TOPPResult(labels, self.games_per_series, self.selection, repr(self.game), matrix, details)
+        return TOPPResult(labels, self.games_per_series, self.selection, repr(self.game), matrix, details,
+                          list(self.numbers), self.number_kind)
 
     def _save_gif(self, record: GameRecord, i: int, j: int, g: int) -> None:
         gif_class = mctsfw.default_registries().displays.get("gif")
@@ -388,6 +540,11 @@ TOPP_SECTION = Section("topp", "cli.py topp: the Tournament of Progressive Polic
     Setting("gif", False, "save every game as an animated GIF (in OUT/gifs unless --gif DIR)", resumable=True),
     Setting("seed", 0, "seed of sampling agents (agent i gets seed + i); -1 = a new seed every run", low=-1,
             resumable=True),
+    Setting("every", 1, "take every Nth checkpoint of the run (the first and the last always) ...", low=1,
+            resumable=True),
+    Setting("last", 0, "... and of those only the last K; 0 = all of them", low=0, resumable=True),
+    Setting("random_anchor", True, "add random play to the tournament: the anchor of the Elo ratings (0); "
+            "without it the first agent is", resumable=True),
 ])
 
 

@@ -115,7 +115,7 @@ def test_gating_plays_its_schedule_through_the_match_runner(tmp_path, monkeypatc
     score = trainer.match(trainer.net, trainer.best, 4)
     (result,) = played
     assert result.a_players == [1, 2, 1, 2] and [r.starting_player for r in result.records] == [1, 1, 2, 2]
-    assert score == result.tally().score
+    assert score == result.tally()
 
 
 # ---- temperature ---------------------------------------------------------------------------------

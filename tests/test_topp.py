@@ -70,12 +70,23 @@ def test_json_and_png_are_written(budget_result, tmp_path):
     assert TOPPResult.load(files["json"]).matrix == budget_result.matrix
     with Image.open(files["png"]) as image:
         assert image.format == "PNG" and image.width > 200
-    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["topp.json", "topp.png"]  # no temp files
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["ratings.png", "topp.json", "topp.png"]  # no temp files
+    with Image.open(files["ratings"]) as image:
+        assert image.format == "PNG" and image.width > 200
+    # Bradley-Terry ratings anchored at random play, in the order of the wins
+    assert data["anchor"] == "random" and "Bradley-Terry" in data["rating_method"]
+    elo = {label: data["ratings"][label]["elo"] for label in data["agents"]}
+    assert elo["random"] == 0 and elo["mcts(500)"] > elo["mcts(25)"] > 0
+    for label in ("mcts(25)", "mcts(500)"):
+        r = data["ratings"][label]
+        assert r["low"] < r["elo"] < r["high"] and r["games"] == 2 * G
 
 
 def test_tables_are_printed(budget_result):
     table = budget_result.table()
     assert table.splitlines()[1].split()[:3] == ["1", "mcts(500)", str(budget_result.wins[2])]
+    assert "Elo" in table.splitlines()[0] and table.splitlines()[3].split()[-1] == "(anchor)"
+    assert table.splitlines()[-1] == "Elo: Bradley-Terry ratings, random = 0 (random play)"
     matrix = budget_result.matrix_text()
     assert len(matrix.splitlines()) == 4 and "random" in matrix
 
@@ -163,21 +174,65 @@ def test_cli_topp_on_a_run(hex3_run, tmp_path):
     assert result.returncode == 0, result.stderr
     assert "rank" in result.stdout and "wins of row against column" in result.stdout
     data = json.loads((hex3_run / "topp" / "topp.json").read_text())
-    assert data["agents"] == ["anet_ep0000", "anet_ep0005", "anet_ep0010"]
+    # random play joins the checkpoints as the anchor of the ratings (the default of hexzero.toml)
+    assert data["agents"] == ["random", "anet_ep0000", "anet_ep0005", "anet_ep0010"]
     assert data["games_per_series"] == 2 and data["selection"] == "sample"  # the default of hexzero.toml
-    assert all(data["matrix"][i][j] + data["matrix"][j][i] == 2 for i in range(3) for j in range(3) if i != j)
-    assert (hex3_run / "topp" / "topp.png").is_file()
-    assert len(list((tmp_path / "gifs").glob("*.gif"))) == 3 * 2
+    assert all(data["matrix"][i][j] + data["matrix"][j][i] == 2 for i in range(4) for j in range(4) if i != j)
+    assert data["numbers"] == [None, 0, 5, 10] and data["number_kind"] == "episode"
+    assert data["anchor"] == "random" and data["ratings"]["random"]["elo"] == 0
+    assert set(data["ratings"]) == set(data["agents"])
+    assert (hex3_run / "topp" / "topp.png").is_file() and (hex3_run / "topp" / "ratings.png").is_file()
+    assert len(list((tmp_path / "gifs").glob("*.gif"))) == 6 * 2
+    assert "95% interval" in result.stdout and "random = 0" in result.stdout
+    # the run's TensorBoard curves: each checkpoint's rating at its episode
+    from mctsfw.curves import read_scalars
+
+    curves = read_scalars(hex3_run / "tb" / "topp")
+    assert curves["topp/elo"] == [(n, pytest.approx(data["ratings"][f"anet_ep{n:04d}"]["elo"], abs=0.06))
+                                  for n in (0, 5, 10)]
+    assert [step for step, _ in curves["topp/elo_high"]] == [0, 5, 10]
 
 
 def test_cli_topp_on_model_files(hex3_run, tmp_path):
     models = sorted((hex3_run / "checkpoints").glob("*.keras"), reverse=True)[:2]
     result = run_cli("topp", "--models", *map(str, models), "--game", "hex", "--size", "3", "--games", "3",
-                     "--selection", "sample", "--seed", "1", "--out", str(tmp_path / "out"))
+                     "--selection", "sample", "--seed", "1", "--out", str(tmp_path / "out"), "--no-random-anchor")
     assert result.returncode == 0, result.stderr
     data = json.loads((tmp_path / "out" / "topp.json").read_text())
     assert data["agents"] == ["anet_ep0010", "anet_ep0005"]  # the order given
     assert data["selection"] == "sample" and sum(data["wins"].values()) == 3
+    assert data["anchor"] == "anet_ep0010" and data["ratings"]["anet_ep0010"]["elo"] == 0  # no random: the first
+
+
+def test_every_nth_and_the_last_k_checkpoints():
+    from plugins.topp import select_models
+
+    numbers = list(range(0, 401))  # a 400-generation run's checkpoints
+    every = select_models(numbers, every=50)
+    assert every == [0, 50, 100, 150, 200, 250, 300, 350, 400]
+    assert select_models(numbers, every=150) == [0, 150, 300, 400]  # the last always
+    assert select_models(numbers, every=50, last=3) == [300, 350, 400]
+    assert select_models(numbers, last=2) == [399, 400]
+    assert select_models(numbers[:3], every=1) == [0, 1, 2]
+    with pytest.raises(ValueError, match="every must be >= 1"):
+        select_models(numbers, every=0)
+
+
+def test_cli_topp_takes_every_nth_and_the_last_k(hex3_run, tmp_path):
+    result = run_cli("topp", str(hex3_run), "--games", "2", "--every", "2", "--out", str(tmp_path / "every"))
+    assert result.returncode == 0, result.stderr
+    assert "2 models (of 3) and random play" in result.stdout
+    data = json.loads((tmp_path / "every" / "topp.json").read_text())
+    assert data["agents"] == ["random", "anet_ep0000", "anet_ep0010"]
+    result = run_cli("topp", str(hex3_run), "--games", "2", "--last", "2", "--no-random-anchor",
+                     "--out", str(tmp_path / "last"))
+    assert result.returncode == 0, result.stderr
+    assert json.loads((tmp_path / "last" / "topp.json").read_text())["agents"] == ["anet_ep0005", "anet_ep0010"]
+    alone = run_cli("topp", str(hex3_run), "--last", "1", "--no-random-anchor", "--out", str(tmp_path / "alone"))
+    assert alone.returncode == 2 and "needs at least 2 agents" in alone.stderr
+    assert len(alone.stderr.strip().splitlines()) == 1
+    bad = run_cli("topp", str(hex3_run), "--every", "0")
+    assert bad.returncode == 2 and "topp.every: must be a whole number >= 1, not 0" in bad.stderr
 
 
 def test_cli_topp_explains_what_is_missing(tmp_path):
