@@ -26,6 +26,13 @@ A batch of ``batch_size`` leaves is selected before they are judged together (ne
 evaluators see one array a call): the visits counted in step 1 act as a *virtual loss*
 that steers the later descents of a batch elsewhere. A batch of 1 is the classic loop.
 
+The loop is written once, as a generator (``MCTS.steps``) that yields the leaf states it
+needs judged and is sent the answers; it never calls the evaluator itself. ``search``
+answers with the search's own evaluator; ``search_together`` runs several searches (the
+games of a self-play group) in lock-step and answers every round's leaves of all of them
+with one call (``evaluators.evaluate_together``), each search keeping its own tree,
+seed, root noise and virtual loss.
+
 Root noise (``root_noise=True``, for self-play only) mixes fresh noise from the tree
 policy (PUCT: Dirichlet) into the root's clean priors at the start of every search.
 The subtree under the actual move is kept for the next move (``advance``).
