@@ -14,6 +14,12 @@ each action. The four of the core:
 - ``MixedEvaluator``: ``weight * value + (1 - weight) * rollout`` of two evaluators (the
   lambda of AlphaGo); priors from the first.
 
+Searches in lock-step (the games of a self-play group, ``mctsfw.mcts.search_together``)
+have their leaves judged together (``evaluate_together``): an evaluator class says how
+to answer several searches at once (``LeafEvaluator.evaluate_many``); ``NetValue`` makes
+one network call for all the searches that share its network, ``MixedEvaluator`` shares
+the value part and leaves each search its own (seeded) rollouts.
+
 Networks are asked for their declared role (``mctsfw.roles``), never sniffed; a net
 that cannot serve is refused when the evaluator is built, with the reason.
 """
@@ -51,6 +57,32 @@ class LeafEvaluator:
         """(the win probability of the player to move in each state, priors ``(B,
         num_actions)`` when ``with_priors`` and informed, else None for uniform ones)."""
         raise NotImplementedError
+
+    @classmethod
+    def evaluate_many(cls, evaluators: Sequence["LeafEvaluator"], batches: Sequence[Sequence[State]],
+                      with_priors: bool) -> list[tuple[Sequence[float], np.ndarray | None]]:
+        """Each evaluator's answer for its own batch (evaluators of this class, one per
+        search in lock-step). By default one ``evaluate`` each; an evaluator whose work is
+        a network call answers them with one call where it can."""
+        return [evaluator.evaluate(states, with_priors) for evaluator, states in zip(evaluators, batches)]
+
+
+def evaluate_together(evaluators: Sequence[LeafEvaluator], batches: Sequence[Sequence[State]],
+                      with_priors: bool) -> list[tuple[Sequence[float], np.ndarray | None]]:
+    """The answers of several searches' evaluators to their batches of leaf states, in
+    order: the evaluators of each class answer together (``evaluate_many``). A single
+    evaluator answers as in a search of its own."""
+    if len(evaluators) == 1:
+        return [evaluators[0].evaluate(batches[0], with_priors)]
+    answers: list = [None] * len(evaluators)
+    by_class: dict[type, list[int]] = {}
+    for i, evaluator in enumerate(evaluators):
+        by_class.setdefault(type(evaluator), []).append(i)
+    for cls, indices in by_class.items():
+        for i, answer in zip(indices, cls.evaluate_many([evaluators[i] for i in indices], [batches[i] for i in indices],
+                                                        with_priors)):
+            answers[i] = answer
+    return answers
 
 
 def result_for(winner: int | None, player: int) -> float:
@@ -187,6 +219,34 @@ class NetValue(LeafEvaluator):
         self.states_evaluated += len(states)
         return np.asarray(values, dtype=np.float64), masked_policy(probs, masks)
 
+    @classmethod
+    def evaluate_many(cls, evaluators: Sequence["NetValue"], batches: Sequence[Sequence[State]],
+                      with_priors: bool = True) -> list[tuple[np.ndarray, np.ndarray]]:
+        """One network call for all the batches of evaluators that share a network (the
+        point of lock-step self-play: a big net runs one compiled call for the leaves of
+        every game), split back per evaluator. ``calls`` counts one for each evaluator
+        object that took part in a call (so a NetValue shared by the searches counts the
+        network calls), ``states_evaluated`` its own states."""
+        answers: list = [None] * len(evaluators)
+        by_net: dict[int, list[int]] = {}
+        for i, evaluator in enumerate(evaluators):
+            by_net.setdefault(id(evaluator.net), []).append(i)
+        for indices in by_net.values():
+            net, game = evaluators[indices[0]].net, evaluators[indices[0]].game
+            states = [state for i in indices for state in batches[i]]
+            probs, values = net.evaluate(net.encode_batch(states))
+            priors = masked_policy(probs, np.stack([game.legal_mask(state) for state in states]))
+            values = np.asarray(values, dtype=np.float64)
+            start = 0
+            for i in indices:
+                end = start + len(batches[i])
+                answers[i] = (values[start:end], priors[start:end])
+                evaluators[i].states_evaluated += end - start
+                start = end
+            for evaluator in {id(evaluators[i]): evaluators[i] for i in indices}.values():
+                evaluator.calls += 1
+        return answers
+
 
 class MixedEvaluator(LeafEvaluator):
     """``weight * value + (1 - weight) * rollout``: the value of one evaluator (a value
@@ -208,11 +268,31 @@ class MixedEvaluator(LeafEvaluator):
         w = self.weight
         return w * np.asarray(values, dtype=np.float64) + (1.0 - w) * np.asarray(played, dtype=np.float64), priors
 
+    @classmethod
+    def evaluate_many(cls, evaluators: Sequence["MixedEvaluator"], batches: Sequence[Sequence[State]],
+                      with_priors: bool = False) -> list[tuple[np.ndarray, np.ndarray | None]]:
+        """The value parts answer together (one network call where they share a net); each
+        search's rollouts stay its own, drawn from its own seeded generator."""
+        valued = evaluate_together([e.value for e in evaluators], batches, with_priors)
+        answers = []
+        for evaluator, states, (values, priors) in zip(evaluators, batches, valued):
+            played, _ = evaluator.rollout.evaluate(states, False)
+            w = evaluator.weight
+            answers.append((w * np.asarray(values, dtype=np.float64) + (1.0 - w) * np.asarray(played, dtype=np.float64),
+                            priors))
+        return answers
 
-def value_evaluator(game: Game, net: Any, value_weight: float = 1.0, seed: int | None = None) -> LeafEvaluator:
+
+def value_evaluator(game: Game, net: Any, value_weight: float = 1.0, seed: int | None = None,
+                    value: NetValue | None = None) -> LeafEvaluator:
     """The evaluator of a policy-and-value net: its value head, mixed with random
-    rollouts when ``value_weight`` (lambda) < 1."""
-    value = NetValue(game, net)
+    rollouts when ``value_weight`` (lambda) < 1. ``value``: a ``NetValue`` of ``net``
+    shared with other searches (lock-step games), so that its ``calls`` count the
+    network calls of them all."""
+    if value is None:
+        value = NetValue(game, net)
+    elif value.net is not net:
+        raise ValueError("a shared NetValue must judge with the same network")
     if value_weight == 1:
         return value
     return MixedEvaluator(value, RandomRollouts(game, seed=seed), value_weight)

@@ -26,6 +26,13 @@ A batch of ``batch_size`` leaves is selected before they are judged together (ne
 evaluators see one array a call): the visits counted in step 1 act as a *virtual loss*
 that steers the later descents of a batch elsewhere. A batch of 1 is the classic loop.
 
+The loop is written once, as a generator (``MCTS.steps``) that yields the leaf states it
+needs judged and is sent the answers; it never calls the evaluator itself. ``search``
+answers with the search's own evaluator; ``search_together`` runs several searches (the
+games of a self-play group) in lock-step and answers every round's leaves of all of them
+with one call (``evaluators.evaluate_together``), each search keeping its own tree,
+seed, root noise and virtual loss.
+
 Root noise (``root_noise=True``, for self-play only) mixes fresh noise from the tree
 policy (PUCT: Dirichlet) into the root's clean priors at the start of every search.
 The subtree under the actual move is kept for the next move (``advance``).
@@ -55,14 +62,17 @@ import random
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Callable, Iterator, Sequence
+from typing import Callable, Generator, Iterator, Sequence
 
 import numpy as np
 
-from mctsfw.evaluators import LeafEvaluator, RandomRollouts
+from mctsfw.evaluators import LeafEvaluator, RandomRollouts, evaluate_together
 from mctsfw.game import Action, Game, IllegalMoveError, State, opponent
 from mctsfw.schema import Parameters
 
+
+#: a search in progress (``MCTS.steps``): yields leaf states to judge, is sent (values, priors), returns the search games run
+SearchSteps = Generator[list, tuple, int]
 
 #: the ``untried`` of a node expanded without priors whose legal actions are not listed yet
 UNLISTED: tuple = ()
@@ -290,30 +300,41 @@ class MCTS:
         if root.final:
             raise ValueError("the game is over: nothing to search")
         with paused_gc():
-            self.prepare_root(root)
             self.last_search_games = self.run(root, search_games or math.inf, time_limit)
         return root
 
-    def prepare_root(self, root: Node) -> None:
-        """A new root is expanded (with priors if the tree policy reads them); with root
-        noise, fresh noise goes into its priors."""
-        if root.untried is None:
-            priors = self.evaluator.evaluate([root.state], True)[1] if self.tree_policy.uses_priors else None
+    def run(self, root: Node, limit: float, time_limit: float | None) -> int:
+        """The search loop (``steps``) with this search's own evaluator; the search games run."""
+        return answer_requests(self.steps(root, limit, time_limit), self.evaluator, self.tree_policy.uses_priors)
+
+    def steps(self, root: Node, limit: float, time_limit: float | None) -> SearchSteps:
+        """The search loop as a generator: prepare the root, then select a batch of leaves,
+        have them judged, expand, backpropagate, until ``limit`` search games or the time
+        are spent; it returns the number of search games run.
+
+        The loop does not call the evaluator itself: it yields the states it needs judged
+        and is sent back the evaluator's answer ``(values, priors)``. So one loop serves a
+        single search (``run``, which answers with this search's evaluator) and several
+        searches in lock-step (``search_together``, which answers all their requests with
+        one network call)."""
+        started = time.perf_counter()
+        if root.untried is None:  # a new root: expanded (with priors if the tree policy reads them)
+            priors = (yield [root.state])[1] if self.tree_policy.uses_priors else None
             self.expand([root], priors)
         if root.untried is UNLISTED:
             self.list_actions(root)
         if self.root_noise:
             self.add_root_noise(root)
-
-    def run(self, root: Node, limit: float, time_limit: float | None) -> int:
-        """The search loop: select a batch of leaves, evaluate, expand, backpropagate."""
-        started = time.perf_counter()
         deadline = started + time_limit if time_limit is not None else math.inf
         report, next_report = self.on_progress, started + self.progress_interval
         done = 0
         while done < limit:
             paths = [self.select(root) for _ in range(int(min(self.batch_size, limit - done)))]
-            leaves, values, priors = self.evaluate(paths)
+            leaves, values = self.leaves_to_judge(paths)
+            priors = None
+            if leaves:
+                judged, priors = yield [leaf.state for leaf in leaves]
+                self.judge(leaves, judged, values)
             self.expand(leaves, priors)
             self.backpropagate(paths, values)
             done += len(paths)
@@ -396,10 +417,11 @@ class MCTS:
         """The legal actions of a node expanded without priors, listed when needed."""
         node.untried = list(self.game.search_actions(node.state))
 
-    def evaluate(self, paths: list[list[Node]]) -> tuple[list[Node], dict[int, float], np.ndarray | None]:
-        """Judge the paths' leaves: (the leaves that need expanding, each leaf's result for
-        player 1 by ``id``, their priors or None). A leaf reached twice in one batch is
-        judged once; a final leaf by its winner."""
+    @staticmethod
+    def leaves_to_judge(paths: list[list[Node]]) -> tuple[list[Node], dict[int, float]]:
+        """The paths' leaves the evaluator must judge (a leaf reached twice in one batch
+        once, a final leaf never), and the results known already: each final leaf's for
+        player 1, by ``id``."""
         value_p1: dict[int, float] = {}
         leaves = []
         for path in paths:
@@ -407,14 +429,15 @@ class MCTS:
             if leaf.player == 0:
                 value_p1[id(leaf)] = 0.5 if leaf.winner is None else float(leaf.winner == 1)
             elif id(leaf) not in value_p1:
-                value_p1[id(leaf)] = -1.0  # judged below
+                value_p1[id(leaf)] = -1.0  # judged by ``judge``
                 leaves.append(leaf)
-        if not leaves:
-            return leaves, value_p1, None
-        values, priors = self.evaluator.evaluate([leaf.state for leaf in leaves], self.tree_policy.uses_priors)
+        return leaves, value_p1
+
+    @staticmethod
+    def judge(leaves: Sequence[Node], values: Sequence[float], value_p1: dict[int, float]) -> None:
+        """The evaluator's ``values`` (for the player to move at each leaf) as results for player 1."""
         for leaf, value in zip(leaves, values):
             value_p1[id(leaf)] = value if leaf.player == 1 else 1.0 - value
-        return leaves, value_p1, priors
 
     def expand(self, leaves: Sequence[Node], priors: np.ndarray | None) -> None:
         """Each leaf learns the actions a search considers (``Game.search_actions``), ordered by prior (the highest last). Without
@@ -555,6 +578,60 @@ class MCTS:
         if starting_player is None:
             starting_player = self.starting_player
         return self.game.state_after(as_id(node_or_id), starting_player)
+
+
+def answer_requests(steps: SearchSteps, evaluator: LeafEvaluator, with_priors: bool) -> int:
+    """Run one search's ``steps`` to the end, each request answered by ``evaluator``; the search games run."""
+    try:
+        states = next(steps)
+        while True:
+            states = steps.send(evaluator.evaluate(states, with_priors))
+    except StopIteration as stop:
+        return stop.value
+
+
+def search_together(searches: Sequence[tuple[MCTS, State]], search_games: int) -> list[Node]:
+    """Several searches in lock-step (the games of a self-play group): each MCTS searches
+    its own state with its own tree, seed and root noise for ``search_games`` search
+    games, as ``MCTS.search`` would, but in rounds: every search still running selects
+    its batch of leaves, the leaves of all of them are judged together
+    (``evaluators.evaluate_together``: one network call when their evaluators share a
+    network), and each gets its own answers back. The roots, in order.
+
+    A search whose root was new asks one extra round (the root's priors); searches that
+    finish drop out of the later rounds."""
+    problem = budget_problem(search_games, None)
+    if problem:
+        raise ValueError(problem)
+    if not searches:
+        return []
+    with_priors = {mcts.tree_policy.uses_priors for mcts, _ in searches}
+    if len(with_priors) > 1:
+        raise ValueError("searches in lock-step must all read priors or all not: one answer serves them")
+    with_priors = with_priors.pop()
+    roots, running = [], []
+    with paused_gc():
+        for mcts, state in searches:
+            root = mcts._root_for(state)
+            if root.final:
+                raise ValueError("the game is over: nothing to search")
+            roots.append(root)
+            steps = mcts.steps(root, search_games, None)
+            try:
+                running.append((mcts, steps, next(steps)))
+            except StopIteration as stop:  # nothing to judge at all (every leaf final)
+                mcts.last_search_games = stop.value
+        while running:
+            answers = evaluate_together([mcts.evaluator for mcts, _, _ in running],
+                                        [states for _, _, states in running], with_priors)
+            still = []
+            for (mcts, steps, _), answer in zip(running, answers):
+                try:
+                    still.append((mcts, steps, steps.send(answer)))
+                except StopIteration as stop:
+                    mcts.last_search_games = stop.value
+            running = still
+    return roots
 
 
 def as_id(moves: Sequence[Action]) -> tuple[Action, ...]:

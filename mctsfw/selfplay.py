@@ -54,9 +54,9 @@ import numpy as np
 from mctsfw.actors import Actor
 from mctsfw.config import plugin_params
 from mctsfw.game import Game, opponent
-from mctsfw.evaluators import value_evaluator
+from mctsfw.evaluators import NetValue, value_evaluator
 from mctsfw.hookspecs import hookimpl
-from mctsfw.mcts import MCTS, TreePolicy
+from mctsfw.mcts import MCTS, Node, TreePolicy, search_together
 from mctsfw.match import Tally, play_match
 from mctsfw.plugin_manager import Registries, default_registries
 from mctsfw.ratings import two_player_rating
@@ -149,11 +149,13 @@ def self_play_pieces(config: dict, registries: Registries) -> tuple[SelfPlaySett
     return s, game, registries.nets.get(s.net), policy
 
 
-def searcher(game: Game, net, policy: TreePolicy, seed: int, batch_size: int, root_noise: bool = False) -> MCTS:
+def searcher(game: Game, net, policy: TreePolicy, seed: int, batch_size: int, root_noise: bool = False,
+             value: NetValue | None = None) -> MCTS:
     """PUCT search guided by ``net``: its priors and values (mixed with random rollouts
     when the policy's ``value_weight`` < 1), leaves batched under virtual loss. Root noise
-    for self-play games only."""
-    evaluator = value_evaluator(game, net, policy.value_weight, seed=seed)
+    for self-play games only. ``value``: a ``NetValue`` of ``net`` shared by the games of
+    a lock-step group."""
+    evaluator = value_evaluator(game, net, policy.value_weight, seed=seed, value=value)
     return MCTS(game, policy, evaluator, seed=seed, batch_size=batch_size, root_noise=root_noise)
 
 
@@ -179,66 +181,105 @@ def mover_value(mcts: MCTS, root) -> float:
     return value
 
 
-def self_play_game(game: Game, net, policy: TreePolicy, s: SelfPlaySettings, number: int,
-                   seed: int) -> tuple[dict[str, Any], RecordedGame]:
-    """Game ``number`` of a run with seed ``seed``: its metrics record (with its moves) and
-    the game with its targets (each position's visit distribution and value target; the
-    replay buffer adds the symmetries). The game's random numbers come from (seed, number)
-    alone.
+class SelfPlayGame:
+    """Game ``number`` of a run with seed ``seed``, in progress: its own search (seed,
+    root noise, kept tree) and its own random numbers, all from (seed, number) alone.
+    ``self_play_games`` searches its position (``state``) and hands the root to ``play``,
+    move after move, until it is ``over``; ``result`` then gives its metrics record (with
+    its moves) and the game with its targets (each position's visit distribution and
+    value target; the replay buffer adds the symmetries).
 
     With resignation on, the record says who resigned (``resigned``: the player, or None)
     or, in a game played to the end (``no_resign``), who would have resigned first and at
     which move, and whether that was a false positive (``would_resign``, or None)."""
-    started = time.perf_counter()
-    rng = np.random.default_rng([seed, number])
-    starter = (1 if number % 2 else 2) if s.starting_player == "alternate" else int(rng.choice((1, 2)))
-    mcts = searcher(game, net, policy, int(rng.integers(2**31)), s.batch_size, root_noise=True)
-    state = game.initial_state(starter)
-    resigning = s.resign_threshold > 0
-    no_resign = resigning and plays_to_the_end(s, number, seed)
-    resigned, would_resign = None, None
-    moves, counts, movers, root_values = [], [], [], []
-    while not game.is_final(state):
-        root = mcts.search(state, search_games=s.search_games)
-        if (resigning and would_resign is None and len(moves) >= s.resign_min_moves
+
+    def __init__(self, game: Game, net, policy: TreePolicy, s: SelfPlaySettings, number: int, seed: int,
+                 value: NetValue | None = None):
+        self.started = time.perf_counter()
+        self.game, self.s, self.number = game, s, number
+        self.rng = np.random.default_rng([seed, number])
+        rng = self.rng
+        self.starter = (1 if number % 2 else 2) if s.starting_player == "alternate" else int(rng.choice((1, 2)))
+        self.mcts = searcher(game, net, policy, int(rng.integers(2**31)), s.batch_size, root_noise=True, value=value)
+        self.state = game.initial_state(self.starter)
+        self.resigning = s.resign_threshold > 0
+        self.no_resign = self.resigning and plays_to_the_end(s, number, seed)
+        self.resigned: int | None = None
+        self.would_resign: dict[str, Any] | None = None
+        self.moves: list[int] = []
+        self.counts, self.movers, self.root_values = [], [], []
+        self.over = game.is_final(self.state)
+
+    def play(self, root: Node) -> None:
+        """The move after the search of ``state`` whose root is ``root`` (or the resignation)."""
+        game, s, mcts, state = self.game, self.s, self.mcts, self.state
+        if (self.resigning and self.would_resign is None and len(self.moves) >= s.resign_min_moves
                 and mover_value(mcts, root) < s.resign_threshold):
-            if not no_resign:
-                resigned = game.current_player(state)
-                break
-            would_resign = {"player": game.current_player(state), "move": len(moves)}
+            if not self.no_resign:
+                self.resigned = game.current_player(state)
+                self.over = True
+                return
+            self.would_resign = {"player": game.current_player(state), "move": len(self.moves)}
         distribution = mcts.visit_distribution(root)
-        counts.append(visit_counts(root, game.num_actions))
-        movers.append(game.current_player(state))
-        root_values.append(1.0 - root.q)
-        tau = s.temperature if len(moves) < s.temperature_moves else s.temperature_final
-        action = sample_action(distribution, tau, rng)
-        moves.append(int(action))
+        self.counts.append(visit_counts(root, game.num_actions))
+        self.movers.append(game.current_player(state))
+        self.root_values.append(1.0 - root.q)
+        tau = s.temperature if len(self.moves) < s.temperature_moves else s.temperature_final
+        action = sample_action(distribution, tau, self.rng)
+        self.moves.append(int(action))
         mcts.advance(action)
-        state = game.next_state(state, action)
-    winner = opponent(resigned) if resigned is not None else game.winner(state)
-    values = []
-    for player, q in zip(movers, root_values):
-        z = game_result(winner, player)
-        values.append((z + q) / 2 if s.value_target == "mean" else z)
-    recorded = RecordedGame.from_targets(game.num_actions, starter, moves, counts, values, winner)
-    record = {"kind": "game", "generation": (number - 1) // s.games_per_generation + 1, "game": number,
-              "starting_player": starter, "winner": winner, "moves": moves}
-    if resigning:
-        record["resigned"] = resigned
-        record["no_resign"] = no_resign
-        if no_resign:
-            if would_resign is not None:  # a false positive: the would-be resigner won or drew
-                would_resign["false_positive"] = winner != opponent(would_resign["player"])
-            record["would_resign"] = would_resign
-    record["seconds"] = round(time.perf_counter() - started, 3)
-    return record, recorded
+        self.state = game.next_state(state, action)
+        self.over = game.is_final(self.state)
+
+    def result(self) -> tuple[dict[str, Any], RecordedGame]:
+        """(the metrics record, the recorded game with its targets) of the finished game."""
+        game, s = self.game, self.s
+        winner = opponent(self.resigned) if self.resigned is not None else game.winner(self.state)
+        values = []
+        for player, q in zip(self.movers, self.root_values):
+            z = game_result(winner, player)
+            values.append((z + q) / 2 if s.value_target == "mean" else z)
+        recorded = RecordedGame.from_targets(game.num_actions, self.starter, self.moves, self.counts, values, winner)
+        record = {"kind": "game", "generation": (self.number - 1) // s.games_per_generation + 1, "game": self.number,
+                  "starting_player": self.starter, "winner": winner, "moves": self.moves}
+        if self.resigning:
+            record["resigned"] = self.resigned
+            record["no_resign"] = self.no_resign
+            if self.no_resign:
+                would = self.would_resign
+                if would is not None:  # a false positive: the would-be resigner won or drew
+                    would["false_positive"] = winner != opponent(would["player"])
+                record["would_resign"] = would
+        record["seconds"] = round(time.perf_counter() - self.started, 3)
+        return record, recorded
+
+
+def self_play_game(game: Game, net, policy: TreePolicy, s: SelfPlaySettings, number: int,
+                   seed: int) -> tuple[dict[str, Any], RecordedGame]:
+    """Game ``number`` of a run with seed ``seed`` played alone (a lock-step group of one):
+    its metrics record and the game with its targets (``SelfPlayGame``)."""
+    return self_play_games(game, net, policy, s, [number], seed)[0]
 
 
 def self_play_games(game: Game, net, policy: TreePolicy, s: SelfPlaySettings, numbers: list[int],
                     seed: int) -> list[tuple[dict[str, Any], RecordedGame]]:
-    """Games ``numbers`` of a run (one lock-step group, ``selfplay.lockstep``), in order:
-    what ``self_play_game`` gives for each."""
-    return [self_play_game(game, net, policy, s, number, seed) for number in numbers]
+    """Games ``numbers`` of a run (one lock-step group, ``selfplay.lockstep``), played
+    together, in order: what ``SelfPlayGame.result`` gives for each.
+
+    Every game keeps its own search and random numbers; at each move all the games still
+    going search in lock-step (``mcts.search_together``), the leaves of all of them
+    judged by one call of the shared network per round, so a big network sees batches
+    of up to ``lockstep * batch_size`` states. A game that ends drops out; the group is
+    done when every game is. A group of one plays exactly the game played alone."""
+    value = NetValue(game, net)
+    games = [SelfPlayGame(game, net, policy, s, number, seed, value) for number in numbers]
+    playing = [g for g in games if not g.over]
+    while playing:
+        roots = search_together([(g.mcts, g.state) for g in playing], s.search_games)
+        for g, root in zip(playing, roots):
+            g.play(root)
+        playing = [g for g in playing if not g.over]
+    return [g.result() for g in games]
 
 
 def lockstep_groups(first: int, last: int, games_per_generation: int, lockstep: int) -> list[list[int]]:

@@ -1,0 +1,86 @@
+"""Self-play positions (moves) per second: one game at a time against B games in lock-step.
+
+    python benchmarks/selfplay_speed.py [--games 8] [--search 16] [--lockstep 1,8,32,128]
+                                        [--batch-sizes 1,16] [--max-moves 0]
+
+Each row plays real self-play games (``mctsfw.selfplay.self_play_games``, the code the
+trainer runs: PUCT with root noise, temperature, tree reuse) with an untrained network of
+the default size of hexzero.toml (speed does not depend on the weights): pv_mlp (2x128)
+and pv_resnet (4 blocks of 64 filters), on Connect Four and 9x9 Go. B = 1 plays
+``--games`` games one after another; B > 1 plays one group of B games in lock-step, the
+leaves of all of them judged by one network call per round. ``batch`` is each game's own
+batch of leaves under virtual loss (``selfplay.batch_size``): 1 is pure lock-step (every
+leaf selected from a tree that knows all earlier results); with 16 a single game already
+feeds the network batches of 16. ``--max-moves`` cuts Go games off (scored as they
+stand) to keep a run short; 0 keeps the game's own cut-off (2*81 moves).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import mctsfw  # noqa: E402
+from mctsfw.config import load_config, plugin_params  # noqa: E402
+from mctsfw.selfplay import self_play_games, self_play_pieces  # noqa: E402
+
+GAMES = {"connect4": ('game="connect4"',), "go9": ('game="go"', "games.go.size=9")}
+NETS = ("pv_mlp", "pv_resnet")
+
+
+def measure(config: dict, lockstep: int, games: int) -> tuple[int, int, float]:
+    """(games played, positions played, seconds) of self-play with groups of ``lockstep``."""
+    s, game, net_class, policy = self_play_pieces(config, mctsfw.default_registries())
+    net = net_class(game, **plugin_params(config, "nets", s.net), seed=0)
+    net.evaluate(net.encode_batch([game.initial_state()] * 2))  # warm up: TensorFlow traces its graph once
+    count = games if lockstep == 1 else lockstep
+    numbers = list(range(1, count + 1))
+    groups = [numbers[i:i + lockstep] for i in range(0, count, lockstep)]
+    start = time.perf_counter()
+    positions = sum(len(record["moves"]) for group in groups
+                    for record, _ in self_play_games(game, net, policy, s, group, seed=0))
+    return count, positions, time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--games", type=int, default=8, help="games played one at a time for B = 1")
+    parser.add_argument("--search", type=int, default=16, help="PUCT simulations per move")
+    parser.add_argument("--lockstep", default="1,8,32,128", help="the B to compare (1 first: the baseline)")
+    parser.add_argument("--batch-sizes", default="1,16", help="each game's leaves per round under virtual loss")
+    parser.add_argument("--max-moves", type=int, default=0, help="Go's cut-off (0: the game's own)")
+    parser.add_argument("--games-list", default="connect4,go9", help="of: connect4, go9")
+    parser.add_argument("--nets", default="pv_mlp,pv_resnet")
+    args = parser.parse_args()
+    lockstep = [int(b) for b in args.lockstep.split(",")]
+    print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
+          f"Python {platform.python_version()}; search {args.search} simulations a move; "
+          f"Go cut-off {args.max_moves or 'the game own (162)'}")
+    print(f"{'game':<9} {'net':<10} {'batch':>5} {'B':>4} {'games':>5} {'positions':>9} {'seconds':>8} "
+          f"{'positions/s':>11} {'vs B=1':>7}", flush=True)
+    for game_name in args.games_list.split(","):
+        for net in args.nets.split(","):
+            for batch in (int(b) for b in args.batch_sizes.split(",")):
+                overrides = [*GAMES[game_name], f'selfplay.net="{net}"', f"selfplay.search_games={args.search}",
+                             f"selfplay.batch_size={batch}", "selfplay.games_per_generation=1000"]
+                if game_name == "go9" and args.max_moves:
+                    overrides.append(f"games.go.max_moves={args.max_moves}")
+                config = load_config(ROOT / "hexzero.toml", None, overrides)
+                single = None
+                for b in lockstep:
+                    games, positions, seconds = measure(config, b, args.games)
+                    speed = positions / seconds
+                    single = single or speed
+                    print(f"{game_name:<9} {net:<10} {batch:>5} {b:>4} {games:>5} {positions:>9} {seconds:>8.1f} "
+                          f"{speed:>11.1f} {speed / single:>6.1f}x", flush=True)
+
+
+if __name__ == "__main__":
+    main()
