@@ -134,7 +134,8 @@ class Replays:
         if self.counts[index] > MAX_REPLAYS:
             raise BackendError(f"self-play {describe(numbers)} lost their worker {self.counts[index]} times "
                                f"(last: {why}); giving up")
-        print(f"a self-play worker died playing {describe(numbers)} ({why}); playing them again", file=sys.stderr,
+        again = "it" if len(numbers) == 1 else "them"
+        print(f"a self-play worker died playing {describe(numbers)} ({why}); playing {again} again", file=sys.stderr,
               flush=True)
 
 

@@ -67,11 +67,11 @@ def test_a_local_ray_plays_the_games_that_one_process_plays(tmp_path, reference,
 @needs_ray
 def test_a_ray_worker_that_dies_has_its_games_played_again_once(tmp_path, reference, monkeypatch, capfd):
     marker = tmp_path / "died"
-    monkeypatch.setenv(WORKER_DIES_AT, f"3:{marker}")  # the worker about to play games 3-4 exits, once
+    monkeypatch.setenv(WORKER_DIES_AT, f"4:{marker}")  # the worker about to play games 4-5 exits, once
     run_dir = tmp_path / "run"
     trainer = run(run_dir, 'selfplay.backend="ray"', "selfplay.workers=2", "selfplay.lockstep=2")
     assert marker.exists()  # a worker did die
-    assert "a self-play worker died playing games 3-4" in capfd.readouterr().err
+    assert "a self-play worker died playing games 4-5" in capfd.readouterr().err
     assert_same_run(run_dir, trainer, reference)  # every game once, as if nothing had happened
 
 
