@@ -31,6 +31,7 @@ import hashlib
 import logging
 import os
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -212,6 +213,8 @@ class RayBackend:
         self._running: list = []
         self._remote = {}
         if self._owned:
+            if address and address != "auto":
+                cluster_problem(address)
             options: dict[str, Any] = dict(include_dashboard=False, log_to_driver=False, logging_level=logging.ERROR)
             if address:
                 options["address"] = address
@@ -221,8 +224,10 @@ class RayBackend:
                 ray.init(**options)
             except (ConnectionError, RuntimeError, ValueError) as error:
                 where = f"the Ray cluster at {address}" if address else "a local Ray"
+                hint = ("; a cluster that authenticates (Ray >= 2.59) wants RAY_AUTH_MODE=token and its "
+                        "RAY_AUTH_TOKEN here too" if address else "")
                 raise BackendError(f"selfplay.ray_address = {address!r}: could not start or join {where}: "
-                                   f"{str(error).splitlines()[0] if str(error) else type(error).__name__}") from None
+                                   f"{str(error).splitlines()[0] if str(error) else type(error).__name__}{hint}") from None
             if not address:
                 self._guard = start_guard(os.getpid(), _descendants(os.getpid()))
 
@@ -280,6 +285,18 @@ class RayBackend:
             self._guard.kill()  # Ray is down: nothing left to guard
             self._guard.wait()
             self._guard = None
+
+
+def cluster_problem(address: str, timeout: float = 5.0) -> None:
+    """Refuse a ``HOST:PORT`` that answers nobody, at once: Ray itself would retry for minutes."""
+    host, _, port = address.rpartition(":")
+    if not host or not port.isdigit():
+        raise BackendError(f"selfplay.ray_address = {address!r}: not HOST:PORT (nor \"auto\", nor \"\" for a local Ray)")
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout).close()
+    except OSError as error:
+        raise BackendError(f"selfplay.ray_address = {address!r}: no Ray cluster answers there ({error.strerror or error}); "
+                           f"start one with `ray start --head --port={port}` on {host}") from None
 
 
 def make_backend(backend: str, workers: int, ray_address: str, initializer: Callable[..., None] | None = None,

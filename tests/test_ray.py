@@ -104,6 +104,16 @@ def test_the_ray_backend_without_ray_is_refused_in_one_line(tmp_path):
     assert not (tmp_path / "run").exists()
 
 
+@needs_ray
+def test_a_ray_address_where_nobody_answers_is_refused_in_one_line(tmp_path):
+    proc = subprocess.run(selfplay_command(tmp_path / "run", 1, 'selfplay.backend="ray"', 'selfplay.ray_address="127.0.0.1:1"'),
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "selfplay.ray_address = '127.0.0.1:1': no Ray cluster answers there" in lines[0], proc.stderr
+    assert "ray start --head" in lines[0]
+
+
 def start_ray_selfplay(run_dir, **popen):
     # its own process group with SIGINT at its default, as in a terminal (see test_selfplay)
     return subprocess.Popen(selfplay_command(run_dir, 50, 'selfplay.backend="ray"', "selfplay.workers=2"),
