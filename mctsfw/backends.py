@@ -168,7 +168,7 @@ class ProcessBackend:
         if self._pool is None:
             self._pool = self._new_pool()
         replays = Replays(groups)
-        futures: list[Future] = [self._pool.submit(fn, *args(numbers)) for numbers in groups]
+        futures: list[Future] = [self._submit(fn, args(numbers)) for numbers in groups]
         for i in range(len(groups)):
             while True:
                 try:
@@ -180,11 +180,23 @@ class ProcessBackend:
                     lost = [j for j in range(i, len(groups)) if not _succeeded(futures[j])]
                     for j in lost:
                         replays.lost(j, type(error).__name__)
-                    self._pool.close(abort=True)
-                    self._pool = self._new_pool()
+                    self._replace_pool()
                     for j in lost:
-                        futures[j] = self._pool.submit(fn, *args(groups[j]))
+                        futures[j] = self._submit(fn, args(groups[j]))
             yield result, i + 1 < len(groups) and _succeeded(futures[i + 1])
+
+    def _replace_pool(self) -> None:
+        self._pool.close(abort=True)
+        self._pool = self._new_pool()
+
+    def _submit(self, fn: Callable[..., Any], args: tuple) -> Future:
+        """Submit to the pool, replacing it first if a worker died while it was idle (between
+        generations): a broken pool refuses every submission."""
+        try:
+            return self._pool.submit(fn, *args)
+        except BrokenProcessPool:
+            self._replace_pool()
+            return self._pool.submit(fn, *args)
 
     def close(self, abort: bool = False) -> None:
         if self._pool is not None:
