@@ -511,6 +511,7 @@ def run_training(args: argparse.Namespace, section: str, length_key: str, make_t
     when the config asks for it. Either way a change to a key a run keeps from its start
     (one not declared ``resumable``) is refused, naming the key: never silently dropped.
     """
+    from mctsfw.backends import BackendError
     from mctsfw.runs import RunDir
 
     flags = flag_overrides(args)
@@ -552,6 +553,9 @@ def run_training(args: argparse.Namespace, section: str, length_key: str, make_t
         except KeyboardInterrupt:
             print(f"\ninterrupted: resume with hexzero {args.command} --resume {run.path}", file=sys.stderr)
             return 130
+        except BackendError as error:  # self-play workers that cannot start (a Ray cluster not there) or go on
+            print(f"error: {error}", file=sys.stderr)
+            return 2
         done = summary.get("episodes", summary.get("generations"))
         print(f"{done} {length_key} in {run.path} ({summary['this_time']} {unit}s this time, {summary['seconds']:.1f} s); "
               "checkpoints:")

@@ -44,7 +44,6 @@ from __future__ import annotations
 import os
 import tempfile
 import time
-from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
@@ -52,6 +51,7 @@ from typing import Any, Iterator
 import numpy as np
 
 from mctsfw.actors import Actor
+from mctsfw.backends import die_if_asked, make_backend, ray_problem
 from mctsfw.config import plugin_params
 from mctsfw.game import Game, opponent
 from mctsfw.evaluators import NetValue, value_evaluator
@@ -67,7 +67,6 @@ from mctsfw.runs import ResumableRun
 from mctsfw.sampling import sample_action, temperature_problem
 from mctsfw.sgf import resigned_result, to_sgf, write_sgf
 from mctsfw.schema import Section, SectionSettings, Setting
-from mctsfw.workers import WorkerPool
 
 
 #: ``[selfplay]``: AlphaZero-style generations (``cli.py selfplay``)
@@ -79,6 +78,8 @@ def selfplay_config_problems(config: dict, registries: Registries) -> list[str]:
     game = config["game"]
     if config["selfplay"]["sgf"] and game in registries.games and registries.games.get(game).sgf_game is None:
         problems.append(f"selfplay.sgf = true: {game} has no SGF (Go and Hex have)")
+    if config["selfplay"]["backend"] == "ray" and (problem := ray_problem()):
+        problems.append(f'selfplay.backend = "ray": {problem}')
     return problems
 
 
@@ -116,7 +117,8 @@ SELFPLAY_SECTION = Section("selfplay", "cli.py selfplay: AlphaZero-style generat
     Setting("seed", 0, "random seed of the run; -1 = a new seed every run", low=-1),
     Setting("sgf", False, "also save every self-play game as SGF: RUN_DIR/sgf/gen_NNNN_game_NNN.sgf (games with "
             "SGF: Go, Hex)", resumable=True),
-    Setting("workers", 1, "processes playing a generation's games at once (0 = one per core); the games and the run "
+    Setting("workers", 1, "processes playing a generation's games at once (0 = one per core; with backend = "
+            '"ray": the CPUs of the local Ray, while a cluster uses the CPUs its machines offer); the games and the run '
             "are the same whatever this is, only the time differs", low=0, resumable=True),
     Setting("lockstep", 1, "games a worker plays together in lock-step, the leaves of all of them judged by one "
             "network call; a generation's games are grouped by number (1-B, B+1-2B, ...), so the games depend on "
@@ -318,21 +320,28 @@ class ResignationTally:
         return {**c, "false_positive_rate": rate}
 
 
-# ---- self-play worker processes --------------------------------------------------------------
+# ---- self-play workers (processes or Ray tasks, mctsfw.backends) ------------------------------------
 _worker: dict[str, Any] = {}
 
 
 def _worker_start(config: dict) -> None:
-    """Build the game, the noisy PUCT policy and the net class once per worker process."""
+    """Build the game, the noisy PUCT policy and the net class once per worker (a worker
+    process calls it when it starts; a Ray worker on its first task, and again if a run
+    with another config reuses it)."""
     settings, game, net_class, policy = self_play_pieces(config, default_registries())
-    _worker.update(settings=settings, game=game, net_class=net_class, policy=policy, net_file=None)
+    _worker.clear()
+    _worker.update(config=config, settings=settings, game=game, net_class=net_class, policy=policy, net_key=None)
 
 
-def _worker_games(net_file: str, generation: int, numbers: list[int],
-                  seed: int) -> list[tuple[dict[str, Any], RecordedGame]]:
-    if _worker["net_file"] != (net_file, generation):  # a new generation's network
-        _worker["net"] = _worker["net_class"].load(net_file, _worker["game"])
-        _worker["net_file"] = (net_file, generation)
+def _worker_games(config: dict, net, numbers: list[int], seed: int) -> list[tuple[dict[str, Any], RecordedGame]]:
+    """One lock-step group of games, played by a worker with the network ``net`` (a
+    ``mctsfw.backends`` handle: a file, or Ray's object store), loaded once per version."""
+    die_if_asked(numbers)
+    if _worker.get("config") != config:
+        _worker_start(config)
+    if _worker["net_key"] != net.key:  # a new generation's network
+        _worker["net"] = net.load(_worker["net_class"], _worker["game"])
+        _worker["net_key"] = net.key
     return self_play_games(_worker["game"], _worker["net"], _worker["policy"], _worker["settings"], numbers, seed)
 
 
@@ -384,7 +393,7 @@ class SelfPlayTrainer(ResumableRun):
         self.settings, self.game, self.net_class, self.tree_policy = self_play_pieces(config, self.registries)
         self.net_name = self.settings.net
         require_role(self.net_class, POLICY_VALUE, f"selfplay.net = {self.net_name!r}: self-play")
-        self._pool: WorkerPool | None = None
+        self._backend = None  # mctsfw.backends: started with the first games that need it
         self.generation, self.games_done = 0, 0
         self.resignation = ResignationTally()
         self.generation_moves = 0  # moves of this generation's committed games
@@ -491,9 +500,9 @@ class SelfPlayTrainer(ResumableRun):
         return self.generation
 
     def close(self, aborted: bool) -> None:
-        if self._pool is not None:
-            self._pool.close(abort=aborted)
-            self._pool = None
+        if self._backend is not None:
+            self._backend.close(abort=aborted)
+            self._backend = None
 
     def _generation_games(self):
         """The rest of this generation's games, in order: ((metrics record, recorded game), commit now?)."""
@@ -502,24 +511,18 @@ class SelfPlayTrainer(ResumableRun):
         groups = lockstep_groups(first, (self.generation + 1) * s.games_per_generation, s.games_per_generation,
                                  s.lockstep)
         workers = s.workers if s.workers > 0 else os.cpu_count() or 1
-        if workers <= 1:
+        if s.backend == "processes" and workers <= 1:
             for numbers in groups:
                 yield from ((result, True) for result in
                             self_play_games(self.game, self.best, self.tree_policy, s, numbers, self.seed))
             return
-        if self._pool is None:
-            self._pool = WorkerPool(workers, initializer=_worker_start, initargs=(self.config,))
-        net_file = self.run.path / "workers_net.keras"  # the network the workers play with
-        self.best.save(net_file)
-        try:
-            futures: list[Future] = [self._pool.submit(_worker_games, str(net_file), self.generation, numbers,
-                                                       self.seed) for numbers in groups]
-            for i, future in enumerate(futures):
-                results = future.result()
+        if self._backend is None:
+            self._backend = make_backend(s.backend, s.workers, s.ray_address, _worker_start, (self.config,))
+        with self._backend.shared_net(self.best, self.run.path) as net:
+            for results, next_ready in self._backend.play(_worker_games, groups,
+                                                          lambda numbers: (self.config, net, numbers, self.seed)):
                 for j, result in enumerate(results):
-                    yield result, j + 1 == len(results) and (i + 1 == len(futures) or not futures[i + 1].done())
-        finally:
-            net_file.unlink(missing_ok=True)
+                    yield result, j + 1 == len(results) and not next_ready
 
     def train_generation(self) -> dict[str, Any]:
         s = self.settings

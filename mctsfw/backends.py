@@ -1,0 +1,376 @@
+"""Where the self-play workers run: processes on this machine, or tasks on a Ray cluster.
+
+The trainer stays one process. For each generation it hands a backend the network the
+games are played with and the generation's lock-step groups; the backend plays the
+groups on its workers and gives back each group's results **in group order**, so the
+trainer commits the games in game order whatever finished first. Every game draws its
+random numbers from (run seed, game number), so a run is the same game for game on
+either backend with any number of workers.
+
+A worker that dies (killed, out of memory, its machine gone) loses only the groups it
+had not returned: they are played again on a fresh worker, and since nothing of a group
+reaches the trainer before the whole group has come back, no game is lost or counted
+twice. A group that loses its worker ``MAX_REPLAYS`` times stops the run with a
+one-line error (a game that kills every worker is a bug, not bad luck).
+
+Ray (``pip install -e ".[ray]"``): with ``ray_address = ""`` a local Ray is started with
+``workers`` CPUs (0: every core) and shut down with the run; with ``"auto"`` or
+``"HOST:PORT"`` the run joins the cluster that ``ray start --head`` began and uses the
+CPUs its machines offer. The network travels through Ray's object store, because a file
+on the head machine is not visible to the others; the workers need the same hexzero
+installed (and run from the same directory when it is a checkout).
+
+Processes we start die with us: a Ctrl-C or an error shuts the local Ray down, and a
+small guard process ends the local Ray's processes should this process be killed
+outright (``kill -9``), which Ray's own clean-up does not cover for all of them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import Future
+from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+from mctsfw.workers import WorkerPool
+
+#: times one group of games may lose its worker before the run gives up
+MAX_REPLAYS = 3
+
+#: fault injection for the tests: "N:FILE" makes the worker about to play game N exit at
+#: once, the first time only (it creates FILE, and does nothing while FILE exists)
+WORKER_DIES_AT = "HEXZERO_WORKER_DIES_AT"
+
+RAY_MISSING = 'Ray is not installed: pip install -e ".[ray]" (or pip install "ray>=2.9")'
+
+
+class BackendError(RuntimeError):
+    """A backend that cannot start or cannot go on, in one line for the user."""
+
+
+def ray_problem() -> str | None:
+    """Why ``backend = "ray"`` cannot work here (Ray missing), or None."""
+    try:
+        import ray  # noqa: F401
+    except ImportError:
+        return RAY_MISSING
+    return None
+
+
+def die_if_asked(numbers: list[int]) -> None:
+    """End this worker process now if ``WORKER_DIES_AT`` names one of ``numbers`` for the
+    first time: how the tests show that a dead worker's games are replayed."""
+    spec = os.environ.get(WORKER_DIES_AT)
+    if not spec:
+        return
+    number, _, marker = spec.partition(":")
+    if int(number) in numbers and marker and not os.path.exists(marker):
+        Path(marker).touch()
+        os._exit(3)
+
+
+def describe(numbers: list[int]) -> str:
+    return f"game {numbers[0]}" if len(numbers) == 1 else f"games {numbers[0]}-{numbers[-1]}"
+
+
+def net_bytes(net) -> bytes:
+    """The network as the bytes of its saved file (a net is saved to a path only)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "net.keras"
+        net.save(path)
+        return path.read_bytes()
+
+
+# ---- how a worker gets the network -----------------------------------------------------------------
+class NetFile:
+    """The network as a file every worker can read (workers on this machine)."""
+
+    def __init__(self, path: Path, key: str):
+        self.path, self.key = str(path), key
+
+    def load(self, net_class, game):
+        return net_class.load(self.path, game)
+
+
+class NetObject:
+    """The network as bytes in Ray's object store, fetched only by a worker that does
+    not hold this version yet (the reference is wrapped in a list so that Ray passes
+    the reference, not the bytes, to every task)."""
+
+    def __init__(self, ref, key: str):
+        self.refs, self.key = [ref], key
+
+    def load(self, net_class, game):
+        import ray
+
+        data = ray.get(self.refs[0])
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "net.keras"
+            path.write_bytes(data)
+            return net_class.load(path, game)
+
+
+# ---- the replay book-keeping both backends share -------------------------------------------------------
+class Replays:
+    """Counts the times each group lost its worker, says so in one line, and stops the
+    run when a group has lost too many."""
+
+    def __init__(self, groups: list[list[int]]):
+        self.groups = groups
+        self.counts = [0] * len(groups)
+
+    def lost(self, index: int, why: str) -> None:
+        self.counts[index] += 1
+        numbers = self.groups[index]
+        if self.counts[index] > MAX_REPLAYS:
+            raise BackendError(f"self-play {describe(numbers)} lost their worker {self.counts[index]} times "
+                               f"(last: {why}); giving up")
+        again = "it" if len(numbers) == 1 else "them"
+        print(f"a self-play worker died playing {describe(numbers)} ({why}); playing {again} again", file=sys.stderr,
+              flush=True)
+
+
+class ProcessBackend:
+    """Worker processes on this machine (``mctsfw.workers.WorkerPool``); a pool broken by
+    a dead worker is replaced and the groups it had not returned are submitted again."""
+
+    def __init__(self, workers: int, initializer: Callable[..., None] | None = None, initargs: tuple = ()):
+        self.workers, self.initializer, self.initargs = workers, initializer, initargs
+        self._pool: WorkerPool | None = None
+
+    def _new_pool(self) -> WorkerPool:
+        return WorkerPool(self.workers, initializer=self.initializer, initargs=self.initargs)
+
+    @contextmanager
+    def shared_net(self, net, directory: Path) -> Iterator[NetFile]:
+        path = Path(directory) / "workers_net.keras"  # the network the workers play with
+        data = net_bytes(net)
+        path.write_bytes(data)
+        try:
+            yield NetFile(path, hashlib.sha256(data).hexdigest())
+        finally:
+            path.unlink(missing_ok=True)
+
+    def play(self, fn: Callable[..., Any], groups: list[list[int]],
+             args: Callable[[list[int]], tuple]) -> Iterator[tuple[Any, bool]]:
+        """``fn(*args(numbers))`` for each group, yielded in group order with whether the
+        next group's results are already in."""
+        if self._pool is None:
+            self._pool = self._new_pool()
+        replays = Replays(groups)
+        futures: list[Future] = [self._submit(fn, args(numbers)) for numbers in groups]
+        for i in range(len(groups)):
+            while True:
+                try:
+                    result = futures[i].result()
+                    break
+                except BrokenProcessPool as error:
+                    # every unfinished future of a broken pool fails: which group killed its
+                    # worker is unknown, so each group that had not come back counts a loss
+                    lost = [j for j in range(i, len(groups)) if not _succeeded(futures[j])]
+                    for j in lost:
+                        replays.lost(j, type(error).__name__)
+                    self._replace_pool()
+                    for j in lost:
+                        futures[j] = self._submit(fn, args(groups[j]))
+            yield result, i + 1 < len(groups) and _succeeded(futures[i + 1])
+
+    def _replace_pool(self) -> None:
+        self._pool.close(abort=True)
+        self._pool = self._new_pool()
+
+    def _submit(self, fn: Callable[..., Any], args: tuple) -> Future:
+        """Submit to the pool, replacing it first if a worker died while it was idle (between
+        generations): a broken pool refuses every submission."""
+        try:
+            return self._pool.submit(fn, *args)
+        except BrokenProcessPool:
+            self._replace_pool()
+            return self._pool.submit(fn, *args)
+
+    def close(self, abort: bool = False) -> None:
+        if self._pool is not None:
+            self._pool.close(abort=abort)
+            self._pool = None
+
+
+def _succeeded(future: Future) -> bool:
+    return future.done() and not future.cancelled() and future.exception() is None
+
+
+class RayBackend:
+    """Ray tasks, one per group (one CPU each): a local Ray started here, or a cluster
+    joined at ``address``. Ray keeps its worker processes between tasks, so a worker
+    builds the game and loads each generation's network once."""
+
+    def __init__(self, address: str, workers: int):
+        problem = ray_problem()
+        if problem:
+            raise BackendError(problem)
+        import ray
+
+        self._ray = ray
+        self._owned = not ray.is_initialized()  # a Ray the caller started is theirs to shut down
+        self._guard: subprocess.Popen | None = None
+        self._running: list = []
+        self._remote = {}
+        if self._owned:
+            if address and address != "auto":
+                cluster_problem(address)
+            options: dict[str, Any] = dict(include_dashboard=False, log_to_driver=False, logging_level=logging.ERROR)
+            if address:
+                options["address"] = address
+            else:
+                options.update(num_cpus=workers or os.cpu_count() or 1, object_store_memory=256 * 2**20)
+            try:
+                ray.init(**options)
+            except (ConnectionError, RuntimeError, ValueError) as error:
+                where = f"the Ray cluster at {address}" if address else "a local Ray"
+                hint = ("; a cluster that authenticates (Ray >= 2.59) wants RAY_AUTH_MODE=token and its "
+                        "RAY_AUTH_TOKEN here too" if address else "")
+                raise BackendError(f"selfplay.ray_address = {address!r}: could not start or join {where}: "
+                                   f"{str(error).splitlines()[0] if str(error) else type(error).__name__}{hint}") from None
+            if not address:
+                self._guard = start_guard(os.getpid(), _descendants(os.getpid()))
+
+    @contextmanager
+    def shared_net(self, net, directory: Path) -> Iterator[NetObject]:
+        data = net_bytes(net)
+        ref = self._ray.put(data)
+        try:
+            yield NetObject(ref, hashlib.sha256(data).hexdigest())
+        finally:
+            del ref
+
+    def play(self, fn: Callable[..., Any], groups: list[list[int]],
+             args: Callable[[list[int]], tuple]) -> Iterator[tuple[Any, bool]]:
+        """As ``ProcessBackend.play``; a group whose worker or machine died is submitted again."""
+        ray = self._ray
+        if fn not in self._remote:
+            # retries are ours (Replays): Ray's own would replay silently and without a limit we set
+            self._remote[fn] = ray.remote(fn).options(num_cpus=1, max_retries=0)
+        remote = self._remote[fn]
+        lost_errors = tuple(getattr(ray.exceptions, name) for name in (
+            "WorkerCrashedError", "NodeDiedError", "LocalRayletDiedError", "OutOfMemoryError", "ObjectLostError",
+            "OwnerDiedError") if hasattr(ray.exceptions, name))
+        replays = Replays(groups)
+        refs = [remote.remote(*args(numbers)) for numbers in groups]
+        self._running = refs
+        results: dict[int, Any] = {}
+        for i in range(len(groups)):
+            while i not in results:
+                waiting = [ref for j, ref in enumerate(refs) if j >= i and j not in results]
+                ready, _ = ray.wait(waiting, num_returns=1)
+                for ref in ready:
+                    j = refs.index(ref)
+                    try:
+                        results[j] = ray.get(ref)
+                    except lost_errors as error:
+                        replays.lost(j, type(error).__name__)
+                        refs[j] = remote.remote(*args(groups[j]))
+            next_ready = i + 1 < len(groups) and (i + 1 in results or bool(ray.wait([refs[i + 1]], timeout=0)[0]))
+            yield results.pop(i), next_ready
+        self._running = []
+
+    def close(self, abort: bool = False) -> None:
+        ray = self._ray
+        if abort:
+            for ref in self._running:
+                try:
+                    ray.cancel(ref, force=True)
+                except Exception:  # noqa: BLE001 - a finished or lost task cannot be cancelled; nothing to do
+                    pass
+        self._running = []
+        if self._owned and ray.is_initialized():
+            ray.shutdown()
+        if self._guard is not None:
+            self._guard.kill()  # Ray is down: nothing left to guard
+            self._guard.wait()
+            self._guard = None
+
+
+def cluster_problem(address: str, timeout: float = 5.0) -> None:
+    """Refuse a ``HOST:PORT`` that answers nobody, at once: Ray itself would retry for minutes."""
+    host, _, port = address.rpartition(":")
+    if not host or not port.isdigit():
+        raise BackendError(f"selfplay.ray_address = {address!r}: not HOST:PORT (nor \"auto\", nor \"\" for a local Ray)")
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout).close()
+    except OSError as error:
+        raise BackendError(f"selfplay.ray_address = {address!r}: no Ray cluster answers there ({error.strerror or error}); "
+                           f"start one with `ray start --head --port={port}` on {host}") from None
+
+
+def make_backend(backend: str, workers: int, ray_address: str, initializer: Callable[..., None] | None = None,
+                 initargs: tuple = ()):
+    """The backend ``[selfplay] backend`` names (``workers`` 0: one per core)."""
+    if backend == "ray":
+        return RayBackend(ray_address, workers)
+    return ProcessBackend(workers or os.cpu_count() or 1, initializer, initargs)
+
+
+# ---- the guard: a local Ray dies with this process even after kill -9 -----------------------------------
+def _start_time(pid: int) -> str | None:
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return text[text.rindex(")") + 2:].split()[19]  # field 22: when the process started
+
+
+def _descendants(pid: int) -> list[int]:
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                text = (entry / "stat").read_text()
+            except OSError:
+                continue
+            children.setdefault(int(text[text.rindex(")") + 2:].split()[1]), []).append(int(entry.name))
+    found, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+def start_guard(parent: int, pids: list[int]) -> subprocess.Popen | None:
+    """A small process that kills ``pids`` (the local Ray's processes) once ``parent`` is
+    gone, so that a ``kill -9`` of the trainer leaves none of them running (Ray's agents
+    outlive a killed driver). Linux only (it reads /proc); elsewhere nothing is started."""
+    if not Path("/proc/self/stat").exists() or not pids:
+        return None
+    marks = [f"{pid}={_start_time(pid)}" for pid in pids if _start_time(pid) is not None]
+    return subprocess.Popen([sys.executable, "-m", "mctsfw.backends", "guard", str(parent), *marks],
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True, cwd=os.getcwd(),
+                            env={**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [
+                                str(Path(__file__).resolve().parent.parent), os.environ.get("PYTHONPATH")]))})
+
+
+def _guard(parent: int, marks: list[str]) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # a Ctrl-C is the trainer's to handle
+    while os.getppid() == parent:
+        time.sleep(0.25)
+    for mark in marks:
+        pid, _, started = mark.partition("=")
+        if _start_time(int(pid)) == started:  # the same process, not a new one with its number
+            try:
+                os.kill(int(pid), signal.SIGKILL)
+            except OSError:
+                pass
+
+
+if __name__ == "__main__" and len(sys.argv) >= 3 and sys.argv[1] == "guard":
+    _guard(int(sys.argv[2]), sys.argv[3:])

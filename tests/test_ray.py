@@ -1,0 +1,157 @@
+"""Self-play backends: Ray plays the games processes play, dead workers' games are replayed
+once, and neither leaves a process behind (mctsfw/backends.py)."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+from mctsfw.backends import WORKER_DIES_AT
+from mctsfw.runs import RunDir
+from mctsfw.selfplay import SelfPlayTrainer
+from tests.conftest import descendants, wait_until_gone
+from tests.test_selfplay import TINY, tiny
+from tests.test_training import ROOT
+
+try:
+    import ray
+except ImportError:
+    ray = None
+
+needs_ray = pytest.mark.skipif(ray is None, reason='Ray is not installed (pip install -e ".[ray]"): the Ray backend '
+                                                   "tests are skipped")
+
+
+def played(run_dir):
+    """The games of a run as its metrics say (minus their timings), in the order committed."""
+    return [{k: v for k, v in r.items() if k != "seconds"} for r in RunDir(run_dir).read_metrics() if r["kind"] == "game"]
+
+
+def run(run_dir, *settings):
+    trainer = SelfPlayTrainer(tiny(run_dir, extra=list(settings)), run_dir, progress=False)
+    trainer.train()
+    return trainer
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory):
+    """The tiny run (2 generations of 3 games, lock-step groups of 2) played by one process."""
+    run_dir = tmp_path_factory.mktemp("processes") / "run"
+    trainer = run(run_dir, "selfplay.workers=1", "selfplay.lockstep=2")
+    return played(run_dir), trainer.buffer, trainer.net
+
+
+def assert_same_run(run_dir, trainer, reference):
+    games, buffer, net = reference
+    assert played(run_dir) == games and [g["game"] for g in games] == [1, 2, 3, 4, 5, 6]
+    assert trainer.buffer.records == buffer.records
+    x = buffer.cases()[0]
+    assert np.allclose(trainer.net.evaluate(x)[0], net.evaluate(x)[0], atol=1e-5)
+
+
+@needs_ray
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_local_ray_plays_the_games_that_one_process_plays(tmp_path, reference, workers):
+    run_dir = tmp_path / "run"
+    trainer = run(run_dir, 'selfplay.backend="ray"', f"selfplay.workers={workers}", "selfplay.lockstep=2")
+    assert_same_run(run_dir, trainer, reference)
+    # the local Ray was shut down with the run: no Ray, no process of it left
+    assert not ray.is_initialized()
+    assert wait_until_gone(descendants(os.getpid()), 10) == []
+
+
+@needs_ray
+def test_a_ray_worker_that_dies_has_its_games_played_again_once(tmp_path, reference, monkeypatch, capfd):
+    marker = tmp_path / "died"
+    monkeypatch.setenv(WORKER_DIES_AT, f"4:{marker}")  # the worker about to play games 4-5 exits, once
+    run_dir = tmp_path / "run"
+    trainer = run(run_dir, 'selfplay.backend="ray"', "selfplay.workers=2", "selfplay.lockstep=2")
+    assert marker.exists()  # a worker did die
+    assert "a self-play worker died playing games 4-5" in capfd.readouterr().err
+    assert_same_run(run_dir, trainer, reference)  # every game once, as if nothing had happened
+
+
+def test_a_worker_process_that_dies_has_its_games_played_again_once(tmp_path, reference, monkeypatch, capfd):
+    marker = tmp_path / "died"
+    monkeypatch.setenv(WORKER_DIES_AT, f"1:{marker}")
+    run_dir = tmp_path / "run"
+    trainer = run(run_dir, "selfplay.workers=2", "selfplay.lockstep=2")
+    assert marker.exists()
+    assert "a self-play worker died playing games 1-2" in capfd.readouterr().err
+    assert_same_run(run_dir, trainer, reference)
+    assert not (run_dir / "workers_net.keras").exists()
+
+
+def selfplay_command(run_dir, generations, *settings):
+    return [sys.executable, str(ROOT / "cli.py"), "selfplay", "--no-progress", "--run-dir", str(run_dir),
+            "--generations", str(generations), *sum((["--set", s] for s in [*TINY, *settings]), [])]
+
+
+def test_the_ray_backend_without_ray_is_refused_in_one_line(tmp_path):
+    fake = tmp_path / "site" / "ray"  # an environment in which `import ray` fails
+    fake.mkdir(parents=True)
+    (fake / "__init__.py").write_text("raise ModuleNotFoundError(\"No module named 'ray'\")\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path / "site"), str(ROOT)])}
+    proc = subprocess.run(selfplay_command(tmp_path / "run", 1, 'selfplay.backend="ray"'), capture_output=True,
+                          text=True, env=env, timeout=120)
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and 'pip install -e ".[ray]"' in lines[0] and "selfplay.backend" in lines[0], proc.stderr
+    assert not (tmp_path / "run").exists()
+
+
+@needs_ray
+def test_a_ray_address_where_nobody_answers_is_refused_in_one_line(tmp_path):
+    proc = subprocess.run(selfplay_command(tmp_path / "run", 1, 'selfplay.backend="ray"', 'selfplay.ray_address="127.0.0.1:1"'),
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "selfplay.ray_address = '127.0.0.1:1': no Ray cluster answers there" in lines[0], proc.stderr
+    assert "ray start --head" in lines[0]
+
+
+def start_ray_selfplay(run_dir, **popen):
+    # its own process group with SIGINT at its default, as in a terminal (see test_selfplay)
+    return subprocess.Popen(selfplay_command(run_dir, 50, 'selfplay.backend="ray"', "selfplay.workers=2"),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL), **popen)
+
+
+def wait_for_games(proc, run_dir):
+    """The processes below ``proc`` once its Ray workers have played a game."""
+    deadline = time.time() + 240
+    while time.time() < deadline:
+        assert proc.poll() is None, f"exit {proc.returncode}: {proc.stderr.read()}"
+        latest = RunDir(run_dir).latest()
+        if latest and latest[0] >= 1:
+            return descendants(proc.pid)
+        time.sleep(0.1)
+    raise AssertionError("the Ray workers played no game")
+
+
+@needs_ray
+def test_ctrl_c_stops_a_ray_run_with_one_line_and_leaves_no_process(tmp_path):
+    run_dir = tmp_path / "run"
+    proc = start_ray_selfplay(run_dir)
+    below = wait_for_games(proc, run_dir)
+    assert len(below) >= 3  # Ray's own processes and its workers
+    os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C sends: every process of the group
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert lines == [f"interrupted: resume with hexzero selfplay --resume {run_dir}"], err
+    assert wait_until_gone(below, 10) == []
+
+
+@needs_ray
+def test_a_killed_ray_run_leaves_no_process(tmp_path):
+    run_dir = tmp_path / "run"
+    proc = start_ray_selfplay(run_dir)
+    below = wait_for_games(proc, run_dir)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.communicate(timeout=60)
+    assert wait_until_gone(below, 15) == []
