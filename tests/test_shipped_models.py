@@ -22,7 +22,7 @@ def game_of(model: Path) -> mctsfw.Game:
 
 
 def test_models_are_shipped():
-    assert {p.parent.name for p in SHIPPED} >= {"hex5", "hex5-az", "connect4", "gomoku9", "go9"}
+    assert {p.parent.name for p in SHIPPED} >= {"hex5", "hex5-az", "connect4", "gomoku9", "go9", "hex7"}
 
 
 @pytest.mark.parametrize("model", SHIPPED, ids=lambda p: f"{p.parent.name}/{p.name}")
@@ -51,3 +51,16 @@ def test_connect_four_network_with_search_wins_and_blocks():
     # (columns 1-3) wins next move whatever player 1 blocks, so only column 6 wins
     assert move_after("616263") == 6
 
+
+
+def test_hex7_network_completes_its_bridge_to_win():
+    """Player 1 (row 0 to row 6) holds a chain down column 3 but for one cell; the net with
+    a little search plays the one winning cell, from either side's turn to start."""
+    model = ROOT / "models" / "hex7" / "pv_mlp_gen0300.keras"
+    game = game_of(model)
+    assert game.num_actions == 49
+    state = game.initial_state(1)
+    # player 1: (0,3) (1,3) (2,3) (4,3) (5,3) (6,3); player 2 far away in column 0
+    for p1, p2 in zip((3, 10, 17, 31, 38, 45), (0, 7, 14, 21, 28, 35)):
+        state = game.next_state(game.next_state(state, p1), p2)
+    assert make_actor(model, game, search_games=100, seed=0).select_action(state) == 24
