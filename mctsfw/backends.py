@@ -241,7 +241,7 @@ class RayBackend:
                 raise BackendError(f"selfplay.ray_address = {address!r}: could not start or join {where}: "
                                    f"{str(error).splitlines()[0] if str(error) else type(error).__name__}{hint}") from None
             if not address:
-                self._guard = start_guard(os.getpid(), _descendants(os.getpid()))
+                self._guard = start_guard(os.getpid(), descendants(os.getpid()))
 
     @contextmanager
     def shared_net(self, net, directory: Path) -> Iterator[NetObject]:
@@ -328,7 +328,9 @@ def _start_time(pid: int) -> str | None:
     return text[text.rindex(")") + 2:].split()[19]  # field 22: when the process started
 
 
-def _descendants(pid: int) -> list[int]:
+def descendants(pid: int) -> list[int]:
+    """Every live process below ``pid`` (children, their children, ...; a zombie, dead but
+    not yet reaped, is not live)."""
     children: dict[int, list[int]] = {}
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
@@ -336,7 +338,9 @@ def _descendants(pid: int) -> list[int]:
                 text = (entry / "stat").read_text()
             except OSError:
                 continue
-            children.setdefault(int(text[text.rindex(")") + 2:].split()[1]), []).append(int(entry.name))
+            fields = text[text.rindex(")") + 2:].split()  # after "pid (name) ": state, parent, ...
+            if fields[0] != "Z":
+                children.setdefault(int(fields[1]), []).append(int(entry.name))
     found, todo = [], [pid]
     while todo:
         for child in children.get(todo.pop(), []):

@@ -13,6 +13,7 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 import mctsfw  # noqa: E402
+from mctsfw.backends import descendants  # noqa: E402,F401  (the tests import it from here)
 
 
 @pytest.fixture(scope="module")
@@ -53,20 +54,6 @@ def _stat(pid: int) -> tuple[int, str] | None:
 def live(pids) -> list[int]:
     """The processes of ``pids`` still running (a zombie, dead but not yet reaped, is not)."""
     return [pid for pid in pids if (stat := _stat(pid)) is not None and stat[1] != "Z"]
-
-
-def descendants(pid: int) -> list[int]:
-    """Every live process below ``pid`` (children, their children, ...)."""
-    children: dict[int, list[int]] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit() and (stat := _stat(int(entry.name))) is not None and stat[1] != "Z":
-            children.setdefault(stat[0], []).append(int(entry.name))
-    found, todo = [], [pid]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            found.append(child)
-            todo.append(child)
-    return found
 
 
 def wait_until_gone(pids, seconds: float) -> list[int]:
