@@ -368,20 +368,52 @@ class ResumableRun:
         return tqdm(total=total, initial=done, unit=self.unit, dynamic_ncols=True)
 
 
+#: how often a Ctrl-C that waits for a TensorFlow call to end looks again
+DEFERRED_INTERRUPT_SECONDS = 0.05
+def _inside_tensorflow(frame) -> bool:
+    """Whether the interrupted code is an import that TensorFlow's C++ asked for (its
+    flattening of nested values calls ``__import__``): a KeyboardInterrupt raised there
+    comes back as a SystemError that TensorFlow prints with a traceback."""
+    if frame is None or not frame.f_code.co_filename.startswith("<frozen importlib"):
+        return False
+    while frame is not None:
+        if f"{os.sep}tensorflow{os.sep}" in frame.f_code.co_filename:
+            return True
+        frame = frame.f_back
+    return False
+
+
 @contextmanager
 def _interrupt_reported() -> Iterator[Callable[[], bool]]:
-    """Ctrl-C as usual (``KeyboardInterrupt``), and a function that says whether one came."""
+    """Ctrl-C as usual (``KeyboardInterrupt``), and a function that says whether one came.
+
+    A first Ctrl-C that lands in an import TensorFlow's C++ asked for is raised as soon as
+    the code is out of it (a timer looks every 50 ms): raised in there, TensorFlow prints
+    its own traceback of the interrupted call. A second Ctrl-C raises at once."""
     seen: list[int] = []
     if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
         yield lambda: False  # signals are the main thread's, and a handler someone set stays
         return
 
-    def handler(signum, frame):
-        seen.append(signum)
+    def later(signum, frame):
+        if _inside_tensorflow(frame):
+            signal.setitimer(signal.ITIMER_REAL, DEFERRED_INTERRUPT_SECONDS)
+            return
         raise KeyboardInterrupt
 
+    def handler(signum, frame):
+        seen.append(signum)
+        if len(seen) == 1 and _inside_tensorflow(frame):
+            signal.signal(signal.SIGALRM, later)
+            signal.setitimer(signal.ITIMER_REAL, DEFERRED_INTERRUPT_SECONDS)
+            return
+        raise KeyboardInterrupt
+
+    alarm = signal.getsignal(signal.SIGALRM)
     signal.signal(signal.SIGINT, handler)
     try:
         yield lambda: bool(seen)
     finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, alarm)
         signal.signal(signal.SIGINT, signal.default_int_handler)
