@@ -285,8 +285,6 @@ class TOPPResult:
         from matplotlib.figure import Figure
         import numpy as np
 
-        from mctsfw.checkpoints import atomic_path
-
         k = len(self.labels)
         data = np.array(self.matrix, dtype=float)
         shown = np.ma.masked_where(np.eye(k, dtype=bool), data)
@@ -308,11 +306,7 @@ class TOPPResult:
                         share = self.matrix[i][j] / max(self.games_per_series, 1)
                         colour = "white" if share < 0.2 or share > 0.8 else "black"  # legible on the dark ends
                         axes.text(j, i, str(self.matrix[i][j]), ha="center", va="center", fontsize=9, color=colour)
-        figure.tight_layout()
-        path = Path(path)
-        with atomic_path(path) as tmp:
-            figure.savefig(tmp, format="png", dpi=100)
-        return path
+        return save_png(figure, path)
 
     def save_ratings_plot(self, path: str | Path) -> Path:
         """Draw each agent's rating with its 95% interval against its generation or episode
@@ -321,8 +315,6 @@ class TOPPResult:
         line at 0."""
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
-
-        from mctsfw.checkpoints import atomic_path
 
         ratings = self.ratings()
         numbers = list(self.numbers) or [None] * len(self.labels)
@@ -358,11 +350,7 @@ class TOPPResult:
         axes.set_ylabel("Elo (Bradley-Terry), 95% interval")
         axes.set_title(f"TOPP ratings on {self.game}, {self.games_per_series} games a pair")
         axes.legend(loc="best", fontsize=8)
-        figure.tight_layout()
-        path = Path(path)
-        with atomic_path(path) as tmp:
-            figure.savefig(tmp, format="png", dpi=100)
-        return path
+        return save_png(figure, path)
 
     def write_curves(self, directory: str | Path) -> None:
         """The checkpoints' ratings as TensorBoard curves in ``directory`` (a run's
@@ -551,3 +539,14 @@ TOPP_SECTION = Section("topp", "cli.py topp: the Tournament of Progressive Polic
 @mctsfw.hookimpl
 def mctsfw_config_sections():
     return [TOPP_SECTION]
+
+
+def save_png(figure, path: str | Path) -> Path:
+    """Lay out ``figure`` and write it as a PNG at ``path`` (atomically: a reader never sees half)."""
+    from mctsfw.checkpoints import atomic_path
+
+    figure.tight_layout()
+    path = Path(path)
+    with atomic_path(path) as tmp:
+        figure.savefig(tmp, format="png", dpi=100)
+    return path
