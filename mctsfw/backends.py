@@ -38,11 +38,11 @@ import tempfile
 import time
 from concurrent.futures import Future
 from concurrent.futures.process import BrokenProcessPool
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from mctsfw.workers import WorkerPool
+from mctsfw.workers import WorkerPool, sigint_ignored
 
 #: times one group of games may lose its worker before the run gives up
 MAX_REPLAYS = 3
@@ -233,7 +233,10 @@ class RayBackend:
             else:
                 options.update(num_cpus=workers or os.cpu_count() or 1, object_store_memory=256 * 2**20)
             try:
-                ray.init(**options)
+                # a local Ray's processes start with Ctrl-C ignored: a terminal's Ctrl-C reaches the
+                # whole process group, and a raylet or GCS killed by it left ray.shutdown() waiting
+                with sigint_ignored() if not address else nullcontext():
+                    ray.init(**options)
             except (ConnectionError, RuntimeError, ValueError) as error:
                 where = f"the Ray cluster at {address}" if address else "a local Ray"
                 hint = ("; a cluster that authenticates (Ray >= 2.59) wants RAY_AUTH_MODE=token and its "

@@ -48,7 +48,7 @@ def _start_worker(parent_pid: int, initializer: Callable[..., None] | None, init
 
 
 @contextmanager
-def _sigint_ignored() -> Iterator[None]:
+def sigint_ignored() -> Iterator[None]:
     """SIGINT ignored in this process for a moment, so that processes spawned now inherit
     it (Python keeps an inherited ignored SIGINT) and a Ctrl-C during their start-up
     leaves them be. Only the main thread may change signal handlers."""
@@ -68,7 +68,7 @@ class WorkerPool:
 
     def __init__(self, workers: int, initializer: Callable[..., None] | None = None, initargs: tuple = ()):
         self._workers = workers
-        with _sigint_ignored():
+        with sigint_ignored():
             self._executor = ProcessPoolExecutor(
                 workers, mp_context=multiprocessing.get_context("spawn"), initializer=_start_worker,
                 initargs=(os.getpid(), initializer, initargs),
@@ -77,7 +77,7 @@ class WorkerPool:
     def submit(self, fn: Callable[..., Any], *args: Any) -> Future:
         if len(self.pids()) >= self._workers:  # all spawned: a Ctrl-C now must reach this process
             return self._executor.submit(fn, *args)
-        with _sigint_ignored():  # this submission may spawn a worker (a Ctrl-C in this moment is lost)
+        with sigint_ignored():  # this submission may spawn a worker (a Ctrl-C in this moment is lost)
             return self._executor.submit(fn, *args)
 
     def pids(self) -> list[int]:
