@@ -166,6 +166,11 @@ class TreePolicy:
         raise NotImplementedError(f"the {self.name} tree policy reads no priors: root noise would change nothing")
 
 
+def most_visited(node: "Node") -> "Node":
+    """The child of ``node`` with the most visits (ties broken by mean value)."""
+    return max(node.children, key=lambda ch: (ch.visits, ch.q))
+
+
 @dataclass(frozen=True)
 class SearchProgress:
     """What a search has found so far, for a person watching it think."""
@@ -184,7 +189,7 @@ class SearchProgress:
     @classmethod
     def of(cls, root: "Node", simulations: int, seconds: float) -> "SearchProgress":
         visits = {ch.action: ch.visits for ch in root.children if ch.visits}
-        best = max(root.children, key=lambda ch: (ch.visits, ch.q)).action if root.children else None
+        best = most_visited(root).action if root.children else None
         return cls(simulations, seconds, visits, 1.0 - root.q if root.visits else 0.5, best)
 
 
@@ -361,7 +366,7 @@ class MCTS:
     def best_action(self, root: Node | None = None) -> Action:
         """The most visited action at the root (ties broken by mean value)."""
         root = root or self.root
-        return max(root.children, key=lambda ch: (ch.visits, ch.q)).action
+        return most_visited(root).action
 
     def advance(self, action: Action) -> None:
         """Keep the subtree under ``action`` as the new root (statistics and all); a root

@@ -115,11 +115,9 @@ class WebBoard:
         return 3 - self.resigned if self.resigned is not None else self.game.winner(self.state())
 
     def swap_offered(self) -> bool:
-        """Whether the pie rule may be used now (``Game.swap_offered``; games before the
-        pie-rule contract have no such method and never offer it)."""
-        offered = getattr(self.game, "swap_offered", None)
-        return bool(offered and not self.swap_taken and not self.over()
-                    and offered(self.starting_player, list(self.moves)))
+        """Whether the pie rule may be used now (``Game.swap_offered``, and not taken yet)."""
+        return (not self.swap_taken and not self.over()
+                and self.game.swap_offered(self.starting_player, list(self.moves)))
 
     # ---- what the page shows -------------------------------------------------------------
     def snapshot(self) -> dict[str, Any]:
@@ -337,10 +335,9 @@ class WebBoard:
 
     def _agent_swaps(self, ply: int) -> bool:
         """Whether the agent took the swap it was offered (then the person, the opener, moves)."""
-        consider = getattr(self.agent, "consider_swap", None)  # actors before the pie-rule contract never swap
         moves = list(self.moves)
         try:
-            swaps = bool(consider and consider(self.starting_player, moves))
+            swaps = bool(self.agent.consider_swap(self.starting_player, moves))
         except Exception as failure:
             swaps, self.agent_error = False, f"the agent failed to decide on the swap: {failure}"
         if not swaps:
