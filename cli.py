@@ -27,6 +27,7 @@ from mctsfw.checkpoints import ModelFileError, net_class_for
 from mctsfw.config import (
     ConfigError, config_sections, declared_defaults, fixed_changes, load_config, override, plugin_params, setting_at,
 )
+from mctsfw.interrupts import exit_status, stop_on_sigterm
 from mctsfw.actors import ActorError, HumanActor, actor_spec_problem, registered_actor_kind
 from mctsfw.match import play_match, replay_record
 from mctsfw.plugin_manager import PluginError, UnknownPluginError
@@ -550,9 +551,9 @@ def run_training(args: argparse.Namespace, section: str, length_key: str, make_t
         trainer = make_trainer(config, run.path, progress=not args.no_progress)
         try:
             summary = trainer.train()
-        except KeyboardInterrupt:
+        except KeyboardInterrupt as stop:  # Ctrl-C, or SIGTERM
             print(f"\ninterrupted: resume with hexzero {args.command} --resume {run.path}", file=sys.stderr)
-            return 130
+            return exit_status(stop)
         except BackendError as error:  # self-play workers that cannot start (a Ray cluster not there) or go on
             print(f"error: {error}", file=sys.stderr)
             return 2
@@ -709,7 +710,7 @@ def command_serve(args: argparse.Namespace) -> int:
     except OSError as error:  # the port is taken, the address is not this machine's
         print(f"error: cannot serve on {host}:{port}: {error.strerror or error}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # Ctrl-C, or SIGTERM: the socket is closed and the agent let go on the way out
         print("\nstopped", file=sys.stderr)
         return 0
     return 0
@@ -783,18 +784,19 @@ _show_warning = warnings.showwarning
 
 def main(argv: list[str] | None = None) -> int:
     warnings.showwarning = show_plugin_warning  # before the parser: its --help reads the plugins' settings
-    try:
-        args = build_parser().parse_args(argv)
-        return COMMANDS[args.command](args)
-    except USER_ERRORS as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
-    except EOFError:
-        print("\nno more input: game abandoned", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        print("\ninterrupted", file=sys.stderr)
-        return 130
+    with stop_on_sigterm():  # SIGTERM stops every command as a Ctrl-C does (mctsfw.interrupts)
+        try:
+            args = build_parser().parse_args(argv)
+            return COMMANDS[args.command](args)
+        except USER_ERRORS as error:
+            print(f"error: {error}", file=sys.stderr)
+            return 2
+        except EOFError:
+            print("\nno more input: game abandoned", file=sys.stderr)
+            return 1
+        except KeyboardInterrupt as stop:  # Ctrl-C, or SIGTERM
+            print("\ninterrupted", file=sys.stderr)
+            return exit_status(stop)
 
 
 if __name__ == "__main__":

@@ -42,6 +42,7 @@ from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
+from mctsfw.interrupts import sigterm_kept
 from mctsfw.workers import WorkerPool, sigint_ignored
 
 #: times one group of games may lose its worker before the run gives up
@@ -234,8 +235,9 @@ class RayBackend:
                 options.update(num_cpus=workers or os.cpu_count() or 1, object_store_memory=256 * 2**20)
             try:
                 # a local Ray's processes start with Ctrl-C ignored: a terminal's Ctrl-C reaches the
-                # whole process group, and a raylet or GCS killed by it left ray.shutdown() waiting
-                with sigint_ignored() if not address else nullcontext():
+                # whole process group, and a raylet or GCS killed by it left ray.shutdown() waiting;
+                # and SIGTERM stays the command's to handle (ray.init sets a handler that exits at once)
+                with sigint_ignored() if not address else nullcontext(), sigterm_kept():
                     ray.init(**options)
             except (ConnectionError, RuntimeError, ValueError) as error:
                 where = f"the Ray cluster at {address}" if address else "a local Ray"

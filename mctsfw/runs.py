@@ -30,8 +30,6 @@ import os
 import random
 import re
 import shutil
-import signal
-import threading
 import time
 from contextlib import contextmanager
 from pathlib import Path
@@ -42,6 +40,7 @@ import tomli_w
 
 from mctsfw.checkpoints import atomic_path
 from mctsfw.curves import TB_DIR, RunCurves
+from mctsfw.interrupts import StopSignals, interrupt_reported
 
 CHECKPOINT_PATTERN = re.compile(r"^(?P<net>.+)_(?:ep|gen)(?P<episode>\d+)\.keras$")
 
@@ -279,18 +278,19 @@ class ResumableRun:
     def train(self) -> dict[str, Any]:
         """Run the steps that are left; return a summary of the run.
 
-        Ctrl-C raises ``KeyboardInterrupt`` here, whatever a library it interrupted made
-        of it, after the worker processes are stopped; the committed state stays.
+        Ctrl-C raises ``KeyboardInterrupt`` here (SIGTERM, from the command line,
+        ``Terminated``), whatever a library it interrupted made of it, after the worker
+        processes are stopped; the committed state stays.
         """
-        with self.run.lock(), _interrupt_reported() as interrupted:
+        with self.run.lock(), interrupt_reported() as interrupted:
             try:
                 return self._train(interrupted)
             except Exception as error:
-                if interrupted():  # an interrupted library call that raised something else
-                    raise KeyboardInterrupt from error
+                if interrupted:  # an interrupted library call that raised something else
+                    raise interrupted.stop() from error
                 raise
 
-    def _train(self, interrupted: Callable[[], bool]) -> dict[str, Any]:
+    def _train(self, interrupted: StopSignals) -> dict[str, Any]:
         latest = self.run.latest()
         if latest is None:
             self._start_fresh()
@@ -305,8 +305,8 @@ class ResumableRun:
                 self.run.append_metrics({self.counter: self.step, **record})
                 if commit:
                     self.commit()
-                if interrupted():  # a Ctrl-C that a library caught and made nothing of
-                    raise KeyboardInterrupt
+                if interrupted:  # a Ctrl-C that a library caught and made nothing of
+                    raise interrupted.stop()
                 if bar is not None:
                     bar.update(1)
                     bar.set_postfix(self.bar_postfix(record))
@@ -366,54 +366,3 @@ class ResumableRun:
 
         done, total = self.bar_counts()
         return tqdm(total=total, initial=done, unit=self.unit, dynamic_ncols=True)
-
-
-#: how often a Ctrl-C that waits for a TensorFlow call to end looks again
-DEFERRED_INTERRUPT_SECONDS = 0.05
-def _inside_tensorflow(frame) -> bool:
-    """Whether the interrupted code is an import that TensorFlow's C++ asked for (its
-    flattening of nested values calls ``__import__``): a KeyboardInterrupt raised there
-    comes back as a SystemError that TensorFlow prints with a traceback."""
-    if frame is None or not frame.f_code.co_filename.startswith("<frozen importlib"):
-        return False
-    while frame is not None:
-        if f"{os.sep}tensorflow{os.sep}" in frame.f_code.co_filename:
-            return True
-        frame = frame.f_back
-    return False
-
-
-@contextmanager
-def _interrupt_reported() -> Iterator[Callable[[], bool]]:
-    """Ctrl-C as usual (``KeyboardInterrupt``), and a function that says whether one came.
-
-    A first Ctrl-C that lands in an import TensorFlow's C++ asked for is raised as soon as
-    the code is out of it (a timer looks every 50 ms): raised in there, TensorFlow prints
-    its own traceback of the interrupted call. A second Ctrl-C raises at once."""
-    seen: list[int] = []
-    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
-        yield lambda: False  # signals are the main thread's, and a handler someone set stays
-        return
-
-    def later(signum, frame):
-        if _inside_tensorflow(frame):
-            signal.setitimer(signal.ITIMER_REAL, DEFERRED_INTERRUPT_SECONDS)
-            return
-        raise KeyboardInterrupt
-
-    def handler(signum, frame):
-        seen.append(signum)
-        if len(seen) == 1 and _inside_tensorflow(frame):
-            signal.signal(signal.SIGALRM, later)
-            signal.setitimer(signal.ITIMER_REAL, DEFERRED_INTERRUPT_SECONDS)
-            return
-        raise KeyboardInterrupt
-
-    alarm = signal.getsignal(signal.SIGALRM)
-    signal.signal(signal.SIGINT, handler)
-    try:
-        yield lambda: bool(seen)
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, alarm)
-        signal.signal(signal.SIGINT, signal.default_int_handler)

@@ -1,7 +1,12 @@
 import os
+import signal
+import subprocess
 import sys
+import threading
 import time
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as mctsfw sets it, in case numpy loads first
 
@@ -101,6 +106,93 @@ def no_process_left_behind():
     yield
     left = wait_until_gone(_marked_processes(mark), 10)
     assert not left, f"processes left behind by the tests: {left}"
+
+
+# ---- processes the tests start ------------------------------------------------------------------
+@contextmanager
+def sigint_default_for_children() -> Iterator[None]:
+    """Children started inside get SIGINT at its default (a Ctrl-C ends them, or reaches
+    their handler), whatever this process was started with: a process started with SIGINT
+    ignored (``nohup``, a ``cmd &`` in a script, many CI runners) passes that on to its
+    children, and Python keeps an inherited ignored SIGINT. A handler of this process's
+    own is reset to the default in a child at ``exec``; an ignored signal is not, so it is
+    a handler here for the moment of the start (signals are the main thread's to set)."""
+    if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+class Processes:
+    """The processes a test starts (the ``processes`` fixture), each as a terminal starts a
+    command: in a process group of its own, with SIGINT at its default. ``ctrl_c`` sends
+    what a terminal's Ctrl-C sends, ``terminate`` what ``kill`` sends; whatever way the test
+    ends (an assertion, a timeout, an error), ``end_all`` kills what is left of each group
+    and of the processes below it, and waits for them."""
+
+    def __init__(self):
+        self.started: list[subprocess.Popen] = []
+
+    def start(self, args, **popen) -> subprocess.Popen:
+        with sigint_default_for_children():
+            process = subprocess.Popen([str(a) for a in args], start_new_session=True, **popen)
+        self.started.append(process)
+        return process
+
+    @staticmethod
+    def ctrl_c(process: subprocess.Popen) -> None:
+        """SIGINT to every process of the group, as a terminal's Ctrl-C."""
+        os.killpg(process.pid, signal.SIGINT)
+
+    @staticmethod
+    def terminate(process: subprocess.Popen) -> None:
+        """SIGTERM to the process alone, as ``kill PID`` (or a service manager) sends it."""
+        process.send_signal(signal.SIGTERM)
+
+    def end_all(self) -> None:
+        for process in self.started:
+            left = set(descendants(process.pid)) | set(group_members(process.pid))
+            if process.returncode is None:
+                left.add(process.pid)
+            for pid in left:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+            try:
+                process.communicate(timeout=30)  # reaps it and closes its pipes
+            except (subprocess.TimeoutExpired, ValueError, OSError):
+                pass
+            wait_until_gone(left, 10)
+
+
+def group_members(pgid: int) -> list[int]:
+    """The live processes of process group ``pgid`` (orphans of a dead leader too)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                text = (entry / "stat").read_text()
+            except OSError:
+                continue
+            fields = text[text.rindex(")") + 2:].split()  # state, parent, group, ...
+            if int(fields[2]) == pgid and fields[0] != "Z":
+                found.append(int(entry.name))
+    return found
+
+
+@pytest.fixture
+def processes():
+    """Start processes with ``processes.start(args, **popen)``; none outlives the test."""
+    started = Processes()
+    try:
+        yield started
+    finally:
+        started.end_all()
 
 
 def reachable_winners(game, state):

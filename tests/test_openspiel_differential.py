@@ -12,6 +12,7 @@ import pytest
 
 import mctsfw
 
+pytestmark = pytest.mark.openspiel  # the second step of CI runs them, with the extra installed
 pyspiel = pytest.importorskip("pyspiel")
 
 

@@ -22,8 +22,11 @@ try:
 except ImportError:
     ray = None
 
-needs_ray = pytest.mark.skipif(ray is None, reason='Ray is not installed (pip install -e ".[ray]"): the Ray backend '
-                                                   "tests are skipped")
+def needs_ray(test):
+    """A test of the Ray backend: marked ``ray`` (the second step of CI runs them, with the
+    extra installed), skipped without Ray."""
+    return pytest.mark.ray(pytest.mark.skipif(
+        ray is None, reason='Ray is not installed (pip install -e ".[ray]"): the Ray backend tests are skipped')(test))
 
 
 def played(run_dir):
@@ -115,11 +118,9 @@ def test_a_ray_address_where_nobody_answers_is_refused_in_one_line(tmp_path):
     assert "ray start --head" in lines[0]
 
 
-def start_ray_selfplay(run_dir, **popen):
-    # its own process group with SIGINT at its default, as in a terminal (see test_selfplay)
-    return subprocess.Popen(selfplay_command(run_dir, 50, 'selfplay.backend="ray"', "selfplay.workers=2"),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL), **popen)
+def start_ray_selfplay(processes, run_dir):
+    return processes.start(selfplay_command(run_dir, 50, 'selfplay.backend="ray"', "selfplay.workers=2"),
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
 def wait_for_games(proc, run_dir):
@@ -135,23 +136,24 @@ def wait_for_games(proc, run_dir):
 
 
 @needs_ray
-def test_ctrl_c_stops_a_ray_run_with_one_line_and_leaves_no_process(tmp_path):
+@pytest.mark.parametrize("stop", ["ctrl_c", "terminate"])
+def test_ctrl_c_or_sigterm_stops_a_ray_run_with_one_line_and_leaves_no_process(tmp_path, processes, stop):
     run_dir = tmp_path / "run"
-    proc = start_ray_selfplay(run_dir)
+    proc = start_ray_selfplay(processes, run_dir)
     below = wait_for_games(proc, run_dir)
     assert len(below) >= 3  # Ray's own processes and its workers
-    os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C sends: every process of the group
+    getattr(processes, stop)(proc)  # Ctrl-C: every process of the group; SIGTERM: the command alone
     out, err = proc.communicate(timeout=60)
-    assert proc.returncode == 130, err
+    assert proc.returncode == {"ctrl_c": 130, "terminate": 143}[stop], err
     lines = [line for line in err.splitlines() if line.strip()]
     assert lines == [f"interrupted: resume with hexzero selfplay --resume {run_dir}"], err
     assert wait_until_gone(below, 10) == []
 
 
 @needs_ray
-def test_a_killed_ray_run_leaves_no_process(tmp_path):
+def test_a_killed_ray_run_leaves_no_process(tmp_path, processes):
     run_dir = tmp_path / "run"
-    proc = start_ray_selfplay(run_dir)
+    proc = start_ray_selfplay(processes, run_dir)
     below = wait_for_games(proc, run_dir)
     os.kill(proc.pid, signal.SIGKILL)
     proc.communicate(timeout=60)

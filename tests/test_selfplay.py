@@ -62,13 +62,11 @@ def test_mean_value_targets_lie_between_z_and_q(tmp_path):
 
 
 @pytest.mark.parametrize("workers", [1, 2])
-def test_selfplay_survives_kill_9_and_resumes(tmp_path, workers):
+def test_selfplay_survives_kill_9_and_resumes(tmp_path, workers, processes):
     run_dir = tmp_path / "run"
 
     def start():
-        args = [sys.executable, str(ROOT / "cli.py"), "selfplay", "--no-progress", "--run-dir", str(run_dir),
-                "--generations", "4", "--workers", str(workers), *sum((["--set", s] for s in TINY), [])]
-        return subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        return start_selfplay(processes, run_dir, 4, workers)
 
     proc = start()
     deadline = time.time() + 240
@@ -120,10 +118,10 @@ def test_worker_processes_play_the_same_games_as_one_process(tmp_path):
     assert np.allclose(net1.evaluate(x1)[0], net2.evaluate(x1)[0], atol=1e-5)
 
 
-def start_selfplay(run_dir, generations, workers, output=subprocess.PIPE, **popen):
-    args = [sys.executable, str(ROOT / "cli.py"), "selfplay", "--no-progress", "--run-dir", str(run_dir),
-            "--generations", str(generations), "--workers", str(workers), *sum((["--set", s] for s in TINY), [])]
-    return subprocess.Popen(args, stdout=output, stderr=output, text=True, **popen)
+def start_selfplay(processes, run_dir, generations, workers, output=subprocess.PIPE):
+    args = [sys.executable, ROOT / "cli.py", "selfplay", "--no-progress", "--run-dir", run_dir,
+            "--generations", generations, "--workers", workers, *sum((["--set", s] for s in TINY), [])]
+    return processes.start(args, stdout=output, stderr=output, text=True)
 
 
 def wait_for_workers_playing(proc, run_dir, workers=2):
@@ -139,33 +137,30 @@ def wait_for_workers_playing(proc, run_dir, workers=2):
     raise AssertionError("the self-play workers did not start")
 
 
-def test_self_play_workers_exit_when_their_parent_is_killed(tmp_path):
+def test_self_play_workers_exit_when_their_parent_is_killed(tmp_path, processes):
     """Orphaned workers played on, each keeping ~600 MB; now they notice and exit."""
     run_dir = tmp_path / "run"
-    proc = start_selfplay(run_dir, 50, 2, output=subprocess.DEVNULL)  # no pipes an orphan would keep open
+    proc = start_selfplay(processes, run_dir, 50, 2, output=subprocess.DEVNULL)  # no pipes an orphan would keep open
     below = wait_for_workers_playing(proc, run_dir)
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
     assert wait_until_gone(below, 5) == []
 
 
-def test_ctrl_c_stops_self_play_with_one_line_and_leaves_no_process(tmp_path):
+@pytest.mark.parametrize("stop", ["ctrl_c", "terminate"])
+def test_ctrl_c_or_sigterm_stops_self_play_with_one_line_and_leaves_no_process(tmp_path, processes, stop):
     run_dir = tmp_path / "run"
-    # its own process group with SIGINT at its default, as in a terminal (a process started
-    # with SIGINT ignored, as by nohup, keeps ignoring it, and an earlier test may leave the
-    # test process so)
-    proc = start_selfplay(run_dir, 50, 2, start_new_session=True,
-                          preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    proc = start_selfplay(processes, run_dir, 50, 2)
     below = wait_for_workers_playing(proc, run_dir)
-    os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C sends: every process of the group
+    getattr(processes, stop)(proc)  # Ctrl-C: every process of the group; SIGTERM: the command alone
     out, err = proc.communicate(timeout=60)
-    assert proc.returncode == 130, err
+    assert proc.returncode == {"ctrl_c": 130, "terminate": 143}[stop], err
     lines = [line for line in err.splitlines() if line.strip()]
     assert lines == [f"interrupted: resume with hexzero selfplay --resume {run_dir}"], err
     assert wait_until_gone(below, 5) == []
     # and it resumes from where it was stopped
     done = RunDir(run_dir).latest()[0]
-    proc = start_selfplay(run_dir, 1, 1)  # a shorter run: nothing left but to finish generation 1
+    proc = start_selfplay(processes, run_dir, 1, 1)  # a shorter run: nothing left but to finish generation 1
     out, err = proc.communicate(timeout=300)
     assert proc.returncode == 0 and err == "", err
     assert f"after step {done}" in out

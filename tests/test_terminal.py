@@ -173,11 +173,11 @@ def test_into_a_pipe_one_thought_line_per_searched_move_and_no_colours():
     assert "\033[" not in result.stdout and "\r" not in result.stdout
 
 
-def run_on_a_terminal(*args, stdin="", env=None):
+def run_on_a_terminal(processes, *args, stdin="", env=None):
     """``cli.py play ARGS`` with its output on a pseudo-terminal (its input piped): all it wrote."""
     master, slave = pty.openpty()
-    process = subprocess.Popen([sys.executable, str(ROOT / "cli.py"), "play", *args], stdin=subprocess.PIPE,
-                               stdout=slave, stderr=slave, env={**os.environ, "TERM": "xterm", **(env or {})})
+    process = processes.start([sys.executable, ROOT / "cli.py", "play", *args], stdin=subprocess.PIPE,
+                              stdout=slave, stderr=slave, env={**os.environ, "TERM": "xterm", **(env or {})})
     os.close(slave)
     process.stdin.write(stdin.encode())
     process.stdin.close()
@@ -196,14 +196,13 @@ def run_on_a_terminal(*args, stdin="", env=None):
             out += chunk
     finally:
         os.close(master)
-        process.kill() if process.poll() is None else None
-        process.wait(timeout=30)
+    process.wait(timeout=30)
     return process.returncode, out.decode(errors="replace")
 
 
-def test_on_a_terminal_the_thinking_line_is_rewritten_and_the_stones_are_coloured():
+def test_on_a_terminal_the_thinking_line_is_rewritten_and_the_stones_are_coloured(processes):
     env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
-    code, out = run_on_a_terminal("--size", "4", "--p1", "human", "--p2", "mcts", "--time-limit", "0.5",
+    code, out = run_on_a_terminal(processes, "--size", "4", "--p1", "human", "--p2", "mcts", "--time-limit", "0.5",
                                   "--search-games", "0", "--seed", "1", stdin="b2\nquit\n",
                                   env={"NO_COLOR": ""} if "NO_COLOR" in env else None)
     assert code == 0, out
@@ -217,9 +216,9 @@ def test_on_a_terminal_the_thinking_line_is_rewritten_and_the_stones_are_coloure
 
 
 @pytest.mark.parametrize("how", ["--no-color", "NO_COLOR"])
-def test_no_color_and_NO_COLOR_turn_the_colours_off_on_a_terminal(how):
+def test_no_color_and_NO_COLOR_turn_the_colours_off_on_a_terminal(how, processes):
     args = ("--size", "3", "--p1", "human", "--p2", "random", "--seed", "1")
-    code, out = run_on_a_terminal(*args, *(["--no-color"] if how == "--no-color" else []), stdin="b2\nquit\n",
+    code, out = run_on_a_terminal(processes, *args, *(["--no-color"] if how == "--no-color" else []), stdin="b2\nquit\n",
                                   env={"NO_COLOR": "1"} if how == "NO_COLOR" else None)
     assert code == 0, out
     assert "(X)" in out and not ANSI.search(out)

@@ -92,15 +92,15 @@ def test_settings_checkpoints_and_epsilon():
     assert s.epsilon_at(0) == s.epsilon and s.epsilon_at(10_000) == s.epsilon_min
 
 
-def run_cli_train(run_dir, episodes, *extra):
-    args = [sys.executable, str(ROOT / "cli.py"), "train", "--no-progress", "--run-dir", str(run_dir),
-            "--episodes", str(episodes), *sum((["--set", s] for s in TINY), []), *extra]
-    return subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+def run_cli_train(processes, run_dir, episodes, *extra):
+    args = [sys.executable, ROOT / "cli.py", "train", "--no-progress", "--run-dir", run_dir,
+            "--episodes", episodes, *sum((["--set", s] for s in TINY), []), *extra]
+    return processes.start(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
-def test_cli_train_survives_kill_9_and_resumes(tmp_path):
+def test_cli_train_survives_kill_9_and_resumes(tmp_path, processes):
     run_dir = tmp_path / "run"
-    proc = run_cli_train(run_dir, 12)
+    proc = run_cli_train(processes, run_dir, 12)
     # kill it hard as soon as a few episodes are committed
     deadline = time.time() + 240
     while time.time() < deadline:
@@ -112,23 +112,23 @@ def test_cli_train_survives_kill_9_and_resumes(tmp_path):
     proc.wait()
     done = RunDir(run_dir).latest()[0]
     assert 3 <= done < 12
-    proc = run_cli_train(run_dir, 12)
+    proc = run_cli_train(processes, run_dir, 12)
     out, err = proc.communicate(timeout=300)
     assert proc.returncode == 0, err
     assert err == ""  # no TensorFlow start-up notices
     assert f"resuming {run_dir} after episode {done}" in out
     assert [r["episode"] for r in RunDir(run_dir).read_metrics()] == list(range(1, 13))
     # running it again has nothing left to do
-    proc = run_cli_train(run_dir, 12)
+    proc = run_cli_train(processes, run_dir, 12)
     out, err = proc.communicate(timeout=300)
     assert proc.returncode == 0 and "(0 episodes this time" in out
 
 
-def test_cli_train_refuses_a_different_config_in_an_existing_run(tmp_path):
+def test_cli_train_refuses_a_different_config_in_an_existing_run(tmp_path, processes):
     run_dir = tmp_path / "run"
-    proc = run_cli_train(run_dir, 2)
+    proc = run_cli_train(processes, run_dir, 2)
     assert proc.wait(timeout=300) == 0
-    proc = run_cli_train(run_dir, 2, "--set", "games.hex.size=4")
+    proc = run_cli_train(processes, run_dir, 2, "--set", "games.hex.size=4")
     out, err = proc.communicate(timeout=300)
     assert proc.returncode == 2 and "games.hex.size" in err and "--resume" in err
 
@@ -161,28 +161,28 @@ def test_config_validation_refuses_a_net_without_the_role_a_trainer_needs():
         load_config(DEFAULTS, None, ["selfplay.net=anet"])
 
 
-def test_cli_train_refuses_a_net_it_cannot_roll_out_before_writing_anything(tmp_path):
+def test_cli_train_refuses_a_net_it_cannot_roll_out_before_writing_anything(tmp_path, processes):
     """The issue's case: the refused command left a run directory behind, and the corrected
     command was then refused for holding "another configuration"."""
     run_dir = tmp_path / "run"
-    proc = run_cli_train(run_dir, 2, "--set", "net=pv_resnet")
+    proc = run_cli_train(processes, run_dir, 2, "--set", "net=pv_resnet")
     out, err = proc.communicate(timeout=300)
     assert proc.returncode == 2 and "pv_resnet" in err and "Traceback" not in err
     assert not run_dir.exists()
-    proc = run_cli_train(run_dir, 2)
+    proc = run_cli_train(processes, run_dir, 2)
     out, err = proc.communicate(timeout=300)
     assert proc.returncode == 0, err
     assert [r["episode"] for r in RunDir(run_dir).read_metrics()] == [1, 2]
 
 
-def test_a_second_process_on_a_run_directory_is_refused_and_the_first_is_unharmed(tmp_path):
+def test_a_second_process_on_a_run_directory_is_refused_and_the_first_is_unharmed(tmp_path, processes):
     run_dir = tmp_path / "run"
-    first = run_cli_train(run_dir, 10)
+    first = run_cli_train(processes, run_dir, 10)
     deadline = time.time() + 240
     while time.time() < deadline and not ((latest := RunDir(run_dir).latest()) and latest[0] >= 1):
         assert first.poll() is None, first.communicate()
         time.sleep(0.05)
-    second = run_cli_train(run_dir, 10)
+    second = run_cli_train(processes, run_dir, 10)
     out, err = second.communicate(timeout=300)
     assert second.returncode == 2
     assert err.strip().splitlines() == [f"error: {run_dir} is in use by another process (pid {first.pid}): "

@@ -6,7 +6,6 @@ import contextlib
 import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import threading
@@ -352,29 +351,30 @@ def test_serve_on_a_port_in_use_says_so_in_one_line():
         and len(done.stderr.strip().splitlines()) == 1
 
 
-def start_serve(*args):
-    process = subprocess.Popen([sys.executable, str(ROOT / "cli.py"), "serve", "--port", "0", *args],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+def start_serve(processes, *args):
+    process = processes.start([sys.executable, ROOT / "cli.py", "serve", "--port", "0", *args],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
     line = process.stdout.readline()
     assert "open http://" in line, line + process.stderr.read()
     return process, line.split("open ")[1].split()[0].rstrip("/")
 
 
-def test_serve_from_the_command_line_answers_and_ctrl_c_stops_it():
-    process, url = start_serve("--game", "nim", "--p2", "random", "--host", "127.0.0.1")
-    try:
-        assert url.startswith("http://127.0.0.1:")
-        status, state = call(url + "/api/state")
-        assert status == 200 and state["game"] == "nim" and state["agent"]["label"] == "random"
-    finally:
-        process.send_signal(signal.SIGINT)
-        out, err = process.communicate(timeout=30)
+@pytest.mark.parametrize("stop", ["ctrl_c", "terminate"])
+def test_serve_from_the_command_line_answers_and_ctrl_c_or_sigterm_stops_it(processes, stop):
+    process, url = start_serve(processes, "--game", "nim", "--p2", "random", "--host", "127.0.0.1")
+    assert url.startswith("http://127.0.0.1:")
+    status, state = call(url + "/api/state")
+    assert status == 200 and state["game"] == "nim" and state["agent"]["label"] == "random"
+    getattr(processes, stop)(process)
+    out, err = process.communicate(timeout=30)
     assert process.returncode == 0 and err.strip() == "stopped"
+    with pytest.raises(urllib.error.URLError):  # the socket is closed
+        urllib.request.urlopen(url + "/api/state", timeout=5)
 
 
-def test_serve_warns_when_other_machines_can_reach_it():
-    process, url = start_serve("--game", "nim", "--p2", "random", "--host", "0.0.0.0")
-    process.send_signal(signal.SIGINT)
+def test_serve_warns_when_other_machines_can_reach_it(processes):
+    process, url = start_serve(processes, "--game", "nim", "--p2", "random", "--host", "0.0.0.0")
+    processes.ctrl_c(process)
     out, err = process.communicate(timeout=30)
     assert err.startswith("warning: serving on 0.0.0.0: other machines")
 
@@ -404,6 +404,7 @@ def click_cell(driver, action):
     driver.find_element(By.CSS_SELECTOR, f'#board [data-action="{action}"]').click()
 
 
+@pytest.mark.browser
 def test_a_browser_plays_a_move_sees_the_answer_and_an_illegal_click_refused():
     from_page = browser()
     game = mctsfw.make_game("hex", size=5)

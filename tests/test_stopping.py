@@ -1,0 +1,94 @@
+"""Every long-running command stops on SIGTERM as it does on a Ctrl-C: the same one line,
+what a Ctrl-C saves is saved, and no process it started is left (mctsfw/interrupts.py).
+``serve`` is tested in test_web, ``selfplay`` in test_selfplay and test_ray."""
+
+import json
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from conftest import descendants, wait_until_gone
+from mctsfw.runs import RunDir
+from test_training import ROOT, run_cli_train
+
+STOPS = {"ctrl_c": 130, "terminate": 143}  # the exit status a shell reports for SIGINT, SIGTERM
+
+
+def stopped(processes, process, stop):
+    """Send ``stop`` to ``process``; its exit status and the lines it wrote on stderr."""
+    getattr(processes, stop)(process)
+    out, err = process.communicate(timeout=60)
+    return process.returncode, [line for line in err.splitlines() if line.strip()]
+
+
+def test_a_child_gets_sigint_at_its_default_when_the_tests_run_with_it_ignored(processes):
+    """The suite may be started with SIGINT ignored (nohup, ``cmd &`` in a script): the
+    commands it starts must still see a Ctrl-C."""
+    code = "import signal; print(signal.getsignal(signal.SIGINT) is signal.default_int_handler)"
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        process = processes.start([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert process.communicate(timeout=30)[0].strip() == "True"
+
+
+def test_a_test_that_fails_leaves_no_process(processes):
+    process = processes.start([sys.executable, "-c", "import time; time.sleep(600)"])
+    processes.end_all()  # what the fixture does after a test, whatever its outcome
+    assert wait_until_gone([process.pid], 5) == [] and process.returncode is not None
+
+
+@pytest.mark.parametrize("stop", STOPS)
+def test_train_stops_on_ctrl_c_or_sigterm_with_one_line_and_resumes(tmp_path, processes, stop):
+    run_dir = tmp_path / "run"
+    process = run_cli_train(processes, run_dir, 500)
+    deadline = time.time() + 240
+    while not ((latest := RunDir(run_dir).latest()) and latest[0] >= 1):
+        assert process.poll() is None and time.time() < deadline, process.communicate()
+        time.sleep(0.05)
+    status, lines = stopped(processes, process, stop)
+    assert status == STOPS[stop]
+    assert lines == [f"interrupted: resume with hexzero train --resume {run_dir}"]
+    done = RunDir(run_dir).latest()[0]
+    assert [r["episode"] for r in RunDir(run_dir).read_metrics()] == list(range(1, done + 1))
+    process = run_cli_train(processes, run_dir, done + 1)
+    out, err = process.communicate(timeout=300)
+    assert process.returncode == 0, err
+    assert f"resuming {run_dir} after episode {done}" in out
+
+
+@pytest.mark.parametrize("stop", STOPS)
+def test_play_stops_on_ctrl_c_or_sigterm_keeping_the_finished_games(tmp_path, processes, stop):
+    record = tmp_path / "games.jsonl"
+    process = processes.start([sys.executable, ROOT / "cli.py", "play", "--p1", "mcts", "--p2", "mcts", "--size", "4",
+                               "--search-games", "300", "--games", "1000", "--no-display", "--record", record],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    deadline = time.time() + 120
+    while not (record.exists() and record.read_text().count("\n") >= 1):
+        assert process.poll() is None and time.time() < deadline, process.communicate()
+        time.sleep(0.05)
+    status, lines = stopped(processes, process, stop)
+    assert status == STOPS[stop] and lines == ["interrupted"]
+    games = [json.loads(line) for line in record.read_text().splitlines()]
+    assert games and all(game["winner"] in (1, 2) for game in games)
+
+
+@pytest.mark.parametrize("stop", STOPS)
+def test_gtp_stops_on_ctrl_c_or_sigterm_and_its_outside_engine_with_it(processes, stop):
+    inner = f"gtp:{sys.executable} {ROOT / 'cli.py'} gtp --game hex --p random"
+    process = processes.start([sys.executable, ROOT / "cli.py", "gtp", "--game", "hex", "--p", inner],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    process.stdin.write("1 boardsize 5\n2 genmove b\n")
+    process.stdin.flush()
+    assert process.stdout.readline().strip() == "=1"
+    assert process.stdout.readline() == "\n"
+    assert process.stdout.readline().startswith("=2 ")  # the outside engine answered: it is running
+    below = descendants(process.pid)
+    assert below
+    status, lines = stopped(processes, process, stop)
+    assert status == STOPS[stop] and lines == ["interrupted"]
+    assert wait_until_gone(below, 10) == []
