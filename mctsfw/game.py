@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 import re
-from typing import Any, Callable, Hashable, Sequence
+from typing import Any, Callable, Hashable, NamedTuple, Sequence
 
 import numpy as np
 
@@ -21,6 +21,16 @@ Action = int
 
 class IllegalMoveError(ValueError):
     """An action that is not legal in the given state (the state is left unchanged)."""
+
+
+class Forcing(NamedTuple):
+    """A forcing situation (``Game.forcing_actions``): the moves that must be considered."""
+
+    actions: tuple[Action, ...]  # never empty
+    #: True: each of ``actions`` wins at once; False: they are the moves that stop the
+    #: opponent's immediate win (each cell the opponent would win on: with two or more,
+    #: none stops them all, and the position is lost)
+    wins: bool
 
 
 class Game:
@@ -92,6 +102,15 @@ class Game:
         move other than filling one's own eye remains). Players that search choose among
         these; the rules (``legal_actions``) are unchanged."""
         return self.legal_actions(state)
+
+    def forcing_actions(self, state: State) -> Forcing | None:
+        """The moves the position forces, for searches, tactical playouts and a raw
+        network's move: the moves that win at once (``Forcing(actions, wins=True)``); failing
+        that, the moves that stop the opponent's immediate win (``wins=False``); None when
+        neither (no forcing situation), and always for a game that declares no threats
+        (the default). A game that declares them must be exact: every winning move listed,
+        and no other move able to stop the opponent's win. Call it on states that are not final."""
+        return None
 
     def encode(self, state: State) -> np.ndarray:
         """A flat float32 vector for a network, including who is to move."""

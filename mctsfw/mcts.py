@@ -81,13 +81,17 @@ UNLISTED: tuple = ()
 class Node:
     """A state in the search tree with the statistics of the move that led to it.
 
-    ``untried`` is None until the node is expanded (and for ever at a final state), then
-    the legal actions without a child, the most promising last (``priors`` alongside,
-    or None for uniform priors), or ``UNLISTED`` until they are needed.
+    ``untried`` is None until the node is expanded (and for ever at a final or proven
+    node), then the legal actions without a child, the most promising last (``priors``
+    alongside, or None for uniform priors), or ``UNLISTED`` until they are needed.
+
+    ``proven`` is the node's exact result for ``mover`` once known (1 a win, 0.5 a draw, 0
+    a loss; a final state is proven from the start), else None; ``depth`` is then the
+    moves to the end with best play (the winner hurrying, the loser holding out).
     """
 
     __slots__ = ("state", "action", "mover", "player", "winner", "prior", "visits", "value", "children", "untried",
-                 "priors")
+                 "priors", "proven", "depth")
 
     def __init__(self, game: Game, state: State, action: Action | None, mover: int, prior: float = 1.0):
         self.state = state
@@ -99,12 +103,15 @@ class Node:
         self.children: list[Node] = []
         self.untried: list[Action] | None = None
         self.priors: list[float] | None = None
+        self.depth = 0
         if game.is_final(state):
             self.player = 0  # nobody moves: a final state
             self.winner = game.winner(state)
+            self.proven = 0.5 if self.winner is None else float(self.winner == mover)
         else:
             self.player = game.current_player(state)
             self.winner = None
+            self.proven = None
 
     @property
     def final(self) -> bool:
@@ -114,6 +121,12 @@ class Node:
     def q(self) -> float:
         """Mean result for the player who moved into this node."""
         return self.value / self.visits if self.visits else 0.0
+
+    @property
+    def result(self) -> float | None:
+        """The proven result for the player to move here (1 a win, 0.5 a draw, 0 a
+        loss), None while unknown."""
+        return None if self.proven is None else 1.0 - self.proven
 
     def child(self, action: Action) -> "Node | None":
         for ch in self.children:
@@ -166,9 +179,18 @@ class TreePolicy:
         raise NotImplementedError(f"the {self.name} tree policy reads no priors: root noise would change nothing")
 
 
-def most_visited(node: "Node") -> "Node":
-    """The child of ``node`` with the most visits (ties broken by mean value)."""
-    return max(node.children, key=lambda ch: (ch.visits, ch.q))
+def best_child(node: "Node") -> "Node":
+    """The child to play: a proven win if there is one (the fastest); else the most visited
+    of those not proven lost (ties broken by mean value); when every child is proven lost,
+    the one that loses last."""
+    children = node.children
+    wins = [ch for ch in children if ch.proven == 1.0]
+    if wins:
+        return min(wins, key=lambda ch: ch.depth)
+    alive = [ch for ch in children if ch.proven != 0.0]
+    if alive:
+        return max(alive, key=lambda ch: (ch.visits, ch.q))
+    return max(children, key=lambda ch: ch.depth)
 
 
 @dataclass(frozen=True)
@@ -179,18 +201,31 @@ class SearchProgress:
     seconds: float  # since this search started
     visits: dict[Action, int]  # the root's children: action -> visits (kept subtrees included)
     win_estimate: float  # the expected result for the player to move at the root (1 a win, 0 a loss)
-    best_action: Action | None  # the most visited so far
+    best_action: Action | None  # the move to play so far (a proven win, else the most visited)
+    proven: float | None = None  # the root's proven result for the player to move (1, 0.5, 0), None if unknown
+    depth: int = 0  # moves to the end with best play, when proven
 
     def share(self, action: Action) -> float:
         """The share of the root's visits that went to ``action``."""
         total = sum(self.visits.values())
         return self.visits.get(action, 0) / total if total else 0.0
 
+    def verdict(self) -> str | None:
+        """"wins in N", "loses in N" or "draws" (N moves of the game, both players') once the
+        root is proven, else None."""
+        if self.proven is None:
+            return None
+        if self.proven == 0.5:
+            return "draws"
+        return f"{'wins' if self.proven == 1.0 else 'loses'} in {self.depth}"
+
     @classmethod
     def of(cls, root: "Node", simulations: int, seconds: float) -> "SearchProgress":
         visits = {ch.action: ch.visits for ch in root.children if ch.visits}
-        best = most_visited(root).action if root.children else None
-        return cls(simulations, seconds, visits, 1.0 - root.q if root.visits else 0.5, best)
+        best = best_child(root).action if root.children else None
+        proven = root.result
+        estimate = proven if proven is not None else 1.0 - root.q if root.visits else 0.5
+        return cls(simulations, seconds, visits, estimate, best, proven, root.depth)
 
 
 def search_problem(tree_policy: TreePolicy, evaluator: LeafEvaluator, root_noise: bool) -> str | None:
@@ -248,10 +283,16 @@ class MCTS:
         seed: int | None = None,
         batch_size: int | None = None,
         root_noise: bool = False,
+        threats: bool = True,
+        solver: bool = True,
     ):
         """``evaluator``: random rollouts (seeded by ``seed``) when None. ``batch_size``:
         leaves judged per evaluator call, by default the evaluator's. ``root_noise``: mix
         the tree policy's noise into the root's priors at every search (self-play only).
+        ``threats``: ask the game for forcing moves at every new node
+        (``Game.forcing_actions``): a move that wins at once proves the node, and where
+        the opponent threatens to win only the moves that stop it are searched.
+        ``solver``: back proofs up the tree (``prove``) and stop once the root is proven.
         A pair that cannot search together is refused here with the reason."""
         if evaluator is None:
             evaluator = RandomRollouts(game, seed=seed)
@@ -266,6 +307,8 @@ class MCTS:
         self.evaluator = evaluator
         self.batch_size = int(batch_size)
         self.root_noise = bool(root_noise)
+        self.threats = bool(threats)
+        self.solver = bool(solver)
         self.rng = random.Random(seed)
         self.np_rng = np.random.default_rng(seed)
         self.root: Node | None = None
@@ -301,7 +344,8 @@ class MCTS:
         return self._search(self._root_for_id(moves, starting_player), search_games, time_limit)
 
     def _search(self, root: Node, search_games: int | None, time_limit: float | None) -> Node:
-        """Both searches, once the root is found (by state or by ID)."""
+        """Both searches, once the root is found (by state or by ID). A root proven
+        already (by an earlier search, whose subtree was kept) is not searched again."""
         if root.final:
             raise ValueError("the game is over: nothing to search")
         with paused_gc():
@@ -323,9 +367,14 @@ class MCTS:
         searches in lock-step (``search_together``, which answers all their requests with
         one network call)."""
         started = time.perf_counter()
+        if root.proven is not None:  # nothing left to learn: the result is exact
+            return 0
         if root.untried is None:  # a new root: expanded (with priors if the tree policy reads them)
+            forced = self.forced_actions([root])
+            if root.proven is not None:  # a move wins at once
+                return 0
             priors = (yield [root.state])[1] if self.tree_policy.uses_priors else None
-            self.expand([root], priors)
+            self.expand([root], priors, forced)
         if root.untried is UNLISTED:
             self.list_actions(root)
         if self.root_noise:
@@ -336,13 +385,20 @@ class MCTS:
         while done < limit:
             paths = [self.select(root) for _ in range(int(min(self.batch_size, limit - done)))]
             leaves, values = self.leaves_to_judge(paths)
+            forced = self.forced_actions(leaves)
+            judge = [leaf for leaf in leaves if leaf.proven is None]
             priors = None
-            if leaves:
-                judged, priors = yield [leaf.state for leaf in leaves]
-                self.judge(leaves, judged, values)
-            self.expand(leaves, priors)
+            if judge:
+                judged, priors = yield [leaf.state for leaf in judge]
+                self.judge(judge, judged, values)
+            self.judge_proven(leaves, values)
+            self.expand(judge, priors, forced)
             self.backpropagate(paths, values)
+            if self.solver:
+                self.prove(paths)
             done += len(paths)
+            if root.proven is not None:
+                break
             if time_limit is not None or report is not None:
                 now = time.perf_counter()
                 if now >= deadline:
@@ -355,18 +411,35 @@ class MCTS:
         return done
 
     def visit_distribution(self, root: Node | None = None) -> np.ndarray:
-        """Visit counts of the root's children as a probability vector over all actions."""
+        """Visit counts of the root's children as a probability vector over all actions,
+        corrected by what is proven: all on the fastest proven win if there is one, and
+        nothing on a move proven lost while another is not (what players sample from and
+        self-play learns)."""
         root = root or self.root
         counts = np.zeros(self.game.num_actions, dtype=np.float32)
+        best = best_child(root) if root.children else None
+        if best is not None and best.proven == 1.0:
+            counts[best.action] = 1.0
+            return counts
         for ch in root.children:
             counts[ch.action] = ch.visits
+        if best is not None and best.proven != 0.0:
+            for ch in root.children:
+                if ch.proven == 0.0:
+                    counts[ch.action] = 0.0
         total = counts.sum()
         return counts / total if total else counts
 
     def best_action(self, root: Node | None = None) -> Action:
-        """The most visited action at the root (ties broken by mean value)."""
+        """The move to play (``best_child``): a proven win, else the most visited move not
+        proven lost; a move never tried before one proven lost."""
         root = root or self.root
-        return most_visited(root).action
+        if not root.children:
+            return root.untried[-1]
+        best = best_child(root)
+        if best.proven == 0.0 and root.untried:
+            return root.untried[-1]
+        return best.action
 
     def advance(self, action: Action) -> None:
         """Keep the subtree under ``action`` as the new root (statistics and all); a root
@@ -387,7 +460,8 @@ class MCTS:
     # ---- the four phases ------------------------------------------------------------
     def select(self, root: Node) -> list[Node]:
         """The path from the root to a leaf, the tree policy choosing at every expanded
-        node; each node on it counts the visit now (the virtual loss of a batch)."""
+        node; each node on it counts the visit now (the virtual loss of a batch). A
+        proven node is a leaf: its result is known (``untried`` is None there)."""
         select_child = self.tree_policy.select_child
         node = root
         path = [node]
@@ -396,7 +470,7 @@ class MCTS:
                 self.list_actions(node)
             child = select_child(node)
             if child is None:
-                child = self.add_child(node)
+                child = self.add_child(node) if node.untried else best_child(node)
             node.visits += 1
             node = child
             path.append(node)
@@ -425,14 +499,14 @@ class MCTS:
     @staticmethod
     def leaves_to_judge(paths: list[list[Node]]) -> tuple[list[Node], dict[int, float]]:
         """The paths' leaves the evaluator must judge (a leaf reached twice in one batch
-        once, a final leaf never), and the results known already: each final leaf's for
-        player 1, by ``id``."""
+        once, a proven leaf (a final one too) never), and the results known already: each
+        proven leaf's for player 1, by ``id``."""
         value_p1: dict[int, float] = {}
         leaves = []
         for path in paths:
             leaf = path[-1]
-            if leaf.player == 0:
-                value_p1[id(leaf)] = 0.5 if leaf.winner is None else float(leaf.winner == 1)
+            if leaf.proven is not None:
+                value_p1[id(leaf)] = leaf.proven if leaf.mover == 1 else 1.0 - leaf.proven
             elif id(leaf) not in value_p1:
                 value_p1[id(leaf)] = -1.0  # judged by ``judge``
                 leaves.append(leaf)
@@ -444,21 +518,80 @@ class MCTS:
         for leaf, value in zip(leaves, values):
             value_p1[id(leaf)] = value if leaf.player == 1 else 1.0 - value
 
-    def expand(self, leaves: Sequence[Node], priors: np.ndarray | None) -> None:
-        """Each leaf learns the actions a search considers (``Game.search_actions``), ordered by prior (the highest last). Without
-        priors the list is made when a descent first goes on from the leaf (``UNLISTED``
-        till then): most leaves are never entered again."""
+    @staticmethod
+    def judge_proven(leaves: Sequence[Node], value_p1: dict[int, float]) -> None:
+        """The exact results of the leaves that ``forced_actions`` proved (a move wins at once)."""
+        for leaf in leaves:
+            if leaf.proven is not None:
+                value_p1[id(leaf)] = leaf.proven if leaf.mover == 1 else 1.0 - leaf.proven
+
+    def forced_actions(self, leaves: Sequence[Node]) -> dict[int, list[Action]]:
+        """The game's forcing moves at new leaves (``Game.forcing_actions``), when the
+        search asks for threats. A leaf where a move wins at once is proven here, the
+        winning child made (a proven root plays it); where the opponent threatens to win,
+        the moves that stop it are the only ones searched: by ``id``."""
+        forced: dict[int, list[Action]] = {}
+        if not self.threats:
+            return forced
+        game = self.game
+        for leaf in leaves:
+            forcing = game.forcing_actions(leaf.state)
+            if forcing is None:
+                continue
+            if forcing.wins:
+                action = forcing.actions[0]
+                child = Node(game, game.next_state(leaf.state, action), action, leaf.player)
+                leaf.children.append(child)
+                child.visits, child.value = 1, 1.0
+                leaf.proven, leaf.depth = 0.0, 1  # a leaf for good (``untried`` stays None)
+            else:
+                forced[id(leaf)] = list(forcing.actions)
+        return forced
+
+    def expand(self, leaves: Sequence[Node], priors: np.ndarray | None,
+               forced: dict[int, list[Action]] | None = None) -> None:
+        """Each leaf learns the actions a search considers (the forced ones where
+        ``forced`` has them, else ``Game.search_actions``), ordered by prior (the highest
+        last). Without priors the list is made when a descent first goes on from the leaf
+        (``UNLISTED`` till then): most leaves are never entered again."""
+        forced = forced or {}
         if priors is None:
             for leaf in leaves:
-                leaf.untried = UNLISTED
+                leaf.untried = forced.get(id(leaf), UNLISTED)
             return
         search_actions = self.game.search_actions
         for leaf, leaf_priors in zip(leaves, priors):
-            actions = list(search_actions(leaf.state))
+            actions = forced.get(id(leaf)) or list(search_actions(leaf.state))
             p = np.asarray(leaf_priors, dtype=np.float64)[actions]
             order = np.argsort(p, kind="stable")
             leaf.priors = p[order].tolist()
             leaf.untried = [actions[j] for j in order]
+
+    @staticmethod
+    def prove(paths: list[list[Node]]) -> None:
+        """Proofs back up each path that ends in a proven leaf (MCTS-Solver, Winands,
+        Bjornsson and Saito 2008): a node with a move that is a proven win for its player
+        to move is proven (lost for the player who moved into it); a node whose moves are
+        all tried and all proven is proven with the best of them. A node proven stays
+        proven, and its ancestors learn of it here; the first node not proven stops it."""
+        for path in paths:
+            if path[-1].proven is None:
+                continue
+            for i in range(len(path) - 2, -1, -1):
+                node, child = path[i], path[i + 1]
+                if node.proven is not None:
+                    break
+                if child.proven == 1.0:  # the player to move here wins with this move
+                    node.proven, node.depth = 0.0, child.depth + 1
+                elif type(node.untried) is list and not node.untried and all(
+                        ch.proven is not None for ch in node.children):
+                    best = max(ch.proven for ch in node.children)
+                    ends = [ch.depth for ch in node.children if ch.proven == best]
+                    node.proven, node.depth = 1.0 - best, 1 + (max(ends) if best == 0.0 else min(ends))
+                else:
+                    break
+                if i:  # a leaf from now on: its result is exact (the root stops the search instead)
+                    node.untried = node.priors = None
 
     @staticmethod
     def backpropagate(paths: list[list[Node]], value_p1: dict[int, float]) -> None:

@@ -11,8 +11,8 @@ from mctsfw import MCTS, make_tree_policy
 from tests.test_hex import place
 
 
-def uct_search(game, state, games=1000, seed=0):
-    mcts = MCTS(game, make_tree_policy("uct", c=1.4), seed=seed)
+def uct_search(game, state, games=1000, seed=0, **options):
+    mcts = MCTS(game, make_tree_policy("uct", c=1.4), seed=seed, **options)
     root = mcts.search(state, search_games=games)
     return mcts, root
 
@@ -98,15 +98,16 @@ def test_plays_nim_with_a_cap_perfectly():
 
 @pytest.mark.parametrize("starter", [1, 2])
 def test_values_are_backed_up_for_the_player_who_moved(starter):
-    """From a lost NIM position (xor 0) every move loses: the root's children look bad for the mover."""
+    """From a lost NIM position (xor 0) every move loses: the root's children look bad for
+    the mover (the averages alone: no proofs)."""
     game = mctsfw.make_game("nim", piles=[2, 2])
-    mcts, root = uct_search(game, (starter, (2, 2)), games=2000)
+    mcts, root = uct_search(game, (starter, (2, 2)), games=2000, solver=False)
     assert root.visits == 2000 and sum(ch.visits for ch in root.children) == 2000
     for child in root.children:
         assert child.mover == starter
         assert child.q < 0.5  # the mover loses against good play
     # from the winning position (2, 1), the best child is a clear win for the mover
-    mcts, root = uct_search(game, (starter, (2, 1)), games=2000)
+    mcts, root = uct_search(game, (starter, (2, 1)), games=2000, solver=False)
     best = max(root.children, key=lambda ch: ch.visits)
     assert best.mover == starter and best.q > 0.9
 
@@ -219,6 +220,13 @@ def test_batched_search_with_a_network_policy_still_finds_the_win():
     rollouts = NetRollouts(game, FirstCellNet(25), epsilon=0.2, seed=1)
     mcts = MCTS(game, make_tree_policy("uct"), rollouts, seed=1)
     assert mcts.batch_size > 1
+    root = mcts.search(state, search_games=500)
+    assert root.visits == sum(ch.visits for ch in root.children) == mcts.last_search_games
+    assert mcts.best_action(root) == 2 * 5 + 2
+    # the winning move was tried in the first batch: the root is proven and the search stopped
+    assert root.result == 1.0 and root.depth == 1 and mcts.last_search_games == mcts.batch_size
+    mcts = MCTS(game, make_tree_policy("uct"), NetRollouts(game, FirstCellNet(25), epsilon=0.2, seed=1), seed=1,
+                solver=False)
     root = mcts.search(state, search_games=500)
     assert root.visits == 500 and sum(ch.visits for ch in root.children) == 500
     assert mcts.best_action(root) == 2 * 5 + 2

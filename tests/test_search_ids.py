@@ -98,7 +98,8 @@ def test_a_search_from_an_id_equals_the_search_from_its_state(name, tree_policy)
     by_state, by_id = searcher(), searcher()
     a = by_state.search(state, search_games=300)
     b = by_id.search_from(moves, 2, search_games=300)
-    assert b.state == a.state and b.visits == a.visits == 300
+    assert b.state == a.state and b.visits == a.visits == by_state.last_search_games <= 300
+    assert b.proven == a.proven and (a.visits == 300 or a.proven is not None)  # a proven root stops the search
     assert np.array_equal(by_id.visit_distribution(b), by_state.visit_distribution(a))
     stats = [(ch.action, ch.visits, ch.value) for ch in a.children]
     assert [(ch.action, ch.visits, ch.value) for ch in b.children] == stats
@@ -200,7 +201,7 @@ def test_an_id_past_the_end_of_the_game_raises():
 
 def test_nothing_is_stored_per_node():
     assert Node.__slots__ == ("state", "action", "mover", "player", "winner", "prior", "visits", "value", "children",
-                              "untried", "priors")
+                              "untried", "priors", "proven", "depth")
     game = mctsfw.make_game("hex", size=3)
     mcts = uct(game)
     root = mcts.search_from((4,), search_games=50)
