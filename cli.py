@@ -343,7 +343,7 @@ def hint_giver(game: mctsfw.Game, person: int, actors: dict, config: dict, seed:
         move = game.action_to_text(progress.best_action, state)
         total = sum(progress.visits.values())
         text = (f"{move}, {progress.share(progress.best_action):.0%} of {total} visits; "
-                f"your win estimate {progress.win_estimate:.0%}")
+                f"your {progress.outlook()}")
         if swap is not None:
             starting, moves = game.swapped(*swap)
             swapped = 1.0 - analyse(game.state_after(moves, starting))[0].win_estimate

@@ -25,7 +25,7 @@ from typing import Any, Callable
 import numpy as np
 
 import mctsfw
-from mctsfw.game import Game, IllegalMoveError
+from mctsfw.game import Forcing, Game, IllegalMoveError
 from mctsfw.schema import Parameters, Setting
 
 MIN_SIZE, MAX_SIZE = 4, 16
@@ -67,6 +67,7 @@ class ConnectFour(Game):
         self.column_mask = [((1 << self.rows) - 1) << (c * h) for c in range(self.columns)]
         self.full = sum(self.column_mask)
         self.top_row = sum(self.top)
+        self.bottom_row = sum(self.bottom)
         # the bit of each cell in row-major order (row 0 = bottom), as encode lays the cells out
         self._cell_bits = np.array([r + c * h for r in range(self.rows) for c in range(self.columns)], dtype=np.int64)
 
@@ -119,6 +120,34 @@ class ConnectFour(Game):
 
     def winner(self, state: Connect4State) -> int | None:
         return state[3] or None
+
+    # ---- threats ----------------------------------------------------------------------
+    def completing_cells(self, own: int, occupied: int) -> int:
+        """The empty cells (playable now or not) where one more stone of ``own`` makes four
+        in a row: three stones below it, or three of a line of four on either side of it."""
+        h = self.height
+        found = (own << 1) & (own << 2) & (own << 3)  # vertical: three below
+        for d in (h, h + 1, h - 1):  # across, and the two diagonals
+            pair = (own << d) & (own << 2 * d)
+            found |= pair & (own << 3 * d)
+            found |= pair & (own >> d)
+            pair = (own >> d) & (own >> 2 * d)
+            found |= pair & (own << d)
+            found |= pair & (own >> 3 * d)
+        return found & self.full & ~occupied
+
+    def forcing_actions(self, state: Connect4State) -> Forcing | None:
+        """The columns where the player to move makes four now; else those where the
+        opponent would (each must be taken); else None."""
+        player, ones, twos, _ = state
+        own, other = (ones, twos) if player == 1 else (twos, ones)
+        occupied = ones | twos
+        playable = (occupied + self.bottom_row) & self.full
+        for stones, wins in ((own, True), (other, False)):
+            cells = self.completing_cells(stones, occupied) & playable
+            if cells:
+                return Forcing(tuple(c for c, column in enumerate(self.column_mask) if cells & column), wins)
+        return None
 
     def playout(
         self, state: Connect4State, rng: random.Random, choose: Callable[[Connect4State], int] | None = None

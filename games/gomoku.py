@@ -29,7 +29,7 @@ from typing import Any, Callable
 import numpy as np
 
 import mctsfw
-from mctsfw.game import Game, IllegalMoveError, letter_cell_name, parse_letter_cell
+from mctsfw.game import Forcing, Game, IllegalMoveError, letter_cell_name, parse_letter_cell
 from mctsfw.schema import Parameters, Setting
 
 MIN_SIZE, MAX_SIZE = 5, 19
@@ -174,6 +174,53 @@ class Gomoku(Game):
 
     def winner(self, state: GomokuState) -> int | None:
         return state[3] or None
+
+    # ---- threats ----------------------------------------------------------------------
+    def completing_cells(self, own: int, empty: int) -> int:
+        """The empty cells (bits of ``empty``) on which one more stone of ``own`` makes
+        ``connect`` in a row: for each direction, each window of ``connect`` cells with one
+        gap and the rest ``own`` (a broken four's middle, either end of an open four).
+        In freestyle that stone wins; with ``exactly_five`` it may make an overline
+        (``forcing_actions`` tests those)."""
+        k = self.connect
+        found = 0
+        for d in self.shifts:
+            # before[j]: cells whose j-th cell back (against the direction) is own; after[j]: j-th cell on
+            before, after = [0] * k, [0] * k
+            run_before, run_after = -1, -1
+            for j in range(1, k):
+                run_before &= own << (j * d)
+                run_after &= own >> (j * d)
+                before[j], after[j] = run_before, run_after
+            before[0] = after[0] = -1
+            for gap in range(k):  # stones on gap cells before the empty one, k - 1 - gap after it
+                found |= before[gap] & after[k - 1 - gap]
+        return found & empty
+
+    def forcing_actions(self, state: GomokuState) -> Forcing | None:
+        """The cells that complete five for the player to move; else the opponent's such
+        cells (each must be taken, or the opponent wins next move); else None."""
+        player, ones, twos, winner, moves = state
+        own, other = (ones, twos) if player == 1 else (twos, ones)
+        empty = self.full & ~(ones | twos)
+        for stones, wins in ((own, True), (other, False)):
+            cells = self.completing_cells(stones, empty)
+            if cells and self.exactly_five:  # keep the cells that make exactly five, not an overline
+                cells = sum(b for b in self._bits(cells) if self._wins(stones | b))
+            if cells:
+                of_bit = self._action_of_bit
+                return Forcing(tuple(sorted(of_bit[b] for b in self._bits(cells))), wins)
+        return None
+
+    @staticmethod
+    def _bits(board: int) -> list[int]:
+        """The set bits of ``board``, each as its value."""
+        bits = []
+        while board:
+            low = board & -board
+            bits.append(low)
+            board ^= low
+        return bits
 
     def state_after(self, moves, starting_player: int = 1) -> GomokuState:
         """The state reached by ``moves`` (the game's ID) from the start, as stepping

@@ -22,7 +22,7 @@ import networkx as nx
 import numpy as np
 
 import mctsfw
-from mctsfw.game import Game, IllegalMoveError, letter_cell_name, parse_letter_cell
+from mctsfw.game import Forcing, Game, IllegalMoveError, letter_cell_name, parse_letter_cell
 from mctsfw.schema import Parameters, Setting
 
 MIN_SIZE, MAX_SIZE = 3, 19
@@ -172,31 +172,49 @@ class Hex(Game):
             group |= frontier
         return group
 
-    def _connects(self, own: int, player: int) -> bool:
-        """Whether ``own`` joins the player's two sides (whole-board flood by bit shifts)."""
+    def _around(self, group: int) -> int:
+        """``group`` and every cell next to it (bit shifts: the six neighbours)."""
         n = self.size
-        start, end = self.sides[player]
-        group = own & start
-        if not group:
-            return False
-        not_first, not_last, full = self._not_first_col, self._not_last_col, self.full
-        while True:
-            right = group & not_last
-            left = group & not_first
-            grown = (
-                group
-                | (group << n) & full
-                | group >> n
-                | right << 1
-                | left >> 1
-                | right >> (n - 1)
-                | (left << (n - 1)) & full
-            ) & own
-            if grown == group:
-                return bool(group & end)
-            if grown & end:
-                return True
+        right = group & self._not_last_col
+        left = group & self._not_first_col
+        return (group | (group << n) & self.full | group >> n | right << 1 | left >> 1 | right >> (n - 1)
+                | (left << (n - 1)) & self.full)
+
+    def _flood(self, own: int, side: int, stop: int = 0) -> int:
+        """The stones of ``own`` connected to the cells of ``side`` (whole-board flood by
+        bit shifts); it stops early, incomplete, once it reaches a cell of ``stop``."""
+        group = own & side
+        while group:
+            grown = self._around(group) & own
+            if grown == group or grown & stop:
+                return grown
             group = grown
+        return group
+
+    def _connects(self, own: int, player: int) -> bool:
+        """Whether ``own`` joins the player's two sides."""
+        start, end = self.sides[player]
+        return bool(self._flood(own, start, end) & end)
+
+    def completing_cells(self, own: int, player: int, empty: int) -> int:
+        """The cells of ``empty`` where one more stone of ``own`` joins the player's two
+        sides: each touches (or lies on) the start side's chain and the end side's."""
+        start, end = self.sides[player]
+        from_start = self._around(self._flood(own, start)) | start
+        from_end = self._around(self._flood(own, end)) | end
+        return from_start & from_end & empty
+
+    def forcing_actions(self, state: HexState) -> Forcing | None:
+        """The cells that join the two sides for the player to move; else the cells that
+        would join the opponent's (each must be taken); else None."""
+        player, ones, twos, _ = state
+        empty = self.full & ~(ones | twos)
+        for who, stones, wins in ((player, ones if player == 1 else twos, True),
+                                  (3 - player, twos if player == 1 else ones, False)):
+            cells = self.completing_cells(stones, who, empty)
+            if cells:
+                return Forcing(tuple(iter_bits(cells)), wins)
+        return None
 
     def _decided(self, x: np.ndarray) -> np.ndarray:
         """The winner of each encoded position of a batch so far: 1 or 2 where that

@@ -219,6 +219,11 @@ class SearchProgress:
             return "draws"
         return f"{'wins' if self.proven == 1.0 else 'loses'} in {self.depth}"
 
+    def outlook(self) -> str:
+        """For people: the verdict once proven ("wins in 3"), else "win estimate 61%"."""
+        verdict = self.verdict()
+        return f"proven: {verdict}" if verdict else f"win estimate {self.win_estimate:.0%}"
+
     @classmethod
     def of(cls, root: "Node", simulations: int, seconds: float) -> "SearchProgress":
         visits = {ch.action: ch.visits for ch in root.children if ch.visits}

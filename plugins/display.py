@@ -64,8 +64,9 @@ def colour_board(picture: str) -> str:
 
 def thinking_line(progress: SearchProgress, game: Game | None) -> str:
     """One line of a search's progress: search games, seconds, the win estimate of the
-    player to move, and the move in front with its share of the visits."""
-    text = f"{progress.simulations} search games, {progress.seconds:.1f} s, win estimate {progress.win_estimate:.0%}"
+    player to move (or the proven result: "proven: wins in 3"), and the move in front with
+    its share of the visits."""
+    text = f"{progress.simulations} search games, {progress.seconds:.1f} s, {progress.outlook()}"
     if progress.best_action is not None:
         name = game.action_to_text(progress.best_action) if game is not None else str(progress.best_action)
         text += f", best {name} ({progress.share(progress.best_action):.0%} of visits)"

@@ -56,6 +56,7 @@ from typing import Any, Callable, TextIO
 import mctsfw
 from mctsfw.actors import Actor, ActorError, Resignation
 from mctsfw.game import Action, Game, IllegalMoveError, State
+from mctsfw.mcts import SearchProgress
 
 PROTOCOL_VERSION = "2"
 ENGINE_NAME = "hexzero"
@@ -394,7 +395,9 @@ class GtpEngine:
             raise GtpError("the game is over")
         root = mcts.search(self.state, getattr(self.actor, "search_games", None), getattr(self.actor, "time_limit", None))
         counts = {child.action: child.visits for child in root.children if child.visits}
-        return self._gfx(counts, str, f"{root.visits} visits; most visited {self._vertex(mcts.best_action(root))}")
+        verdict = SearchProgress.of(root, mcts.last_search_games, 0.0).verdict()
+        return self._gfx(counts, str, f"{root.visits} visits; {'proven: ' + verdict + '; ' if verdict else ''}"
+                                      f"best {self._vertex(mcts.best_action(root))}")
 
     def cmd_policy(self, args: list[str]) -> str:
         """The raw network's probabilities of the legal moves (percent labels)."""

@@ -357,6 +357,7 @@ def _progress_json(game: Game, state, progress: SearchProgress) -> dict[str, Any
         "simulations": progress.simulations,
         "seconds": round(progress.seconds, 2),
         "win_estimate": round(progress.win_estimate, 3),
+        "verdict": progress.verdict(),  # "wins in 3" once the root is proven, else null
         "best": None if best is None else game.action_to_text(best, state),
         "best_share": round(progress.share(best), 3) if best is not None else None,
     }
@@ -588,7 +589,7 @@ function show(s) {
   let think = "";
   if (p && p.simulations !== undefined) {
     think = (s.thinking ? "thinking: " : "agent's last search: ") + p.simulations + " simulations, " +
-      p.seconds.toFixed(1) + " s, win estimate " + percent(p.win_estimate) +
+      p.seconds.toFixed(1) + " s, " + (p.verdict ? "proven: " + p.verdict : "win estimate " + percent(p.win_estimate)) +
       (p.best ? ", best " + p.best + " (" + percent(p.best_share) + " of visits)" : "");
   } else if (s.thinking) think = "thinking...";
   else if (p) think = "the agent moved in " + p.seconds.toFixed(1) + " s";

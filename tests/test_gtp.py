@@ -181,7 +181,7 @@ def test_visit_heat_map_for_gogui():
     assert max(shares.values()) == 1.0 and all(0 < x <= 1 for x in shares.values())
     best = max(counts, key=counts.get)
     assert shares[best] == 1.0 and sum(counts.values()) >= 199  # the root's visits, one may be its own
-    assert lines[2].startswith("TEXT ") and "most visited" in lines[2]
+    assert lines[2].startswith("TEXT ") and "; best " in lines[2]
 
 
 def test_policy_heat_map_for_a_raw_network():
