@@ -140,8 +140,10 @@ class ConnectFour(Game):
         """The columns where the player to move makes four now; else those where the
         opponent would (each must be taken); else None."""
         player, ones, twos, _ = state
-        own, other = (ones, twos) if player == 1 else (twos, ones)
         occupied = ones | twos
+        if occupied.bit_count() < 5:
+            return None  # nobody has three stones yet
+        own, other = (ones, twos) if player == 1 else (twos, ones)
         playable = (occupied + self.bottom_row) & self.full
         for stones, wins in ((own, True), (other, False)):
             cells = self.completing_cells(stones, occupied) & playable

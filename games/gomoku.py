@@ -201,6 +201,8 @@ class Gomoku(Game):
         """The cells that complete five for the player to move; else the opponent's such
         cells (each must be taken, or the opponent wins next move); else None."""
         player, ones, twos, winner, moves = state
+        if len(moves) < 2 * self.connect - 3:
+            return None  # nobody has connect - 1 stones yet
         own, other = (ones, twos) if player == 1 else (twos, ones)
         empty = self.full & ~(ones | twos)
         for stones, wins in ((own, True), (other, False)):

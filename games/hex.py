@@ -208,6 +208,8 @@ class Hex(Game):
         """The cells that join the two sides for the player to move; else the cells that
         would join the opponent's (each must be taken); else None."""
         player, ones, twos, _ = state
+        if ones.bit_count() < self.size - 1 and twos.bit_count() < self.size - 1:
+            return None  # a chain across the board has at least `size` stones
         empty = self.full & ~(ones | twos)
         for who, stones, wins in ((player, ones if player == 1 else twos, True),
                                   (3 - player, twos if player == 1 else ones, False)):

@@ -312,7 +312,8 @@ class MCTS:
         self.evaluator = evaluator
         self.batch_size = int(batch_size)
         self.root_noise = bool(root_noise)
-        self.threats = bool(threats)
+        # a game that declares no threats is not asked (``Game.forcing_actions`` says None)
+        self.threats = bool(threats) and type(game).forcing_actions is not Game.forcing_actions
         self.solver = bool(solver)
         self.rng = random.Random(seed)
         self.np_rng = np.random.default_rng(seed)
@@ -372,32 +373,40 @@ class MCTS:
         searches in lock-step (``search_together``, which answers all their requests with
         one network call)."""
         started = time.perf_counter()
-        if root.proven is not None:  # nothing left to learn: the result is exact
-            return 0
-        if root.untried is None:  # a new root: expanded (with priors if the tree policy reads them)
-            forced = self.forced_actions([root])
-            if root.proven is not None:  # a move wins at once
-                return 0
-            priors = (yield [root.state])[1] if self.tree_policy.uses_priors else None
-            self.expand([root], priors, forced)
-        if root.untried is UNLISTED:
+        report = self.on_progress
+        if root.untried is None and root.proven is None:  # a new root: expanded (with priors if the tree policy reads them)
+            forced = self.forced_actions([root]) if self.threats else {}
+            if root.proven is None:  # no move wins at once
+                priors = (yield [root.state])[1] if self.tree_policy.uses_priors else None
+                self.expand([root], priors, forced)
+                if root.untried is UNLISTED:  # listed now, its forced moves known already
+                    root.untried = forced.get(id(root)) or list(self.game.search_actions(root.state))
+        elif root.untried is UNLISTED:  # a kept node never entered
             self.list_actions(root)
+        if root.proven is not None:  # nothing left to learn: the result is exact
+            if report is not None:
+                report(SearchProgress.of(root, 0, time.perf_counter() - started))
+            return 0
         if self.root_noise:
             self.add_root_noise(root)
         deadline = started + time_limit if time_limit is not None else math.inf
-        report, next_report = self.on_progress, started + self.progress_interval
+        next_report = started + self.progress_interval
+        priors_read = self.tree_policy.uses_priors
         done = 0
         while done < limit:
             paths = [self.select(root) for _ in range(int(min(self.batch_size, limit - done)))]
             leaves, values = self.leaves_to_judge(paths)
-            forced = self.forced_actions(leaves)
-            judge = [leaf for leaf in leaves if leaf.proven is None]
+            forced = None
+            if self.threats and priors_read and leaves:  # expanded now: threats first (else when listed)
+                forced = self.forced_actions(leaves)
+                if any(leaf.proven is not None for leaf in leaves):  # a move wins there at once
+                    self.judge_proven(leaves, values)
+                    leaves = [leaf for leaf in leaves if leaf.proven is None]
             priors = None
-            if judge:
-                judged, priors = yield [leaf.state for leaf in judge]
-                self.judge(judge, judged, values)
-            self.judge_proven(leaves, values)
-            self.expand(judge, priors, forced)
+            if leaves:
+                judged, priors = yield [leaf.state for leaf in leaves]
+                self.judge(leaves, judged, values)
+            self.expand(leaves, priors, forced)
             self.backpropagate(paths, values)
             if self.solver:
                 self.prove(paths)
@@ -473,6 +482,8 @@ class MCTS:
         while node.untried is not None:
             if node.untried is UNLISTED:
                 self.list_actions(node)
+                if node.proven is not None:  # a move wins here at once: a leaf with a known result
+                    break
             child = select_child(node)
             if child is None:
                 child = self.add_child(node) if node.untried else best_child(node)
@@ -498,8 +509,12 @@ class MCTS:
         return child
 
     def list_actions(self, node: Node) -> None:
-        """The legal actions of a node expanded without priors, listed when needed."""
-        node.untried = list(self.game.search_actions(node.state))
+        """The actions of a node expanded without priors, listed when a descent first goes
+        on from it: the forced ones where the game declares a threat (a move that wins at
+        once proves the node instead), else ``Game.search_actions``."""
+        forced = self.forced_actions([node]).get(id(node)) if self.threats else None
+        if node.proven is None:
+            node.untried = forced or list(self.game.search_actions(node.state))
 
     @staticmethod
     def leaves_to_judge(paths: list[list[Node]]) -> tuple[list[Node], dict[int, float]]:
@@ -530,27 +545,26 @@ class MCTS:
             if leaf.proven is not None:
                 value_p1[id(leaf)] = leaf.proven if leaf.mover == 1 else 1.0 - leaf.proven
 
-    def forced_actions(self, leaves: Sequence[Node]) -> dict[int, list[Action]]:
-        """The game's forcing moves at new leaves (``Game.forcing_actions``), when the
-        search asks for threats. A leaf where a move wins at once is proven here, the
-        winning child made (a proven root plays it); where the opponent threatens to win,
-        the moves that stop it are the only ones searched: by ``id``."""
+    def forced_actions(self, nodes: Sequence[Node]) -> dict[int, list[Action]]:
+        """The game's forcing moves at new nodes (``Game.forcing_actions``), by ``id``: where
+        the opponent threatens to win, the moves that stop it, the only ones searched there.
+        A node where a move wins at once is proven here instead, the winning child made (a
+        proven root plays it). Asked at expansion when the tree policy reads priors, else
+        when the node's actions are listed (``list_actions``)."""
         forced: dict[int, list[Action]] = {}
-        if not self.threats:
-            return forced
         game = self.game
-        for leaf in leaves:
-            forcing = game.forcing_actions(leaf.state)
+        for node in nodes:
+            forcing = game.forcing_actions(node.state)
             if forcing is None:
                 continue
             if forcing.wins:
                 action = forcing.actions[0]
-                child = Node(game, game.next_state(leaf.state, action), action, leaf.player)
-                leaf.children.append(child)
+                child = Node(game, game.next_state(node.state, action), action, node.player)
+                node.children.append(child)
                 child.visits, child.value = 1, 1.0
-                leaf.proven, leaf.depth = 0.0, 1  # a leaf for good (``untried`` stays None)
+                node.proven, node.depth, node.untried, node.priors = 0.0, 1, None, None  # a leaf for good
             else:
-                forced[id(leaf)] = list(forcing.actions)
+                forced[id(node)] = list(forcing.actions)
         return forced
 
     def expand(self, leaves: Sequence[Node], priors: np.ndarray | None,
@@ -558,11 +572,11 @@ class MCTS:
         """Each leaf learns the actions a search considers (the forced ones where
         ``forced`` has them, else ``Game.search_actions``), ordered by prior (the highest
         last). Without priors the list is made when a descent first goes on from the leaf
-        (``UNLISTED`` till then): most leaves are never entered again."""
+        (``UNLISTED`` till then, ``list_actions``): most leaves are never entered again."""
         forced = forced or {}
         if priors is None:
             for leaf in leaves:
-                leaf.untried = forced.get(id(leaf), UNLISTED)
+                leaf.untried = UNLISTED
             return
         search_actions = self.game.search_actions
         for leaf, leaf_priors in zip(leaves, priors):

@@ -66,7 +66,7 @@ class PUCT(TreePolicy):
             first_play = 1.0 - node.value / node.visits if node.visits else 0.5  # the parent's value for the mover
             best_score = first_play + scale * node.untried_prior(len(node.untried) - 1)
         for child in node.children:
-            if child.proven == 0.0:
+            if child.proven is not None and child.proven == 0.0:
                 continue  # a move proven lost is never searched again
             n = child.visits
             score = child.value / n + scale * child.prior / (1 + n)

@@ -221,12 +221,18 @@ def test_batched_search_with_a_network_policy_still_finds_the_win():
     mcts = MCTS(game, make_tree_policy("uct"), rollouts, seed=1)
     assert mcts.batch_size > 1
     root = mcts.search(state, search_games=500)
-    assert root.visits == sum(ch.visits for ch in root.children) == mcts.last_search_games
-    assert mcts.best_action(root) == 2 * 5 + 2
-    # the winning move was tried in the first batch: the root is proven and the search stopped
-    assert root.result == 1.0 and root.depth == 1 and mcts.last_search_games == mcts.batch_size
+    # the game declares the winning move (a threat): the root is proven before any search game
+    assert mcts.best_action(root) == 2 * 5 + 2 and root.result == 1.0 and root.depth == 1
+    assert mcts.last_search_games == 0
+    # without threats, the winning move is tried in the first batch: the root is proven and the search stops
     mcts = MCTS(game, make_tree_policy("uct"), NetRollouts(game, FirstCellNet(25), epsilon=0.2, seed=1), seed=1,
-                solver=False)
+                threats=False)
+    root = mcts.search(state, search_games=500)
+    assert root.visits == sum(ch.visits for ch in root.children) == mcts.last_search_games == mcts.batch_size
+    assert mcts.best_action(root) == 2 * 5 + 2 and root.result == 1.0 and root.depth == 1
+    # without proofs either, the averages find it
+    mcts = MCTS(game, make_tree_policy("uct"), NetRollouts(game, FirstCellNet(25), epsilon=0.2, seed=1), seed=1,
+                threats=False, solver=False)
     root = mcts.search(state, search_games=500)
     assert root.visits == 500 and sum(ch.visits for ch in root.children) == 500
     assert mcts.best_action(root) == 2 * 5 + 2

@@ -60,6 +60,11 @@ def test_puct_takes_a_win_in_one_with_an_uninformed_evaluator(to_move):
     evaluator = UniformEvaluator(game)
     mcts = MCTS(game, puct(), evaluator=evaluator, seed=0, batch_size=8)
     root = mcts.search(state, search_games=400)
+    assert mcts.best_action(root) == 12 and root.result == 1.0  # the game declares the winning move
+    assert mcts.last_search_games == 0 and not evaluator.calls
+    # and the search finds it without the game's help
+    mcts = MCTS(game, puct(), evaluator=evaluator, seed=0, batch_size=8, threats=False)
+    root = mcts.search(state, search_games=400)
     assert mcts.best_action(root) == 12
     priors = root_priors(root)
     assert len(priors) == 17 and all(p == pytest.approx(1 / 17) for p in priors.values())
