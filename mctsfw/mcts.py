@@ -477,6 +477,7 @@ class MCTS:
         node; each node on it counts the visit now (the virtual loss of a batch). A
         proven node is a leaf: its result is known (``untried`` is None there)."""
         select_child = self.tree_policy.select_child
+        priors_read = self.tree_policy.uses_priors
         node = root
         path = [node]
         while node.untried is not None:
@@ -486,7 +487,14 @@ class MCTS:
                     break
             child = select_child(node)
             if child is None:
-                child = self.add_child(node) if node.untried else best_child(node)
+                if not node.untried:
+                    child = best_child(node)
+                else:
+                    child = self.add_child(node)
+                    if node is root and self.threats and not priors_read and not child.final:
+                        # the root's moves are weighed by their threats from their first visit
+                        # (a move that makes a double threat is proven a win at once)
+                        self.list_actions(child)
             node.visits += 1
             node = child
             path.append(node)
@@ -546,11 +554,13 @@ class MCTS:
                 value_p1[id(leaf)] = leaf.proven if leaf.mover == 1 else 1.0 - leaf.proven
 
     def forced_actions(self, nodes: Sequence[Node]) -> dict[int, list[Action]]:
-        """The game's forcing moves at new nodes (``Game.forcing_actions``), by ``id``: where
-        the opponent threatens to win, the moves that stop it, the only ones searched there.
-        A node where a move wins at once is proven here instead, the winning child made (a
-        proven root plays it). Asked at expansion when the tree policy reads priors, else
-        when the node's actions are listed (``list_actions``)."""
+        """The game's forcing moves at new nodes (``Game.forcing_actions``), by ``id``:
+        where the opponent threatens to win, the moves that stop it and do not leave them
+        another win at once; these alone are searched there. A node is proven here when a
+        move wins at once (the winning child made: a proven root plays it), or when every
+        stopping move leaves the opponent a win at once (a double threat: lost in 2).
+        Asked at expansion when the tree policy reads priors, else when the node's actions
+        are listed (``list_actions``)."""
         forced: dict[int, list[Action]] = {}
         game = self.game
         for node in nodes:
@@ -558,14 +568,32 @@ class MCTS:
             if forcing is None:
                 continue
             if forcing.wins:
-                action = forcing.actions[0]
-                child = Node(game, game.next_state(node.state, action), action, node.player)
+                self._prove_won(node, forcing.actions[0])
+                continue
+            alive = []
+            for action in forcing.actions:
+                after = game.next_state(node.state, action)
+                answer = None if game.is_final(after) else game.forcing_actions(after)
+                if answer is None or not answer.wins:
+                    alive.append(action)
+            if alive:
+                forced[id(node)] = alive
+            else:  # whatever stops one threat, the opponent wins with another
+                child = Node(game, game.next_state(node.state, forcing.actions[0]), forcing.actions[0], node.player)
+                self._prove_won(child, game.forcing_actions(child.state).actions[0])
                 node.children.append(child)
-                child.visits, child.value = 1, 1.0
-                node.proven, node.depth, node.untried, node.priors = 0.0, 1, None, None  # a leaf for good
-            else:
-                forced[id(node)] = list(forcing.actions)
+                child.visits, child.value = 1, 0.0
+                node.proven, node.depth, node.untried, node.priors = 1.0, 2, None, None
         return forced
+
+    def _prove_won(self, node: Node, action: Action) -> None:
+        """``node``'s player to move wins at once with ``action``: its child made, the node
+        proven (lost for the player who moved into it) and a leaf for good."""
+        game = self.game
+        child = Node(game, game.next_state(node.state, action), action, node.player)
+        node.children.append(child)
+        child.visits, child.value = 1, 1.0
+        node.proven, node.depth, node.untried, node.priors = 0.0, 1, None, None
 
     def expand(self, leaves: Sequence[Node], priors: np.ndarray | None,
                forced: dict[int, list[Action]] | None = None) -> None:
@@ -576,7 +604,8 @@ class MCTS:
         forced = forced or {}
         if priors is None:
             for leaf in leaves:
-                leaf.untried = UNLISTED
+                if leaf.untried is None:  # (a root's new child is listed when made)
+                    leaf.untried = UNLISTED
             return
         search_actions = self.game.search_actions
         for leaf, leaf_priors in zip(leaves, priors):
