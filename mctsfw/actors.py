@@ -306,7 +306,15 @@ class NetActor(Actor):
         return masked_policy(probs, self.game.legal_mask(state))
 
     def select_action(self, state: State) -> Action:
-        return sample_action(self.policy(state), 0.0 if self.selection == "greedy" else 1.0, self.rng)
+        """Its move, never past a win at once or an open loss: where the game declares
+        forcing moves (``Game.forcing_actions``), the network chooses among them."""
+        policy = self.policy(state)
+        forcing = self.game.forcing_actions(state)
+        if forcing is not None:
+            forced = np.zeros_like(policy)
+            forced[list(forcing.actions)] = 1.0
+            policy = masked_policy(policy, forced)
+        return sample_action(policy, 0.0 if self.selection == "greedy" else 1.0, self.rng)
 
     def consider_swap(self, starting_player: int, moves: list[Action]) -> bool:
         """A policy-and-value network swaps when its value head prefers the swapped
