@@ -1,0 +1,128 @@
+"""Tactical solve rates of hexzero's searches beside OpenSpiel's MCTS, in one run.
+
+    python benchmarks/tactics.py [--per-class 30] [--budget 400] [--games gomoku9,gomoku15,connect4]
+
+Positions come from random games and are classified by brute force with the game's own
+rules (``mctsfw.tactics``: win now, stop the opponent's immediate win, win in three). Each
+player searches each position once with ``--budget`` search games (simulations) and is
+scored on whether its move is one of the position's solutions:
+
+- hexzero UCT without proofs and threats (``solver=False, threats=False``; a final winning
+  move once tried is still played: ``mcts.best_child``);
+- hexzero UCT (proofs, threats), and the shipped network of the game with PUCT;
+- OpenSpiel's C++ ``MCTSBot`` with one random rollout per simulation, uct_c = 2 (its
+  examples' value, on results in [-1, 1]), without and with its solver.
+
+Then the cost of one ``Game.forcing_actions`` call per game, over the same positions.
+Without OpenSpiel (``pip install -e .[differential]``) its rows are left out.
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import mctsfw  # noqa: E402
+from mctsfw import MCTS, make_tree_policy  # noqa: E402
+from mctsfw.tactics import CLASSES, collect, play_positions, random_players  # noqa: E402
+
+GAMES = {
+    "gomoku9": ("gomoku 9x9", ("gomoku", {"size": 9}), ("gomoku", {"size": 9}), "models/gomoku9/pv_mlp_gen0051.keras"),
+    "gomoku15": ("gomoku 15x15", ("gomoku", {"size": 15}), ("gomoku", {"size": 15}), None),
+    "connect4": ("connect four", ("connect4", {}), ("connect_four", {}), "models/connect4/pv_mlp_gen0393.keras"),
+}
+
+
+def hexzero_uct(game, budget, **options):
+    def move(tactic, seed):
+        mcts = MCTS(game, make_tree_policy("uct", c=1.4), seed=seed, **options)
+        return mcts.best_action(mcts.search(tactic.state, search_games=budget))
+    return move
+
+
+def hexzero_net(game, budget, path):
+    def move(tactic, seed):
+        return mctsfw.make_actor(ROOT / path, game, search_games=budget, seed=seed).select_action(tactic.state)
+    return move
+
+
+def openspiel_bot(spiel_name, params, budget, solve):
+    try:
+        import pyspiel
+    except ImportError:
+        return None
+    spiel = pyspiel.load_game(spiel_name, params)
+
+    def move(tactic, seed):
+        state = spiel.new_initial_state()
+        for action in tactic.moves:  # the same moves: colours swap when our player 2 opened, the rules do not care
+            state.apply_action(int(action))
+        # MCTSBot(game, evaluator, uct_c, max_simulations, max_memory_mb, solve, seed, verbose)
+        bot = pyspiel.MCTSBot(spiel, pyspiel.RandomRolloutEvaluator(1, seed), 2.0, budget, 1000, solve, seed, False)
+        return bot.step(state)
+    return move
+
+
+def solve_rates(move, found, seed=1):
+    """Per class: (share solved, seconds a position)."""
+    rates = {}
+    for kind, tactics in found.items():
+        start = time.perf_counter()
+        solved = sum(move(t, seed + i) in t.solutions for i, t in enumerate(tactics))
+        rates[kind] = (solved / len(tactics) if tactics else float("nan"),
+                       (time.perf_counter() - start) / max(len(tactics), 1))
+    return rates
+
+
+def forcing_cost(game, found) -> float:
+    """Microseconds a ``forcing_actions`` call over the positions found."""
+    states = [t.state for tactics in found.values() for t in tactics]
+    repeats = max(1, 20000 // max(len(states), 1))
+    start = time.perf_counter()
+    for _ in range(repeats):
+        for state in states:
+            game.forcing_actions(state)
+    return (time.perf_counter() - start) / (repeats * len(states)) * 1e6
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--per-class", type=int, default=30, help="positions of each class per game")
+    parser.add_argument("--budget", type=int, default=400, help="search games (simulations) per move")
+    parser.add_argument("--games", default=",".join(GAMES), help=f"some of {', '.join(GAMES)}")
+    args = parser.parse_args()
+    print(f"tactics at {args.budget} search games a move, {args.per_class} positions a class; "
+          f"{platform.processor() or platform.machine()}, Python {platform.python_version()}")
+    costs = []
+    for key in args.games.split(","):
+        title, (name, params), (spiel_name, spiel_params), net = GAMES[key]
+        game = mctsfw.make_game(name, **params)
+        found = collect(game, play_positions(game, random_players(game), 2000, seed=11), args.per_class)
+        counts = ", ".join(f"{len(v)} {k}" for k, v in found.items())
+        print(f"\n{title} ({counts})")
+        print(f"  {'player':<36}" + "".join(f"{kind:>18}" for kind in CLASSES))
+        players = [
+            ("hexzero UCT, no proofs/threats", hexzero_uct(game, args.budget, solver=False, threats=False)),
+            ("hexzero UCT (proofs, threats)", hexzero_uct(game, args.budget)),
+        ]
+        if net:
+            players.append((f"hexzero {Path(net).parent.name} net + PUCT", hexzero_net(game, args.budget, net)))
+        for solve in (False, True):
+            bot = openspiel_bot(spiel_name, spiel_params, args.budget, solve)
+            if bot:
+                players.append((f"OpenSpiel C++ MCTS{' + solver' if solve else ''}", bot))
+        for label, move in players:
+            rates = solve_rates(move, found)
+            print(f"  {label:<36}" + "".join(f"{100 * rates[k][0]:7.0f}% {1000 * rates[k][1]:6.0f} ms" for k in CLASSES))
+        costs.append((title, forcing_cost(game, found)))
+    print("\nforcing_actions: " + ", ".join(f"{title} {cost:.1f} us a call" for title, cost in costs))
+
+
+if __name__ == "__main__":
+    main()
