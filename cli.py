@@ -250,6 +250,7 @@ def make_player(spec: str, game: mctsfw.Game, config: dict, seed: int | None) ->
             tree_policy=config["tree_policy"],
             temperature=config["play"]["temperature"],
             policy_params=plugin_params(config, "tree_policies", config["tree_policy"]),
+            playouts=mcts["playouts"],
         )
     if spec == "random":
         return mctsfw.make_actor(spec, game, seed=seed)

@@ -28,7 +28,7 @@ from typing import Any, Callable
 import numpy as np
 
 from mctsfw.game import Action, Game, IllegalMoveError, State
-from mctsfw.evaluators import LeafEvaluator, NetRollouts, value_evaluator
+from mctsfw.evaluators import LeafEvaluator, NetRollouts, RandomRollouts, value_evaluator
 from mctsfw.mcts import MCTS, SearchProgress, budget_problem
 from mctsfw.roles import POLICY_VALUE, PolicyNet, has_role
 from mctsfw.sampling import check_temperature, masked_policy, sample_action
@@ -137,7 +137,8 @@ class MCTSActor(Actor):
 
     It plays the most visited move, or with ``temperature`` > 0 a move drawn with
     probability ~ visits ** (1 / temperature) (``mctsfw.sampling``). The evaluator is
-    random rollouts unless given (``mctsfw.evaluators``). ``c`` sets the tree policy's
+    random rollouts unless given (``mctsfw.evaluators``; ``playouts="tactical"``: rollouts
+    that take a win at once and stop the opponent's). ``c`` sets the tree policy's
     exploration constant, whatever the policy calls it (``TreePolicy.exploration_param``).
     A player's search has no root noise: that is for self-play alone. Bad parameters
     raise ValueError here, naming the problem.
@@ -157,6 +158,7 @@ class MCTSActor(Actor):
         temperature: float = 0.0,
         policy_params: dict[str, Any] | None = None,
         batch_size: int | None = None,
+        playouts: str = "random",
     ):
         super().__init__(game)
         from mctsfw import default_registries, make_tree_policy
@@ -171,6 +173,8 @@ class MCTSActor(Actor):
         self.time_limit = time_limit
         self.temperature = check_temperature(temperature)
         self.rng = np.random.default_rng(seed)
+        if evaluator is None:
+            evaluator = RandomRollouts(game, seed=seed, playouts=playouts)
         self.mcts = MCTS(game, make_tree_policy(tree_policy, **params), evaluator, seed=seed, batch_size=batch_size)
         self.last_distribution = None
 

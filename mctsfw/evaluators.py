@@ -90,20 +90,42 @@ def result_for(winner: int | None, player: int) -> float:
     return 0.5 if winner is None else float(winner == player)
 
 
+#: how random rollouts move: uniformly at random, or tactically (``tactical_moves``)
+PLAYOUTS = ("random", "tactical")
+
+
+def tactical_moves(game: Game, rng: random.Random):
+    """A ``choose`` for ``Game.playout`` that takes a win at once and stops the opponent's
+    (``Game.forcing_actions``), else moves uniformly at random: "tactical playouts"."""
+    legal, forcing, choice = game.legal_actions, game.forcing_actions, rng.choice
+
+    def choose(state: State) -> Action:
+        forced = forcing(state)
+        return choice(forced.actions if forced is not None else legal(state))
+
+    return choose
+
+
 class RandomRollouts(LeafEvaluator):
-    """Uniformly random playouts to the end (one per leaf); uniform priors."""
+    """Random playouts to the end (one per leaf); uniform priors. ``playouts="tactical"``:
+    each move takes a win at once or stops the opponent's where the game declares its
+    threats (slower per playout, and closer to what a player would do)."""
 
     name = "random_rollouts"
 
-    def __init__(self, game: Game, seed: int | None = None):
+    def __init__(self, game: Game, seed: int | None = None, playouts: str = "random"):
         super().__init__(game)
+        if playouts not in PLAYOUTS:
+            raise ValueError(f"playouts is one of {', '.join(PLAYOUTS)}, not {playouts!r}")
         self.rng = random.Random(seed)
+        self.playouts = playouts
+        self.choose = tactical_moves(game, self.rng) if playouts == "tactical" else None
 
     def evaluate(self, states: Sequence[State], with_priors: bool = False) -> tuple[list[float], None]:
-        playout, player, rng = self.game.playout, self.game.current_player, self.rng
+        playout, player, rng, choose = self.game.playout, self.game.current_player, self.rng, self.choose
         values = []
         for state in states:
-            winner = playout(state, rng)
+            winner = playout(state, rng, choose)
             values.append(0.5 if winner is None else float(winner == player(state)))
         return values, None
 
