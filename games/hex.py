@@ -271,15 +271,7 @@ class Hex(Game):
         if winner:
             return winner
         if choose is None:
-            # The mover gets a uniformly random half (rounded up) of the empty cells: a
-            # random bit per cell, kept when exactly that many came up (rejection), so
-            # every such half is equally likely, as after a random order of moves.
-            empty = self.full & ~(ones | twos)
-            share = (empty.bit_count() + 1) // 2
-            getrandbits, n2 = rng.getrandbits, self.num_actions
-            mover_bits = getrandbits(n2) & empty
-            while mover_bits.bit_count() != share:
-                mover_bits = getrandbits(n2) & empty
+            mover_bits = self._movers_half(self.full & ~(ones | twos), rng)
             # the other player gets every remaining cell
             if player == 1:
                 ones |= mover_bits
@@ -296,6 +288,36 @@ class Hex(Game):
                 occupied |= bit
                 player = 3 - player
         return 1 if self._connects(ones, 1) else 2
+
+    def _movers_half(self, empty: int, rng: random.Random) -> int:
+        """The cells the player to move gets when the board is filled at random: a
+        uniformly random half (rounded up) of ``empty``, as after a random order of moves:
+        a random bit per cell, kept when exactly that many came up (rejection)."""
+        share = (empty.bit_count() + 1) // 2
+        getrandbits, n2 = rng.getrandbits, self.num_actions
+        mover_bits = getrandbits(n2) & empty
+        while mover_bits.bit_count() != share:
+            mover_bits = getrandbits(n2) & empty
+        return mover_bits
+
+    def playout_played(self, state: HexState, rng: random.Random,
+                       choose: Callable[[HexState], int] | None = None) -> tuple[int, tuple[list, list]]:
+        """The fill-and-test playout, and the empty cells each player got: stones never
+        move, so the cells a player holds at the end are the moves they made."""
+        player, ones, twos, winner = state
+        if choose is not None or winner:
+            return super().playout_played(state, rng, choose)
+        empty = self.full & ~(ones | twos)
+        mover_bits = self._movers_half(empty, rng)
+        other_bits = empty & ~mover_bits
+        mine, theirs = list(iter_bits(mover_bits)), list(iter_bits(other_bits))
+        if player == 1:
+            ones |= mover_bits
+            played = (mine, theirs)
+        else:
+            ones |= other_bits
+            played = (theirs, mine)
+        return (1 if self._connects(ones, 1) else 2), played
 
     def playout_batch(self, states, rng: random.Random, policy=None) -> list[int]:
         """Playouts in lock-step: one ``choose_batch`` call per move for the whole batch.

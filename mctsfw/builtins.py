@@ -16,6 +16,7 @@ BUILTIN_PLUGINS = [
     "nets.twohead",
     "plugins.uct",
     "plugins.puct",
+    "plugins.rave",
     "plugins.display",
     "plugins.gif",
     "plugins.topp",

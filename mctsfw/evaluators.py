@@ -49,6 +49,11 @@ class LeafEvaluator:
     informed_priors = False
     #: leaves the search gathers per ``evaluate`` call unless told otherwise
     batch_size = 1
+    #: whether it can say the moves of its playouts: with ``record_playouts`` set (by a
+    #: search whose tree policy reads them), ``evaluate`` answers ``(values, priors,
+    #: played)``, ``played[i]`` the moves each player made in the playout from state i
+    records_playouts = False
+    record_playouts = False
 
     def __init__(self, game: Game):
         self.game = game
@@ -121,8 +126,15 @@ class RandomRollouts(LeafEvaluator):
         self.playouts = playouts
         self.choose = tactical_moves(game, self.rng) if playouts == "tactical" else None
 
-    def evaluate(self, states: Sequence[State], with_priors: bool = False) -> tuple[list[float], None]:
-        playout, player, rng, choose = self.game.playout, self.game.current_player, self.rng, self.choose
+    records_playouts = True
+
+    def evaluate(self, states: Sequence[State], with_priors: bool = False) -> tuple:
+        player, rng, choose = self.game.current_player, self.rng, self.choose
+        if self.record_playouts:
+            results = [self.game.playout_played(state, rng, choose) for state in states]
+            values = [result_for(winner, player(state)) for (winner, _), state in zip(results, states)]
+            return values, None, [played for _, played in results]
+        playout = self.game.playout
         values = []
         for state in states:
             winner = playout(state, rng, choose)

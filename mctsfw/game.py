@@ -174,6 +174,19 @@ class Game:
             state = self.next_state(state, action)
         return self.winner(state)
 
+    def playout_played(self, state: State, rng: random.Random,
+                       choose: Callable[[State], Action] | None = None) -> tuple[int | None, tuple[list, list]]:
+        """A playout as ``playout`` plays it, and the moves each player made in it:
+        ``(winner, (player 1's actions, player 2's actions))``, for the all-moves-as-first
+        statistics of RAVE. Games with a faster playout may override it (Hex: the cells
+        each player holds at the end)."""
+        played: tuple[list, list] = ([], [])
+        while not self.is_final(state):
+            action = rng.choice(self.legal_actions(state)) if choose is None else choose(state)
+            played[self.current_player(state) - 1].append(action)
+            state = self.next_state(state, action)
+        return self.winner(state), played
+
     def playout_batch(self, states: Sequence[State], rng: random.Random, policy: Any = None) -> list[int | None]:
         """The winners of playouts from each of ``states`` (none of them final).
 

@@ -77,6 +77,9 @@ SearchSteps = Generator[list, tuple, int]
 #: the ``untried`` of a node expanded without priors whose legal actions are not listed yet
 UNLISTED: tuple = ()
 
+#: the moves of no playout (a proven leaf's), for ``TreePolicy.observe``
+NOTHING_PLAYED: tuple = ((), ())
+
 
 class Node:
     """A state in the search tree with the statistics of the move that led to it.
@@ -88,10 +91,12 @@ class Node:
     ``proven`` is the node's exact result for ``mover`` once known (1 a win, 0.5 a draw, 0
     a loss; a final state is proven from the start), else None; ``depth`` is then the
     moves to the end with best play (the winner hurrying, the loser holding out).
+    ``stats`` is the tree policy's own record of the node's moves (RAVE: all-moves-as-first
+    counts), None until it keeps one.
     """
 
     __slots__ = ("state", "action", "mover", "player", "winner", "prior", "visits", "value", "children", "untried",
-                 "priors", "proven", "depth")
+                 "priors", "proven", "depth", "stats")
 
     def __init__(self, game: Game, state: State, action: Action | None, mover: int, prior: float = 1.0):
         self.state = state
@@ -104,6 +109,7 @@ class Node:
         self.untried: list[Action] | None = None
         self.priors: list[float] | None = None
         self.depth = 0
+        self.stats = None
         if game.is_final(state):
             self.player = 0  # nobody moves: a final state
             self.winner = game.winner(state)
@@ -156,6 +162,9 @@ class TreePolicy:
     needs_informed_priors = False
     #: the name of its exploration constant among its parameters (``c`` of ``MCTSActor``)
     exploration_param = ""
+    #: whether it learns from the moves of the playouts (``observe``): the search then asks
+    #: an evaluator that can say them (``LeafEvaluator.records_playouts``) to do so
+    reads_playouts = False
 
     #: the constructor's parameters (the ``[tree_policies.<name>]`` table), each declared once
     parameters: Parameters = Parameters()
@@ -177,6 +186,11 @@ class TreePolicy:
     def noisy_priors(self, priors: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """The root's priors with exploration noise mixed in (``root_noise``)."""
         raise NotImplementedError(f"the {self.name} tree policy reads no priors: root noise would change nothing")
+
+    def observe(self, path: list[Node], value_p1: float, played: tuple[Sequence[Action], Sequence[Action]]) -> None:
+        """After backpropagation, for a policy that ``reads_playouts``: a search game's path
+        from the root, its result for player 1 and the moves each player made in its
+        playout (``played[0]`` player 1's; empty lists after a proven leaf)."""
 
 
 def best_child(node: "Node") -> "Node":
@@ -244,6 +258,9 @@ def search_problem(tree_policy: TreePolicy, evaluator: LeafEvaluator, root_noise
                 "gives uniform ones")
     if root_noise and not tree_policy.uses_priors:
         return f"root noise perturbs priors, which the {tree_policy.name} tree policy does not read"
+    if tree_policy.reads_playouts and not evaluator.records_playouts:
+        return (f"the {tree_policy.name} tree policy learns from the moves of playouts; the {evaluator.name} "
+                "evaluator does not say them (random rollouts do)")
     return None
 
 
@@ -310,6 +327,8 @@ class MCTS:
         self.game = game
         self.tree_policy = tree_policy
         self.evaluator = evaluator
+        if tree_policy.reads_playouts:
+            evaluator.record_playouts = True
         self.batch_size = int(batch_size)
         self.root_noise = bool(root_noise)
         # a game that declares no threats is not asked (``Game.forcing_actions`` says None)
@@ -402,12 +421,18 @@ class MCTS:
                 if any(leaf.proven is not None for leaf in leaves):  # a move wins there at once
                     self.judge_proven(leaves, values)
                     leaves = [leaf for leaf in leaves if leaf.proven is None]
-            priors = None
+            priors = played = None
             if leaves:
-                judged, priors = yield [leaf.state for leaf in leaves]
+                judged, priors, *more = yield [leaf.state for leaf in leaves]
                 self.judge(leaves, judged, values)
+                if more:  # the moves of each playout, for a tree policy that reads them
+                    played = dict(zip(map(id, leaves), more[0]))
             self.expand(leaves, priors, forced)
             self.backpropagate(paths, values)
+            if self.tree_policy.reads_playouts:
+                observe, played = self.tree_policy.observe, played or {}
+                for path in paths:
+                    observe(path, values[id(path[-1])], played.get(id(path[-1]), NOTHING_PLAYED))
             if self.solver:
                 self.prove(paths)
             done += len(paths)

@@ -201,7 +201,7 @@ def test_an_id_past_the_end_of_the_game_raises():
 
 def test_nothing_is_stored_per_node():
     assert Node.__slots__ == ("state", "action", "mover", "player", "winner", "prior", "visits", "value", "children",
-                              "untried", "priors", "proven", "depth")
+                              "untried", "priors", "proven", "depth", "stats")
     game = mctsfw.make_game("hex", size=3)
     mcts = uct(game)
     root = mcts.search_from((4,), search_games=50)
