@@ -9,7 +9,7 @@ scored on whether its move is one of the position's solutions:
 
 - hexzero UCT without proofs and threats (``solver=False, threats=False``; a final winning
   move once tried is still played: ``mcts.best_child``);
-- hexzero UCT (proofs, threats), and the shipped network of the game with PUCT;
+- hexzero UCT and RAVE (proofs, threats), and the shipped network of the game with PUCT;
 - OpenSpiel's C++ ``MCTSBot`` with one random rollout per simulation, uct_c = 2 (its
   examples' value, on results in [-1, 1]), without and with its solver.
 
@@ -39,9 +39,9 @@ GAMES = {
 }
 
 
-def hexzero_uct(game, budget, **options):
+def hexzero_search(game, budget, tree_policy="uct", **options):
     def move(tactic, seed):
-        mcts = MCTS(game, make_tree_policy("uct", c=1.4), seed=seed, **options)
+        mcts = MCTS(game, make_tree_policy(tree_policy), seed=seed, **options)
         return mcts.best_action(mcts.search(tactic.state, search_games=budget))
     return move
 
@@ -108,8 +108,9 @@ def main() -> None:
         print(f"\n{title} ({counts})")
         print(f"  {'player':<36}" + "".join(f"{kind:>18}" for kind in CLASSES))
         players = [
-            ("hexzero UCT, no proofs/threats", hexzero_uct(game, args.budget, solver=False, threats=False)),
-            ("hexzero UCT (proofs, threats)", hexzero_uct(game, args.budget)),
+            ("hexzero UCT, no proofs/threats", hexzero_search(game, args.budget, solver=False, threats=False)),
+            ("hexzero UCT (proofs, threats)", hexzero_search(game, args.budget)),
+            ("hexzero RAVE (proofs, threats)", hexzero_search(game, args.budget, "rave")),
         ]
         if net:
             players.append((f"hexzero {Path(net).parent.name} net + PUCT", hexzero_net(game, args.budget, net)))

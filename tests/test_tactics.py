@@ -31,9 +31,10 @@ def positions(name):
 
 
 def players(name):
-    """The searching players of a game, 400 search games each: UCT with random rollouts,
-    and the shipped network of the game with PUCT."""
+    """The searching players of a game, 400 search games each: UCT and RAVE with random
+    rollouts, and the shipped network of the game with PUCT."""
     yield "uct", lambda game: mctsfw.make_actor("mcts", game, search_games=BUDGET, seed=1)
+    yield "rave", lambda game: mctsfw.make_actor("mcts", game, search_games=BUDGET, seed=1, tree_policy="rave")
     if name in NETS:
         yield "net+puct", lambda game: mctsfw.make_actor(NETS[name], game, search_games=BUDGET, seed=1)
 
