@@ -138,7 +138,8 @@ class MCTSActor(Actor):
     It plays the most visited move, or with ``temperature`` > 0 a move drawn with
     probability ~ visits ** (1 / temperature) (``mctsfw.sampling``). The evaluator is
     random rollouts unless given (``mctsfw.evaluators``; ``playouts="tactical"``: rollouts
-    that take a win at once and stop the opponent's). ``c`` sets the tree policy's
+    that take a win at once and stop the opponent's). ``solver`` and ``threats`` as for
+    ``MCTS`` (both on: off is the search as it was before them). ``c`` sets the tree policy's
     exploration constant, whatever the policy calls it (``TreePolicy.exploration_param``).
     A player's search has no root noise: that is for self-play alone. Bad parameters
     raise ValueError here, naming the problem.
@@ -159,6 +160,8 @@ class MCTSActor(Actor):
         policy_params: dict[str, Any] | None = None,
         batch_size: int | None = None,
         playouts: str = "random",
+        solver: bool = True,
+        threats: bool = True,
     ):
         super().__init__(game)
         from mctsfw import default_registries, make_tree_policy
@@ -175,7 +178,8 @@ class MCTSActor(Actor):
         self.rng = np.random.default_rng(seed)
         if evaluator is None:
             evaluator = RandomRollouts(game, seed=seed, playouts=playouts)
-        self.mcts = MCTS(game, make_tree_policy(tree_policy, **params), evaluator, seed=seed, batch_size=batch_size)
+        self.mcts = MCTS(game, make_tree_policy(tree_policy, **params), evaluator, seed=seed, batch_size=batch_size,
+                         solver=solver, threats=threats)
         self.last_distribution = None
 
     def default_label(self) -> str:
