@@ -102,8 +102,10 @@ SELFPLAY_SECTION = Section("selfplay", "cli.py selfplay: AlphaZero-style generat
     Setting("resign_min_moves", 0, "... but not before this many moves of the game have been played", low=0),
     Setting("no_resign_share", 0.1, "share of the games played to the end with resignation off, to measure the "
             "false positives (would-be resigners that did not lose) per generation", low=0, high=1),
-    Setting("value_target", "z", '"z": the game\'s result for the player to move; "mean": the mean of z and the root\'s Q',
-            choices=("z", "mean")),
+    Setting("value_target", "z", '"z": the game\'s result for the player to move; "mean": the mean of z and the root\'s Q '
+            "(a position the search proved takes its proven result either way)", choices=("z", "mean")),
+    Setting("end_at_proof", False, "end a game as soon as the search proves its result (the winner with best play "
+            "is recorded; the moves that would only play it out are not)"),
     Setting("average_positions", True, "merge duplicate positions, averaging their targets, before training"),
     Setting("augment", True, "add the game's symmetric cases (Hex: 180-degree turn; Connect Four: mirror)"),
     Setting("replay_size", 20000, "cases kept (the newest)", low=1),
@@ -210,6 +212,9 @@ class SelfPlayGame:
         self.would_resign: dict[str, Any] | None = None
         self.moves: list[int] = []
         self.counts, self.movers, self.root_values = [], [], []
+        self.proven: list[float | None] = []  # each position's proven result for its mover, where the search proved one
+        self.proven_winner: int | None = None  # with end_at_proof: the game ended at a proof
+        self.ended_at_proof = False
         self.over = game.is_final(self.state)
 
     def play(self, root: Node) -> None:
@@ -222,10 +227,17 @@ class SelfPlayGame:
                 self.over = True
                 return
             self.would_resign = {"player": game.current_player(state), "move": len(self.moves)}
+        mover = game.current_player(state)
+        if s.end_at_proof and root.result is not None and self.moves:  # decided: the rest would only play it out
+            self.ended_at_proof = True
+            self.proven_winner = None if root.result == 0.5 else mover if root.result == 1.0 else opponent(mover)
+            self.over = True
+            return
         distribution = mcts.visit_distribution(root)
         self.counts.append(visit_counts(root, game.num_actions))
-        self.movers.append(game.current_player(state))
+        self.movers.append(mover)
         self.root_values.append(1.0 - root.q)
+        self.proven.append(root.result)
         tau = s.temperature if len(self.moves) < s.temperature_moves else s.temperature_final
         action = sample_action(distribution, tau, self.rng)
         self.moves.append(int(action))
@@ -236,14 +248,21 @@ class SelfPlayGame:
     def result(self) -> tuple[dict[str, Any], RecordedGame]:
         """(the metrics record, the recorded game with its targets) of the finished game."""
         game, s = self.game, self.s
-        winner = opponent(self.resigned) if self.resigned is not None else game.winner(self.state)
+        if self.resigned is not None:
+            winner = opponent(self.resigned)
+        elif self.ended_at_proof:
+            winner = self.proven_winner
+        else:
+            winner = game.winner(self.state)
         values = []
-        for player, q in zip(self.movers, self.root_values):
+        for player, q, proven in zip(self.movers, self.root_values, self.proven):
             z = game_result(winner, player)
-            values.append((z + q) / 2 if s.value_target == "mean" else z)
+            values.append(proven if proven is not None else (z + q) / 2 if s.value_target == "mean" else z)
         recorded = RecordedGame.from_targets(game.num_actions, self.starter, self.moves, self.counts, values, winner)
         record = {"kind": "game", "generation": (self.number - 1) // s.games_per_generation + 1, "game": self.number,
                   "starting_player": self.starter, "winner": winner, "moves": self.moves}
+        if s.end_at_proof:
+            record["ended_at_proof"] = self.ended_at_proof
         if self.resigning:
             record["resigned"] = self.resigned
             record["no_resign"] = self.no_resign
