@@ -333,19 +333,27 @@ def _start_time(pid: int) -> str | None:
     return text[text.rindex(")") + 2:].split()[19]  # field 22: when the process started
 
 
-def descendants(pid: int) -> list[int]:
-    """Every live process below ``pid`` (children, their children, ...; a zombie, dead but
-    not yet reaped, is not live)."""
-    children: dict[int, list[int]] = {}
+def live_processes() -> list[tuple[int, int, int]]:
+    """(pid, parent pid, process group) of every live process (a zombie, dead but not yet
+    reaped, is not live), read from /proc."""
+    found = []
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
             try:
                 text = (entry / "stat").read_text()
             except OSError:
                 continue
-            fields = text[text.rindex(")") + 2:].split()  # after "pid (name) ": state, parent, ...
+            fields = text[text.rindex(")") + 2:].split()  # after "pid (name) ": state, parent, group, ...
             if fields[0] != "Z":
-                children.setdefault(int(fields[1]), []).append(int(entry.name))
+                found.append((int(entry.name), int(fields[1]), int(fields[2])))
+    return found
+
+
+def descendants(pid: int) -> list[int]:
+    """Every live process below ``pid`` (children, their children, ...)."""
+    children: dict[int, list[int]] = {}
+    for child, parent, _ in live_processes():
+        children.setdefault(parent, []).append(child)
     found, todo = [], [pid]
     while todo:
         for child in children.get(todo.pop(), []):

@@ -18,7 +18,7 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 import mctsfw  # noqa: E402
-from mctsfw.backends import descendants  # noqa: E402,F401  (the tests import it from here)
+from mctsfw.backends import descendants, live_processes  # noqa: E402,F401  (the tests import descendants from here)
 
 
 @pytest.fixture(scope="module")
@@ -172,17 +172,7 @@ class Processes:
 
 def group_members(pgid: int) -> list[int]:
     """The live processes of process group ``pgid`` (orphans of a dead leader too)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                text = (entry / "stat").read_text()
-            except OSError:
-                continue
-            fields = text[text.rindex(")") + 2:].split()  # state, parent, group, ...
-            if int(fields[2]) == pgid and fields[0] != "Z":
-                found.append(int(entry.name))
-    return found
+    return [pid for pid, _, group in live_processes() if group == pgid]
 
 
 @pytest.fixture
