@@ -207,6 +207,21 @@ def best_child(node: "Node") -> "Node":
     return max(children, key=lambda ch: ch.depth)
 
 
+def target_counts(root: Node, num_actions: int) -> np.ndarray:
+    """The visits of each of the root's moves, corrected by what is proven: 1 for the
+    fastest proven win and 0 elsewhere if there is one, and 0 for a move proven lost while
+    another is not (``visit_distribution`` and the training records read these)."""
+    counts = np.zeros(num_actions, dtype=np.int64)
+    best = best_child(root) if root.children else None
+    if best is not None and best.proven == 1.0:
+        counts[best.action] = 1
+        return counts
+    for ch in root.children:
+        if ch.proven != 0.0 or best is None or best.proven == 0.0:
+            counts[ch.action] = ch.visits
+    return counts
+
+
 @dataclass(frozen=True)
 class SearchProgress:
     """What a search has found so far, for a person watching it think."""
@@ -450,22 +465,9 @@ class MCTS:
         return done
 
     def visit_distribution(self, root: Node | None = None) -> np.ndarray:
-        """Visit counts of the root's children as a probability vector over all actions,
-        corrected by what is proven: all on the fastest proven win if there is one, and
-        nothing on a move proven lost while another is not (what players sample from and
-        self-play learns)."""
-        root = root or self.root
-        counts = np.zeros(self.game.num_actions, dtype=np.float32)
-        best = best_child(root) if root.children else None
-        if best is not None and best.proven == 1.0:
-            counts[best.action] = 1.0
-            return counts
-        for ch in root.children:
-            counts[ch.action] = ch.visits
-        if best is not None and best.proven != 0.0:
-            for ch in root.children:
-                if ch.proven == 0.0:
-                    counts[ch.action] = 0.0
+        """The root's ``target_counts`` as a probability vector over all actions (float32
+        counts over their float32 sum): what players sample from and self-play learns."""
+        counts = target_counts(root or self.root, self.game.num_actions).astype(np.float32)
         total = counts.sum()
         return counts / total if total else counts
 

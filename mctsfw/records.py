@@ -39,15 +39,6 @@ def action_dtype(num_actions: int) -> np.dtype:
     return np.dtype(np.uint64)
 
 
-def visit_counts(root, num_actions: int) -> np.ndarray:
-    """The visits of each action at a search's root (the counts behind
-    ``MCTS.visit_distribution``; the root's children are the nodes tree policies read)."""
-    counts = np.zeros(num_actions, dtype=np.int64)
-    for child in root.children:
-        counts[child.action] = child.visits
-    return counts
-
-
 def shares(counts: np.ndarray) -> np.ndarray:
     """Visit counts as a float32 probability vector, exactly as ``MCTS.visit_distribution``
     computes it (float32 counts over their float32 sum), so a rebuilt target is bit for bit
@@ -85,7 +76,7 @@ class RecordedGame:
     def from_targets(cls, num_actions: int, starting_player: int, moves: Sequence[Action],
                      counts: Sequence[np.ndarray], values: Sequence[float], winner: int | None) -> "RecordedGame":
         """A game from its moves, each position's visit counts over all actions
-        (:func:`visit_counts`; the nonzero ones are kept) and each position's value target."""
+        (``mcts.target_counts``; the nonzero ones are kept) and each position's value target."""
         dtype = action_dtype(num_actions)
         actions, visits, offsets = [], [], [0]
         for position in counts:

@@ -56,11 +56,11 @@ from mctsfw.config import plugin_params
 from mctsfw.game import Game, opponent
 from mctsfw.evaluators import NetValue, value_evaluator
 from mctsfw.hookspecs import hookimpl
-from mctsfw.mcts import MCTS, Node, TreePolicy, search_together
+from mctsfw.mcts import MCTS, Node, TreePolicy, search_together, target_counts
 from mctsfw.match import Tally, play_match
 from mctsfw.plugin_manager import Registries, default_registries
 from mctsfw.ratings import two_player_rating
-from mctsfw.records import RecordedGame, visit_counts
+from mctsfw.records import RecordedGame
 from mctsfw.replay import ReplayBuffer, game_result
 from mctsfw.roles import POLICY_VALUE, require_role, role_problem
 from mctsfw.runs import ResumableRun
@@ -178,7 +178,9 @@ def plays_to_the_end(s: SelfPlaySettings, number: int, seed: int) -> bool:
 def mover_value(mcts: MCTS, root) -> float:
     """The value of the position for the player to move after the search (expected result,
     1 a win, 0 a loss): the better of the root's value and its most visited move's, so a
-    player resigns only when both are low, as in AlphaGo Zero."""
+    player resigns only when both are low, as in AlphaGo Zero; a proven result is exact."""
+    if root.result is not None:
+        return root.result
     value = 1.0 - root.q
     if root.children:
         value = max(value, root.child(mcts.best_action(root)).q)
@@ -234,7 +236,7 @@ class SelfPlayGame:
             self.over = True
             return
         distribution = mcts.visit_distribution(root)
-        self.counts.append(visit_counts(root, game.num_actions))
+        self.counts.append(target_counts(root, game.num_actions))
         self.movers.append(mover)
         self.root_values.append(1.0 - root.q)
         self.proven.append(root.result)

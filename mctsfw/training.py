@@ -24,9 +24,9 @@ import numpy as np
 from mctsfw.config import plugin_params
 from mctsfw.evaluators import NetRollouts
 from mctsfw.hookspecs import hookimpl
-from mctsfw.mcts import MCTS
+from mctsfw.mcts import MCTS, target_counts
 from mctsfw.plugin_manager import Registries, default_registries
-from mctsfw.records import RecordedGame, visit_counts
+from mctsfw.records import RecordedGame
 from mctsfw.replay import ReplayBuffer, game_result
 from mctsfw.roles import POLICY, RoleError, input_problem, role_problem
 from mctsfw.runs import ResumableRun
@@ -203,7 +203,7 @@ class Trainer(ResumableRun):
             search_games += mcts.last_search_games
             distribution = mcts.visit_distribution(root)
             mover = game.current_player(state)
-            counts.append(visit_counts(root, game.num_actions))
+            counts.append(target_counts(root, game.num_actions))
             movers.append(mover)
             action = self.choose(distribution)
             moves.append(int(action))

@@ -38,7 +38,8 @@ import numpy as np  # noqa: E402
 import mctsfw  # noqa: E402
 from mctsfw import MCTS, make_tree_policy  # noqa: E402
 from mctsfw.evaluators import RandomRollouts  # noqa: E402
-from mctsfw.records import GameStore, RecordedGame, action_dtype, visit_counts  # noqa: E402
+from mctsfw.mcts import target_counts  # noqa: E402
+from mctsfw.records import GameStore, RecordedGame, action_dtype  # noqa: E402
 from mctsfw.replay import ReplayBuffer, game_result  # noqa: E402
 from mctsfw.sampling import sample_action  # noqa: E402
 
@@ -64,7 +65,7 @@ def play_records(game, count: int, search_games: int, seed: int = 0, temperature
         moves, counts, movers = [], [], []
         while not game.is_final(state):
             root = mcts.search(state, search_games=search_games)
-            counts.append(visit_counts(root, game.num_actions))
+            counts.append(target_counts(root, game.num_actions))
             movers.append(game.current_player(state))
             action = sample_action(mcts.visit_distribution(root), 1.0 if len(moves) < temperature_moves else 0.0, rng)
             moves.append(action)

@@ -8,7 +8,8 @@ import pytest
 import mctsfw
 from mctsfw import MCTS, make_tree_policy
 from mctsfw.evaluators import RandomRollouts
-from mctsfw.records import GameStore, RecordedGame, shares, visit_counts
+from mctsfw.mcts import target_counts
+from mctsfw.records import GameStore, RecordedGame, shares
 from mctsfw.replay import ReplayBuffer, ReplayFileError, game_result
 from mctsfw.sampling import sample_action
 
@@ -26,7 +27,7 @@ def played_games(game, count, search_games=30, seed=0, temperature=1.0):
         while not game.is_final(state):
             root = mcts.search(state, search_games=search_games)
             distributions.append(mcts.visit_distribution(root))
-            counts.append(visit_counts(root, game.num_actions))
+            counts.append(target_counts(root, game.num_actions))
             action = sample_action(distributions[-1], temperature, rng)
             moves.append(action)
             mcts.advance(action)

@@ -173,26 +173,30 @@ def resigning(run_dir, threshold, share, min_moves=0, generations=1, extra=()):
 
 
 def test_a_threshold_that_always_triggers_ends_games_early_and_the_resigner_loses(tmp_path):
-    # 1.0 is above every value but a sure win's, and on 3x3 Hex nobody can win with the game's third stone
+    # 1.0 is above every value but a sure win's (a proven one): from move 2 on, the first
+    # player to move without a proven win resigns
     run_dir = tmp_path / "run"
     trainer = SelfPlayTrainer(resigning(run_dir, 1.0, 0.0, min_moves=2), run_dir, progress=False)
     trainer.train()
+    game = trainer.game
     records = RunDir(run_dir).read_metrics()
     games = [r for r in records if r["kind"] == "game"]
     for r in games:
-        state = trainer.game.state_after(r["moves"], r["starting_player"])
-        assert len(r["moves"]) == 2 and not trainer.game.is_final(state)
-        # the player to move resigned (the opener: it has played one of the two moves) and lost
-        assert r["resigned"] == trainer.game.current_player(state) == r["starting_player"]
+        state = game.state_after(r["moves"], r["starting_player"])
+        assert len(r["moves"]) >= 2 and not game.is_final(state)
+        # the player to move resigned and lost
+        assert r["resigned"] == game.current_player(state)
         assert r["winner"] == 3 - r["resigned"] and r["no_resign"] is False and "would_resign" not in r
+        for k in range(2, len(r["moves"])):  # who played on from move 2 held a sure win
+            assert best_result(game, game.state_after(r["moves"][:k], r["starting_player"])) == 1.0
     generation = next(r for r in records if r["kind"] == "generation")
     assert generation["resigned_games"] == len(games) == 3
     assert generation["no_resign_games"] == 0 and generation["false_positive_rate"] is None
-    # the resigned games train as usual: two positions each (and their turns), z from the result
-    assert len(trainer.buffer) == 2 * 2 * len(games)
+    # the resigned games train as usual: their positions (and their turns), z from the result
+    assert len(trainer.buffer) == 2 * sum(len(r["moves"]) for r in games)
     for record in trainer.buffer.records:
-        assert record.winner == 3 - record.starting_player
-        assert record.values.tolist() == [0.0, 1.0]  # the resigner's position lost, its opponent's won
+        movers = [game.current_player(s) for s in record.states(game)][:len(record.moves)]
+        assert record.values.tolist() == [float(m == record.winner) for m in movers]
 
 
 def test_no_resign_games_play_to_the_end_and_count_the_false_positives(tmp_path):
