@@ -31,6 +31,14 @@ def place(game, p1_cells, p2_cells, to_move=1):
     return game.from_flat(flat)
 
 
+def centre_wins(game, to_move):
+    """5x5 Hex, ``to_move`` to play, one stone (the centre, action 12) from joining their
+    sides: player 1 holds column 2 but for the centre, player 2 row 2 but for it."""
+    if to_move == 1:
+        return place(game, [(0, 2), (1, 2), (3, 2), (4, 2)], [(0, 0), (4, 4), (1, 4), (3, 0)], 1)
+    return place(game, [(0, 0), (4, 4), (1, 3), (3, 1)], [(2, 0), (2, 1), (2, 3), (2, 4)], 2)
+
+
 def interleave(own, other):
     """Moves alternating own/other (own first), own's chain completed last."""
     moves = []

@@ -9,7 +9,7 @@ import pytest
 import mctsfw
 from mctsfw import MCTS, make_tree_policy
 from mctsfw.evaluators import LeafEvaluator, MixedEvaluator, RandomRollouts
-from tests.test_hex import place
+from tests.test_hex import centre_wins
 
 
 class UniformEvaluator(LeafEvaluator):
@@ -53,10 +53,7 @@ def puct(**params):
 @pytest.mark.parametrize("to_move", [1, 2])
 def test_puct_takes_a_win_in_one_with_an_uninformed_evaluator(to_move):
     game = mctsfw.make_game("hex", size=5)
-    if to_move == 1:
-        state = place(game, [(0, 2), (1, 2), (3, 2), (4, 2)], [(0, 0), (4, 4), (1, 4), (3, 0)], 1)
-    else:
-        state = place(game, [(0, 0), (4, 4), (1, 3), (3, 1)], [(2, 0), (2, 1), (2, 3), (2, 4)], 2)
+    state = centre_wins(game, to_move)
     evaluator = UniformEvaluator(game)
     mcts = MCTS(game, puct(), evaluator=evaluator, seed=0, batch_size=8)
     root = mcts.search(state, search_games=400)

@@ -6,7 +6,7 @@ import pytest
 import mctsfw
 from mctsfw import MCTS, make_tree_policy
 from mctsfw.evaluators import RandomRollouts
-from tests.test_hex import place
+from tests.test_hex import centre_wins
 
 
 def rave_search(game, state, games, seed=1, **options):
@@ -29,10 +29,7 @@ def test_the_root_counts_every_move_its_player_made_in_each_search_game():
 @pytest.mark.parametrize("to_move", [1, 2])
 def test_rave_finds_the_winning_move_on_its_own(to_move):
     game = mctsfw.make_game("hex", size=5)
-    if to_move == 1:
-        state = place(game, [(0, 2), (1, 2), (3, 2), (4, 2)], [(0, 0), (4, 4), (1, 4), (3, 0)], 1)
-    else:
-        state = place(game, [(0, 0), (4, 4), (1, 3), (3, 1)], [(2, 0), (2, 1), (2, 3), (2, 4)], 2)
+    state = centre_wins(game, to_move)
     mcts, root = rave_search(game, state, 2000, threats=False, solver=False)
     assert mcts.best_action(root) == 12
 
