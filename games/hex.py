@@ -192,9 +192,31 @@ class Hex(Game):
         return group
 
     def _connects(self, own: int, player: int) -> bool:
-        """Whether ``own`` joins the player's two sides."""
+        """Whether ``own`` joins the player's two sides: ``_flood`` from the start side,
+        stopping at the end side, written out here (every playout ends in this test)."""
+        n = self.size
         start, end = self.sides[player]
-        return bool(self._flood(own, start, end) & end)
+        group = own & start
+        if not group:
+            return False
+        not_first, not_last, full = self._not_first_col, self._not_last_col, self.full
+        while True:
+            right = group & not_last
+            left = group & not_first
+            grown = (
+                group
+                | (group << n) & full
+                | group >> n
+                | right << 1
+                | left >> 1
+                | right >> (n - 1)
+                | (left << (n - 1)) & full
+            ) & own
+            if grown == group:
+                return bool(group & end)
+            if grown & end:
+                return True
+            group = grown
 
     def completing_cells(self, own: int, player: int, empty: int) -> int:
         """The cells of ``empty`` where one more stone of ``own`` joins the player's two

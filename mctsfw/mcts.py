@@ -425,17 +425,20 @@ class MCTS:
             self.add_root_noise(root)
         deadline = started + time_limit if time_limit is not None else math.inf
         next_report = started + self.progress_interval
-        priors_read = self.tree_policy.uses_priors
+        threats_first = self.threats and self.tree_policy.uses_priors  # else asked when a node is listed
+        reads_playouts, solver, select = self.tree_policy.reads_playouts, self.solver, self.select
         done = 0
         while done < limit:
-            paths = [self.select(root) for _ in range(int(min(self.batch_size, limit - done)))]
+            paths = [select(root) for _ in range(int(min(self.batch_size, limit - done)))]
             leaves, values = self.leaves_to_judge(paths)
+            proven = len(leaves) < len(values)  # a proven leaf (a final one too) was reached
             forced = None
-            if self.threats and priors_read and leaves:  # expanded now: threats first (else when listed)
+            if threats_first and leaves:
                 forced = self.forced_actions(leaves)
                 if any(leaf.proven is not None for leaf in leaves):  # a move wins there at once
                     self.judge_proven(leaves, values)
                     leaves = [leaf for leaf in leaves if leaf.proven is None]
+                    proven = True
             priors = played = None
             if leaves:
                 judged, priors, *more = yield [leaf.state for leaf in leaves]
@@ -444,11 +447,11 @@ class MCTS:
                     played = dict(zip(map(id, leaves), more[0]))
             self.expand(leaves, priors, forced)
             self.backpropagate(paths, values)
-            if self.tree_policy.reads_playouts:
+            if reads_playouts:
                 observe, played = self.tree_policy.observe, played or {}
                 for path in paths:
                     observe(path, values[id(path[-1])], played.get(id(path[-1]), NOTHING_PLAYED))
-            if self.solver:
+            if solver and proven:
                 self.prove(paths)
             done += len(paths)
             if root.proven is not None:
