@@ -11,14 +11,19 @@ from mctsfw.mcts import Node, TreePolicy
 from mctsfw.schema import Parameters, Setting
 
 
+#: what an untried move is worth at first (``first_play``)
+FIRST_PLAY = ("parent", "reduction", "loss", "win")
+
+
 class PUCT(TreePolicy):
     """Pick the child maximising ``Q + c_puct * P * sqrt(N_parent) / (1 + N_child)``.
 
     P is the prior from the leaf evaluator: a network's policy, or uniform with an
     evaluator that has none (random rollouts, as OpenSpiel's MCTSBot does). An untried
-    action's Q is the parent's value for the player to move there; all untried actions
-    share it, so only the one of highest prior competes with the children, and the
-    children of a node are made one at a time, best prior first.
+    action's Q is its first-play value (``first_play``: by default the parent's value for
+    the player to move there); all untried actions share it, so only the one of highest
+    prior competes with the children, and the children of a node are made one at a time,
+    best prior first.
 
     ``dirichlet_alpha`` and ``dirichlet_epsilon`` shape the root noise of a search
     built with ``root_noise=True`` (self-play): fresh Dirichlet noise at every search;
@@ -40,13 +45,22 @@ class PUCT(TreePolicy):
                 low=0, high=1),
         Setting("value_weight", 1.0, "lambda: leaf value = lambda * value head + (1 - lambda) * random playout",
                 low=0, high=1),
+        Setting("first_play", "parent", 'the value a move not tried yet is assumed to have (first-play urgency): '
+                '"parent" (the parent\'s mean for its player), "reduction" (that less fpu_reduction, as Leela Zero '
+                'and KataGo), "loss" or "win"', choices=FIRST_PLAY),
+        Setting("fpu_reduction", 0.2, 'with first_play = "reduction": subtracted from the parent\'s mean', low=0,
+                high=1),
     )
 
     def __init__(self, c_puct: float = parameters.default("c_puct"),
                  dirichlet_alpha: float = parameters.default("dirichlet_alpha"),
                  dirichlet_epsilon: float = parameters.default("dirichlet_epsilon"),
-                 value_weight: float = parameters.default("value_weight")):
+                 value_weight: float = parameters.default("value_weight"),
+                 first_play: str = parameters.default("first_play"),
+                 fpu_reduction: float = parameters.default("fpu_reduction")):
         self.c_puct = float(c_puct)
+        self.first_play = first_play
+        self.fpu_reduction = float(fpu_reduction)
         self.dirichlet_alpha = float(dirichlet_alpha)
         self.dirichlet_epsilon = float(dirichlet_epsilon)
         self.value_weight = float(value_weight)
@@ -63,8 +77,7 @@ class PUCT(TreePolicy):
         scale = self.c_puct * math.sqrt(node.visits)
         best, best_score = None, -math.inf
         if node.untried:  # the untried action of highest prior (the last) stands for them all
-            first_play = 1.0 - node.value / node.visits if node.visits else 0.5  # the parent's value for the mover
-            best_score = first_play + scale * node.untried_prior(len(node.untried) - 1)
+            best_score = self.first_play_value(node) + scale * node.untried_prior(len(node.untried) - 1)
         for child in node.children:
             if child.proven is not None and child.proven == 0.0:
                 continue  # a move proven lost is never searched again
@@ -73,6 +86,15 @@ class PUCT(TreePolicy):
             if score > best_score:
                 best, best_score = child, score
         return best
+
+    def first_play_value(self, node: Node) -> float:
+        """What an untried move of ``node`` is assumed to be worth to its player (``first_play``)."""
+        if self.first_play == "loss":
+            return 0.0
+        if self.first_play == "win":
+            return 1.0
+        parent = 1.0 - node.value / node.visits if node.visits else 0.5  # the parent's value for the mover
+        return max(parent - self.fpu_reduction, 0.0) if self.first_play == "reduction" else parent
 
     def noisy_priors(self, priors: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         if self.dirichlet_epsilon <= 0 or len(priors) < 2:
