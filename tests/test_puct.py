@@ -148,3 +148,17 @@ def test_puct_parameters_are_checked():
         make_tree_policy("puct", dirichlet_epsilon=2)
     with pytest.raises(ValueError, match="c_pucct"):
         make_tree_policy("puct", c_pucct=1)
+
+
+@pytest.mark.parametrize("first_play, tried", [("win", 49), ("parent", 49), ("reduction", 3), ("loss", 1)])
+def test_the_first_play_value_decides_how_wide_puct_looks(first_play, tried):
+    """With every position a coin flip and uniform priors (7x7 Hex, 60 search games): an
+    untried move assumed a win, or worth the parent's value, is tried before a move is
+    searched much; worth a little less (Leela Zero's reduction), the first moves are
+    searched deeper first; assumed a loss, one move takes every search game."""
+    game = mctsfw.make_game("hex", size=7)
+    mcts = MCTS(game, puct(first_play=first_play), evaluator=UniformEvaluator(game), seed=0, batch_size=1)
+    root = mcts.search(game.initial_state(), search_games=60)
+    assert len(root.children) == tried
+    assert mcts.tree_policy.first_play_value(root) == pytest.approx({"win": 1.0, "loss": 0.0}.get(
+        first_play, max(0.0, 1.0 - root.q - (0.2 if first_play == "reduction" else 0.0))))
