@@ -372,6 +372,16 @@ class Go(Game):
             return super().playout(state, rng, choose)
         return self.random_moves(state, rng)[1]
 
+    def playout_played(self, state: GoState, rng: random.Random,
+                       choose: Callable[[GoState], int] | None = None) -> tuple[int | None, tuple[list, list]]:
+        """The light random playout and the moves each player made in it (for RAVE): the
+        player to move made every other move, from the first."""
+        if choose is not None:
+            return super().playout_played(state, rng, choose)
+        moves, winner = self.random_moves(state, rng)
+        mine, theirs = moves[0::2], moves[1::2]
+        return winner, ((mine, theirs) if state[0] == 1 else (theirs, mine))
+
     def random_moves(self, state: GoState, rng: random.Random) -> tuple[list[int], int | None]:
         """A light random playout: each move a uniformly random legal point that does not
         fill the mover's own single-point eye (:meth:`is_own_eye`), a pass when there is

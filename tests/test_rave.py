@@ -51,3 +51,19 @@ def test_rave_needs_an_evaluator_that_reports_its_playouts():
                                          "evaluator does not say them"):
         MCTS(game, make_tree_policy("rave"), UniformEvaluator(game))
     assert MCTS(game, make_tree_policy("rave"), RandomRollouts(game, seed=1)).evaluator.record_playouts
+
+
+def test_go_reports_the_moves_of_its_light_playouts():
+    """Go's playouts (``random_moves``) say each player's moves for RAVE, as stepping
+    through ``next_state`` with the same random numbers would."""
+    import random
+
+    game = mctsfw.make_game("go", size=5)
+    state = game.state_after([12, 6])
+    winner, (black, white) = game.playout_played(state, random.Random(4))
+    moves, same_winner = game.random_moves(state, random.Random(4))
+    assert winner == same_winner and black == moves[0::2] and white == moves[1::2]  # black (player 1) to move
+    replayed = state
+    for action in moves:
+        replayed = game.next_state(replayed, action)
+    assert game.is_final(replayed) and game.winner(replayed) == winner
