@@ -39,8 +39,8 @@ class RAVE(TreePolicy):
     reads_playouts = True
 
     parameters = Parameters(
-        Setting("c", 0.4, "exploration constant on results in [0, 1] (RAVE needs less than UCT: AMAF values "
-                "already spread the search)", low=0),
+        Setting("c", 0.0, "exploration constant on results in [0, 1]: RAVE needs none (as MoHex), the AMAF "
+                "values spread the search (on 7x7 Hex c = 0 beat c = 0.4 16-4 at 0.2 s a move)", low=0),
         Setting("equivalence", 1000, "k of the schedule beta = sqrt(k / (3n + k)): a move's own mean and its "
                 "AMAF mean weigh the same at n = k visits", low=1),
     )
