@@ -9,7 +9,8 @@ them, and moves first in half of each half), every player with ``--seconds`` a m
   threats: the search before them);
 - RAVE (proofs, threats) against new UCT;
 - tactical playouts (``mcts.playouts = "tactical"``) against random playouts, both new;
-- on Go, with ``--gnugo``, new UCT against GNU Go at level 1 (komi 7.5, Chinese rules).
+- on Go, with ``--gnugo``, new UCT and RAVE against GNU Go at level 1 (komi 7.5, Chinese
+  rules), at ``--gnugo-seconds`` a move (the README's RAVE figure: 1 s, 8 games).
 
 Prints each pairing's score with its 95% interval (Wilson) and the Elo difference.
 """
@@ -66,7 +67,8 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=20, help="games a pairing (a multiple of 4 is fair)")
     parser.add_argument("--games-list", default=",".join(GAMES), help=f"some of {', '.join(GAMES)}")
     parser.add_argument("--pairings", default="old,rave,tactical", help="some of old, rave, tactical")
-    parser.add_argument("--gnugo", action="store_true", help="on Go, also new UCT against GNU Go level 1")
+    parser.add_argument("--gnugo", action="store_true", help="on Go, also new UCT and RAVE against GNU Go level 1")
+    parser.add_argument("--gnugo-seconds", type=float, default=None, help="seconds a move against GNU Go (default: --seconds)")
     args = parser.parse_args()
     print(f"{args.seconds} s a move, {args.games} games a pairing; {platform.processor() or platform.machine()}, "
           f"Python {platform.python_version()}")
@@ -90,8 +92,11 @@ def main() -> None:
             if gnugo:
                 engine = mctsfw.make_actor(f"gtp:{gnugo} --mode gtp --level 1 --chinese-rules --capture-all-dead "
                                            "--positional-superko", game)
+                seconds = args.gnugo_seconds or s
                 try:
-                    print("  " + report(play_match(game, player(game, s, 7, "new"), engine, args.games, **BALANCED)))
+                    for label, options in (("new", {}), ("rave", {"tree_policy": "rave"})):
+                        print("  " + report(play_match(game, player(game, seconds, 7, f"{label} {seconds}s", **options),
+                                                       engine, args.games, **BALANCED)))
                 finally:
                     engine.close()
 
