@@ -47,8 +47,11 @@ def hexzero_search(game, budget, tree_policy="uct", **options):
 
 
 def hexzero_net(game, budget, path):
+    actor = mctsfw.make_actor(ROOT / path, game, search_games=budget, seed=1)  # the network loaded once
+
     def move(tactic, seed):
-        return mctsfw.make_actor(ROOT / path, game, search_games=budget, seed=seed).select_action(tactic.state)
+        actor.reset()  # no tree kept from another position
+        return actor.select_action(tactic.state)
     return move
 
 

@@ -207,6 +207,11 @@ def best_child(node: "Node") -> "Node":
     return max(children, key=lambda ch: ch.depth)
 
 
+def proven_for_player1(node: Node) -> float:
+    """A proven node's exact result for player 1."""
+    return node.proven if node.mover == 1 else 1.0 - node.proven
+
+
 def target_counts(root: Node, num_actions: int) -> np.ndarray:
     """The visits of each of the root's moves, corrected by what is proven: 1 for the
     fastest proven win and 0 elsewhere if there is one, and 0 for a move proven lost while
@@ -564,7 +569,7 @@ class MCTS:
         for path in paths:
             leaf = path[-1]
             if leaf.proven is not None:
-                value_p1[id(leaf)] = leaf.proven if leaf.mover == 1 else 1.0 - leaf.proven
+                value_p1[id(leaf)] = proven_for_player1(leaf)
             elif id(leaf) not in value_p1:
                 value_p1[id(leaf)] = -1.0  # judged by ``judge``
                 leaves.append(leaf)
@@ -581,7 +586,7 @@ class MCTS:
         """The exact results of the leaves that ``forced_actions`` proved (a move wins at once)."""
         for leaf in leaves:
             if leaf.proven is not None:
-                value_p1[id(leaf)] = leaf.proven if leaf.mover == 1 else 1.0 - leaf.proven
+                value_p1[id(leaf)] = proven_for_player1(leaf)
 
     def forced_actions(self, nodes: Sequence[Node]) -> dict[int, list[Action]]:
         """The game's forcing moves at new nodes (``Game.forcing_actions``), by ``id``:
@@ -598,7 +603,7 @@ class MCTS:
             if forcing is None:
                 continue
             if forcing.wins:
-                self._prove_won(node, forcing.actions[0])
+                self._prove_by(node, forcing.actions[0], won=True)
                 continue
             alive = []
             for action in forcing.actions:
@@ -609,21 +614,21 @@ class MCTS:
             if alive:
                 forced[id(node)] = alive
             else:  # whatever stops one threat, the opponent wins with another
-                child = Node(game, game.next_state(node.state, forcing.actions[0]), forcing.actions[0], node.player)
-                self._prove_won(child, game.forcing_actions(child.state).actions[0])
-                node.children.append(child)
-                child.visits, child.value = 1, 0.0
-                node.proven, node.depth, node.untried, node.priors = 1.0, 2, None, None
+                self._prove_by(node, forcing.actions[0], won=False)
         return forced
 
-    def _prove_won(self, node: Node, action: Action) -> None:
-        """``node``'s player to move wins at once with ``action``: its child made, the node
-        proven (lost for the player who moved into it) and a leaf for good."""
+    def _prove_by(self, node: Node, action: Action, won: bool) -> None:
+        """``node`` proven by the child after ``action`` (made here): its player to move
+        wins at once with it (``won``), or after it the opponent wins at once (lost in 2).
+        The node is a leaf for good."""
         game = self.game
         child = Node(game, game.next_state(node.state, action), action, node.player)
+        if not won:
+            self._prove_by(child, game.forcing_actions(child.state).actions[0], won=True)
         node.children.append(child)
-        child.visits, child.value = 1, 1.0
-        node.proven, node.depth, node.untried, node.priors = 0.0, 1, None, None
+        child.visits, child.value = 1, float(won)
+        node.proven, node.depth = (0.0, 1) if won else (1.0, 2)
+        node.untried = node.priors = None
 
     def expand(self, leaves: Sequence[Node], priors: np.ndarray | None,
                forced: dict[int, list[Action]] | None = None) -> None:

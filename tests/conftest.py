@@ -127,6 +127,10 @@ def sigint_default_for_children() -> Iterator[None]:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
+#: the exit status of a command stopped by ``Processes.ctrl_c`` (SIGINT) or ``terminate`` (SIGTERM)
+STOP_STATUS = {"ctrl_c": 130, "terminate": 143}
+
+
 class Processes:
     """The processes a test starts (the ``processes`` fixture), each as a terminal starts a
     command: in a process group of its own, with SIGINT at its default. ``ctrl_c`` sends

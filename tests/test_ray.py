@@ -13,7 +13,7 @@ import pytest
 from mctsfw.backends import WORKER_DIES_AT
 from mctsfw.runs import RunDir
 from mctsfw.selfplay import SelfPlayTrainer
-from tests.conftest import descendants, wait_until_gone
+from tests.conftest import STOP_STATUS, descendants, wait_until_gone
 from tests.test_selfplay import TINY, tiny
 from tests.test_training import ROOT
 
@@ -144,7 +144,7 @@ def test_ctrl_c_or_sigterm_stops_a_ray_run_with_one_line_and_leaves_no_process(t
     assert len(below) >= 3  # Ray's own processes and its workers
     getattr(processes, stop)(proc)  # Ctrl-C: every process of the group; SIGTERM: the command alone
     out, err = proc.communicate(timeout=60)
-    assert proc.returncode == {"ctrl_c": 130, "terminate": 143}[stop], err
+    assert proc.returncode == STOP_STATUS[stop], err
     lines = [line for line in err.splitlines() if line.strip()]
     assert lines == [f"interrupted: resume with hexzero selfplay --resume {run_dir}"], err
     assert wait_until_gone(below, 10) == []

@@ -10,11 +10,10 @@ import time
 
 import pytest
 
-from conftest import descendants, wait_until_gone
+from conftest import STOP_STATUS as STOPS, descendants, wait_until_gone
 from mctsfw.runs import RunDir
 from test_training import ROOT, run_cli_train
 
-STOPS = {"ctrl_c": 130, "terminate": 143}  # the exit status a shell reports for SIGINT, SIGTERM
 
 
 def stopped(processes, process, stop):
