@@ -82,8 +82,14 @@ _RAISING = {signal.SIGINT: signal.default_int_handler, signal.SIGTERM: raise_ter
 def _inside_tensorflow(frame) -> bool:
     """Whether the interrupted code is an import that TensorFlow's C++ asked for (its
     flattening of nested values calls ``__import__``): a KeyboardInterrupt raised there
-    comes back as a SystemError that TensorFlow prints with a traceback."""
-    if frame is None or not frame.f_code.co_filename.startswith("<frozen importlib"):
+    comes back as a SystemError that TensorFlow prints with a traceback. The innermost
+    Python frame is then importlib's, or TensorFlow's own when the module was imported
+    already (the C++ call runs no Python frame of its own): both wait."""
+    if frame is None:
+        return False
+    if f"{os.sep}tensorflow{os.sep}" in frame.f_code.co_filename:
+        return True
+    if not frame.f_code.co_filename.startswith("<frozen importlib"):
         return False
     while frame is not None:
         if f"{os.sep}tensorflow{os.sep}" in frame.f_code.co_filename:
