@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sysconfig
 import threading
 from contextlib import contextmanager
 from typing import Iterator
@@ -79,23 +80,28 @@ def _stop_for(signum: int) -> KeyboardInterrupt:
 _RAISING = {signal.SIGINT: signal.default_int_handler, signal.SIGTERM: raise_terminated}
 
 
-def _inside_tensorflow(frame) -> bool:
-    """Whether the interrupted code is an import that TensorFlow's C++ asked for (its
-    flattening of nested values calls ``__import__``): a KeyboardInterrupt raised there
-    comes back as a SystemError that TensorFlow prints with a traceback. The innermost
-    Python frame is then importlib's, or TensorFlow's own when the module was imported
-    already (the C++ call runs no Python frame of its own): both wait."""
-    if frame is None:
-        return False
-    if f"{os.sep}tensorflow{os.sep}" in frame.f_code.co_filename:
+#: where the standard library's modules are (site-packages may lie below it: not the library)
+_STDLIB = os.path.normcase(sysconfig.get_paths()["stdlib"]) + os.sep
+
+
+def _standard_library(frame) -> bool:
+    name = frame.f_code.co_filename
+    if name.startswith("<frozen "):
         return True
-    if not frame.f_code.co_filename.startswith("<frozen importlib"):
-        return False
-    while frame is not None:
-        if f"{os.sep}tensorflow{os.sep}" in frame.f_code.co_filename:
-            return True
+    name = os.path.normcase(name)
+    return name.startswith(_STDLIB) and "-packages" + os.sep not in name
+
+
+def _inside_tensorflow(frame) -> bool:
+    """Whether the interrupted code runs for TensorFlow's C++: a KeyboardInterrupt raised
+    there can be lost (its checks clear errors, or count an error as a yes) and come back
+    as a SystemError that TensorFlow prints with a traceback. The innermost Python frame
+    is then TensorFlow's own (the C++ call runs no Python frame of its own), or the
+    standard library's called by it (an import, an ``isinstance`` against an abstract base
+    class of ``collections.abc``): both wait."""
+    while frame is not None and _standard_library(frame):
         frame = frame.f_back
-    return False
+    return frame is not None and f"{os.sep}tensorflow{os.sep}" in frame.f_code.co_filename
 
 
 class StopSignals:

@@ -3,6 +3,7 @@ what a Ctrl-C saves is saved, and no process it started is left (mctsfw/interrup
 ``serve`` is tested in test_web, ``selfplay`` in test_selfplay and test_ray."""
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -11,9 +12,9 @@ import time
 import pytest
 
 from conftest import STOP_STATUS as STOPS, descendants, wait_until_gone
+from mctsfw.interrupts import _inside_tensorflow
 from mctsfw.runs import RunDir
 from test_training import ROOT, run_cli_train
-
 
 
 def stopped(processes, process, stop):
@@ -39,6 +40,30 @@ def test_a_test_that_fails_leaves_no_process(processes):
     process = processes.start([sys.executable, "-c", "import time; time.sleep(600)"])
     processes.end_all()  # what the fixture does after a test, whatever its outcome
     assert wait_until_gone([process.pid], 5) == [] and process.returncode is not None
+
+
+def standard_library_frame_called_from(filename):
+    """A frame of the standard library's (``copy.deepcopy``) called by code in ``filename``."""
+    frames = []
+
+    class Probe:
+        def __deepcopy__(self, memo):
+            frames.append(sys._getframe(1))
+            return self
+
+    exec(compile("import copy\ncopy.deepcopy(probe)", filename, "exec"), {"probe": Probe()})
+    return frames[0]
+
+
+def test_a_stop_signal_waits_while_the_standard_library_runs_for_tensorflow():
+    """A Ctrl-C raised in an ``isinstance`` or import that TensorFlow's C++ asked for came
+    back as a SystemError with TensorFlow's traceback (a CI run's SIGTERM); raised in the
+    same library code called from anywhere else, it is raised at once."""
+    tensorflow = os.path.join(os.sep, "venv", "site-packages", "tensorflow", "python", "util", "nest_util.py")
+    ours = os.path.join(os.sep, "hexzero", "mctsfw", "backends.py")
+    assert _inside_tensorflow(standard_library_frame_called_from(tensorflow))
+    assert not _inside_tensorflow(standard_library_frame_called_from(ours))
+    assert not _inside_tensorflow(sys._getframe())
 
 
 @pytest.mark.parametrize("stop", STOPS)
