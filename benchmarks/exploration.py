@@ -35,6 +35,8 @@ GAMES = {
     "connect4": ("connect4", {}, "models/connect4/pv_mlp_gen0393.keras"),
     "hex7": ("hex", {"size": 7}, "models/hex7/pv_mlp_gen0300.keras"),
     "hex5": ("hex", {"size": 5}, "models/hex5-az/pv_mlp_gen0150.keras"),
+    "hex9": ("hex", {"size": 9}, None),  # no network shipped: UCT only
+    "go9": ("go", {"size": 9}, None),
 }
 
 
@@ -82,7 +84,7 @@ def main() -> None:
                 return lambda seed: mctsfw.make_actor("mcts", game, search_games=args.search_games, c=c, seed=seed)
             for c in (float(x) for x in args.cs.split(",")):
                 print(line(f"UCT c={c} vs c=1.4", score(game, uct(c), uct(1.4), args.games, seed=1)))
-        if "fpu" in sections:
+        if "fpu" in sections and net is not None:
             def puct(first_play):
                 return lambda seed: mctsfw.make_actor(ROOT / net, game, search_games=args.net_search_games, seed=seed,
                                                       policy_params={"first_play": first_play})

@@ -10,6 +10,7 @@ cap, the largest starting pile, so the action space is fixed. A state is the tup
 
 from __future__ import annotations
 
+import random
 import re
 from typing import Any
 
@@ -99,6 +100,27 @@ class Nim(Game):
         # the player to move faces an empty table: the other player took the last stone
         last_taker = 3 - state[0]
         return 3 - last_taker if self.misere else last_taker
+
+    def playout(self, state: NimState, rng: random.Random, choose=None) -> int | None:
+        """The base class's random playout without a list of moves and a legality check a
+        move: each (pile, stones) move is drawn with the same chance as there."""
+        if choose is not None:
+            return super().playout(state, rng, choose)
+        player, piles, cap = state[0], list(state[1]), self.cap
+        moves = [min(p, cap) for p in piles]  # the moves each pile offers
+        total = sum(moves)
+        while total:
+            k = int(rng.random() * total)
+            pile = 0
+            while k >= moves[pile]:
+                k -= moves[pile]
+                pile += 1
+            piles[pile] -= k + 1
+            total -= moves[pile]
+            moves[pile] = min(piles[pile], cap)
+            total += moves[pile]
+            player = 3 - player
+        return self.winner((player, tuple(piles)))
 
     def encode(self, state: NimState) -> np.ndarray:
         """Each pile's size divided by its starting size, then two bits for who moves."""
