@@ -140,8 +140,9 @@ class MCTSActor(Actor):
     random rollouts unless given (``mctsfw.evaluators``; ``playouts="tactical"``: rollouts
     that take a win at once and stop the opponent's). ``solver`` and ``threats`` as for
     ``MCTS`` (both on: off is the search as it was before them). ``c`` sets the tree policy's
-    exploration constant, whatever the policy calls it (``TreePolicy.exploration_param``).
-    A player's search has no root noise: that is for self-play alone. Bad parameters
+    exploration constant, whatever the policy calls it (``TreePolicy.exploration_param``);
+    the policy's parameters not given are the game's (``Game.tree_policy_defaults``), else
+    the policy's own. A player's search has no root noise: that is for self-play alone. Bad parameters
     raise ValueError here, naming the problem.
     """
 
@@ -169,7 +170,7 @@ class MCTSActor(Actor):
         problem = budget_problem(search_games, time_limit)
         if problem:
             raise ValueError(f"an mcts actor: {problem}")
-        params = dict(policy_params or {})
+        params = {**game.tree_policy_defaults.get(tree_policy, {}), **(policy_params or {})}
         if c is not None:
             params[default_registries().tree_policies.get(tree_policy).exploration_param] = c
         self.search_games = search_games

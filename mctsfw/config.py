@@ -7,7 +7,9 @@ through the ``mctsfw_config_sections`` hook), plugin parameters in the plugin cl
 
 ``load_config`` builds a config in this order, each layer over the one before:
 
-1. the declared defaults (an installed package needs no file);
+1. the declared defaults (an installed package needs no file), with those the game
+   declares for the tree policies (``Game.tree_policy_defaults``, e.g. Hex's UCT c) in
+   place of the policies' own;
 2. ``defaults``: a file such as ``hexzero.toml`` (the command line reads the one in the
    current directory, if there is one) or a run's ``config.toml``;
 3. each user file (``--config``), in order;
@@ -228,13 +230,23 @@ def load_config(
     """The validated configuration: declared defaults, then the ``defaults`` file, then each
     user file in order, then the overrides."""
     registries = registries or default_registries()
-    config = declared_defaults(registries)
+    given: dict = {}  # what the files and the overrides set
     files = [user_file] if isinstance(user_file, (str, Path)) else list(user_file or [])
     for path in ([defaults] if defaults is not None else []) + files:
-        config = merge(config, read_toml(path))
-    config = apply_overrides(config, overrides)
+        given = merge(given, read_toml(path))
+    given = apply_overrides(given, overrides)
+    config = merge(merge(declared_defaults(registries), game_tree_policy_defaults(given, registries)), given)
     validate(config, registries)
     return config
+
+
+def game_tree_policy_defaults(config: dict, registries: Registries) -> dict:
+    """The ``[tree_policies]`` values that the game ``config`` names declares its own
+    (``Game.tree_policy_defaults``): they stand in for the policies' declared defaults."""
+    name = config.get("game", TOP_LEVEL.defaults()["game"])
+    cls = registries.games.get(name) if isinstance(name, str) and name in registries.games.names() else None
+    declared = getattr(cls, "tree_policy_defaults", None) or {}
+    return {"tree_policies": copy.deepcopy(declared)} if declared else {}
 
 
 # ---- validation ----------------------------------------------------------------------------

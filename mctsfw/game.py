@@ -56,6 +56,10 @@ class Game:
     sgf_game: int | None = None
     #: the action that passes (Go: ``size*size``); None: a game without passes
     pass_action: int | None = None
+    #: the tree policies' parameters this game plays best with, as measured
+    #: (``benchmarks/exploration.py``): ``{"uct": {"c": 0.25}}``. They stand in for the
+    #: policy's own defaults; what a config file, ``--set`` or a caller gives wins.
+    tree_policy_defaults: dict[str, dict[str, Any]] = {}
 
     # ---- parameters -------------------------------------------------------------
     @classmethod

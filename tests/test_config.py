@@ -35,12 +35,24 @@ def builtin_registries():
 
 
 # ---- one declaration ---------------------------------------------------------------------------
+def game_declared_keys(registries) -> set[str]:
+    """The tree-policy keys some game declares its own default for."""
+    return {f"tree_policies.{policy}.{key}" for name in registries.games.names()
+            for policy, params in registries.games.get(name).tree_policy_defaults.items() for key in params}
+
+
 def test_hexzero_toml_is_the_declared_defaults_commented():
-    """The shipped file holds every declared key at its declared default, and nothing else."""
+    """The shipped file holds every declared key at its declared default, and nothing else;
+    a key that a game declares its own default for is there commented out (set, it would
+    override the game's)."""
     text = DEFAULTS.read_text()
     shipped = flatten_all(tomllib.loads(text))
-    declared = flatten_all(declared_defaults(builtin_registries()))
-    assert sorted(shipped) == sorted(declared)
+    registries = builtin_registries()
+    declared = flatten_all(declared_defaults(registries))
+    by_games = game_declared_keys(registries)
+    assert by_games and not by_games & set(shipped)
+    assert all(f"# {key.rsplit('.', 1)[1]} = " in text for key in by_games)
+    assert sorted(shipped) == sorted(set(declared) - by_games)
     assert {k: v for k, v in shipped.items() if v != declared[k]} == {}
     assert all(type(shipped[k]) is type(declared[k]) for k in shipped)  # 0.0 stays a float
     assert text.count("#") > len(shipped)  # commented
@@ -52,10 +64,21 @@ def test_the_shipped_config_is_valid_and_an_installed_package_needs_no_file():
     assert load_config() == config  # the declared defaults alone give the same
 
 
-def test_uct_has_one_default_and_shipped_models_keep_their_own():
-    config = load_config()
-    assert config["tree_policies"]["uct"]["c"] == 1.4 == mctsfw.make_tree_policy("uct").c
-    assert mctsfw.make_actor("mcts", mctsfw.make_game("hex"), search_games=10).mcts.tree_policy.c == 1.4
+def test_uct_c_is_the_games_where_it_declares_one_and_what_a_user_sets_wins(tmp_path):
+    """UCT's c is 1.4 unless the game declares its own (Hex, Go: 0.25, measured); a config
+    file, --set or a caller's c wins over the game's; shipped models keep theirs."""
+    assert load_config(DEFAULTS)["tree_policies"]["uct"]["c"] == 0.25 == load_config()["tree_policies"]["uct"]["c"]
+    assert load_config(DEFAULTS, overrides=["game=go"])["tree_policies"]["uct"]["c"] == 0.25
+    for game in ("connect4", "gomoku", "nim"):
+        assert load_config(DEFAULTS, overrides=[f"game={game}"])["tree_policies"]["uct"]["c"] == 1.4
+    assert mctsfw.make_tree_policy("uct").c == 1.4
+    assert mctsfw.make_actor("mcts", mctsfw.make_game("hex"), search_games=10).mcts.tree_policy.c == 0.25
+    assert mctsfw.make_actor("mcts", mctsfw.make_game("nim"), search_games=10).mcts.tree_policy.c == 1.4
+    assert mctsfw.make_actor("mcts", mctsfw.make_game("hex"), search_games=10, c=0.7).mcts.tree_policy.c == 0.7
+    assert load_config(DEFAULTS, overrides=["tree_policies.uct.c=1.4"])["tree_policies"]["uct"]["c"] == 1.4
+    mine = tmp_path / "mine.toml"
+    mine.write_text("[tree_policies.uct]\nc = 2.0\n")
+    assert load_config(DEFAULTS, mine)["tree_policies"]["uct"]["c"] == 2.0
     for model in ("hex5", "hex5-az", "connect4"):
         assert load_config(None, ROOT / "models" / model / "config.toml")["tree_policies"]["uct"]["c"] == 1.0
 
