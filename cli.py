@@ -260,7 +260,7 @@ def make_player(spec: str, game: mctsfw.Game, config: dict, seed: int | None) ->
         return mctsfw.make_actor(spec, game, seed=seed)
     # a saved model: the raw network, or with play.model_search_games > 0 a search guided by
     # it: UCT with its rollouts (a policy net), PUCT with its priors and values (policy and value)
-    tree_policy = "puct" if has_role(net_class_for(spec), POLICY_VALUE) else "uct"
+    tree_policy = config["play"]["model_tree_policy"] if has_role(net_class_for(spec), POLICY_VALUE) else "uct"
     policy_params = plugin_params(config, "tree_policies", tree_policy)
     return mctsfw.make_actor(
         spec, game,

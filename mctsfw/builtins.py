@@ -17,6 +17,7 @@ BUILTIN_PLUGINS = [
     "plugins.uct",
     "plugins.puct",
     "plugins.rave",
+    "plugins.gumbel",
     "plugins.display",
     "plugins.gif",
     "plugins.topp",

@@ -82,6 +82,14 @@ MCTS_SECTION = Section("mcts", "the search of MCTS players (play, compare)", [
 ], checks=[_budget_problems])
 
 #: ``cli.py play``: who plays, how many games, how saved models and searchers pick moves
+def _model_tree_policy_problems(config: dict, registries: Registries) -> list[str]:
+    name = config["play"]["model_tree_policy"]
+    if name in registries.tree_policies and not registries.tree_policies.get(name).uses_priors:
+        return [f"play.model_tree_policy = {name!r}: a policy-and-value model searches with its priors; the {name} "
+                "tree policy reads none (puct or gumbel do)"]
+    return []
+
+
 PLAY_SECTION = Section("play", "cli.py play", [
     Setting("player1", "human", "human, random, mcts, gtp:COMMAND (an outside GTP engine), or the path of a saved model (.keras)",
             check=_actor_spec_problem, resumable=True),
@@ -98,7 +106,10 @@ PLAY_SECTION = Section("play", "cli.py play", [
             choices=("greedy", "sample"), resumable=True),
     Setting("temperature", 0.0, "searching players: 0 = the most visited move; T > 0 = drawn ~ visits^(1/T)",
             kind=float, check=temperature_problem, resumable=True),
-])
+    Setting("model_tree_policy", "puct", 'a saved policy-and-value model that searches (model_search_games > 0): '
+            '"puct" or "gumbel" (Gumbel AlphaZero\'s sequential halving, sound from 8 search games), any tree policy '
+            "that reads priors", plugin="tree_policy", resumable=True),
+], checks=[_model_tree_policy_problems])
 
 #: plugin tables: section name -> registry kind; ``[games.hex]`` holds the hex plugin's parameters
 PLUGIN_TABLES = {"games": "game", "tree_policies": "tree_policy", "nets": "net"}

@@ -165,6 +165,9 @@ class TreePolicy:
     #: whether it learns from the moves of the playouts (``observe``): the search then asks
     #: an evaluator that can say them (``LeafEvaluator.records_playouts``) to do so
     reads_playouts = False
+    #: whether its ``root_choice`` is the move self-play plays (its root noise is the
+    #: exploration: Gumbel), instead of a move drawn from the target with temperature
+    chooses_moves = False
 
     #: the constructor's parameters (the ``[tree_policies.<name>]`` table), each declared once
     parameters: Parameters = Parameters()
@@ -192,6 +195,23 @@ class TreePolicy:
         from the root, its result for player 1 and the moves each player made in its
         playout (``played[0]`` player 1's; empty lists after a proven leaf)."""
 
+    def begin(self, root: Node, budget: float, value: float | None, noise: bool, rng: np.random.Generator) -> None:
+        """At the start of every search, the root ready (expanded, noised): ``budget`` search
+        games (``math.inf`` with a time limit alone), the evaluator's value of a new root
+        for its player to move (None for a kept one), whether the search adds root noise
+        (self-play) and the search's generator. A policy that plans the root's search
+        (Gumbel's sequential halving) plans it here."""
+
+    def root_choice(self, root: Node) -> Node | None:
+        """The child to play after a search of ``root``, for a policy with its own rule
+        (Gumbel); None: the most visited (``best_child``)."""
+        return None
+
+    def root_target(self, root: Node, num_actions: int) -> np.ndarray | None:
+        """The policy-training target of a searched ``root`` over all actions, for a policy
+        with its own (Gumbel's improved policy); None: the visits (``target_counts``)."""
+        return None
+
 
 def best_child(node: "Node") -> "Node":
     """The child to play: a proven win if there is one (the fastest); else the most visited
@@ -210,6 +230,11 @@ def best_child(node: "Node") -> "Node":
 def proven_for_player1(node: Node) -> float:
     """A proven node's exact result for player 1."""
     return node.proven if node.mover == 1 else 1.0 - node.proven
+
+
+#: a tree policy's own training target is kept as whole-number weights in these parts of one
+#: (``MCTS.targets``: the replay records store integer visit counts)
+TARGET_SCALE = 10_000
 
 
 def target_counts(root: Node, num_actions: int) -> np.ndarray:
@@ -259,9 +284,10 @@ class SearchProgress:
         return f"proven: {verdict}" if verdict else f"win estimate {self.win_estimate:.0%}"
 
     @classmethod
-    def of(cls, root: "Node", simulations: int, seconds: float) -> "SearchProgress":
+    def of(cls, root: "Node", simulations: int, seconds: float, choice: "Node | None" = None) -> "SearchProgress":
+        """``choice``: the child the tree policy plays (``TreePolicy.root_choice``), if its own."""
         visits = {ch.action: ch.visits for ch in root.children if ch.visits}
-        best = best_child(root).action if root.children else None
+        best = choice.action if choice is not None else best_child(root).action if root.children else None
         proven = root.result
         estimate = proven if proven is not None else 1.0 - root.q if root.visits else 0.5
         return cls(simulations, seconds, visits, estimate, best, proven, root.depth)
@@ -413,10 +439,15 @@ class MCTS:
         one network call)."""
         started = time.perf_counter()
         report = self.on_progress
+        policy = self.tree_policy
+        root_value = None
         if root.untried is None and root.proven is None:  # a new root: expanded (with priors if the tree policy reads them)
             forced = self.forced_actions([root]) if self.threats else {}
             if root.proven is None:  # no move wins at once
-                priors = (yield [root.state])[1] if self.tree_policy.uses_priors else None
+                priors = None
+                if policy.uses_priors:
+                    judged, priors, *_ = yield [root.state]
+                    root_value = float(judged[0])
                 self.expand([root], priors, forced)
                 if root.untried is UNLISTED:  # listed now, its forced moves known already
                     root.untried = forced.get(id(root)) or list(self.game.search_actions(root.state))
@@ -428,6 +459,7 @@ class MCTS:
             return 0
         if self.root_noise:
             self.add_root_noise(root)
+        policy.begin(root, limit, root_value, self.root_noise, self.np_rng)
         deadline = started + time_limit if time_limit is not None else math.inf
         next_report = started + self.progress_interval
         threats_first = self.threats and self.tree_policy.uses_priors  # else asked when a node is listed
@@ -466,25 +498,39 @@ class MCTS:
                 if now >= deadline:
                     break
                 if report is not None and now >= next_report:
-                    report(SearchProgress.of(root, done, now - started))
+                    report(SearchProgress.of(root, done, now - started, policy.root_choice(root)))
                     next_report = now + self.progress_interval
         if report is not None:
-            report(SearchProgress.of(root, done, time.perf_counter() - started))
+            report(SearchProgress.of(root, done, time.perf_counter() - started, policy.root_choice(root)))
         return done
 
+    def targets(self, root: Node | None = None) -> np.ndarray:
+        """The root's training target over all actions as whole-number weights: its
+        ``target_counts``, or the tree policy's own target (``TreePolicy.root_target``,
+        Gumbel's improved policy) in ``TARGET_SCALE`` parts. The replay records keep these."""
+        root = root or self.root
+        own = self.tree_policy.root_target(root, self.game.num_actions)
+        if own is None:
+            return target_counts(root, self.game.num_actions)
+        return np.rint(np.asarray(own, dtype=np.float64) * TARGET_SCALE).astype(np.int64)
+
     def visit_distribution(self, root: Node | None = None) -> np.ndarray:
-        """The root's ``target_counts`` as a probability vector over all actions (float32
-        counts over their float32 sum): what players sample from and self-play learns."""
-        counts = target_counts(root or self.root, self.game.num_actions).astype(np.float32)
+        """The root's ``targets`` as a probability vector over all actions (float32
+        weights over their float32 sum): what players sample from and self-play learns."""
+        counts = self.targets(root).astype(np.float32)
         total = counts.sum()
         return counts / total if total else counts
 
     def best_action(self, root: Node | None = None) -> Action:
-        """The move to play (``best_child``): a proven win, else the most visited move not
-        proven lost; a move never tried before one proven lost."""
+        """The move to play: the tree policy's own choice where it has one (Gumbel's), else
+        ``best_child``: a proven win, else the most visited move not proven lost; a move
+        never tried before one proven lost."""
         root = root or self.root
         if not root.children:
             return root.untried[-1]
+        chosen = self.tree_policy.root_choice(root)
+        if chosen is not None:
+            return chosen.action
         best = best_child(root)
         if best.proven == 0.0 and root.untried:
             return root.untried[-1]

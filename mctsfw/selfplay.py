@@ -42,9 +42,9 @@ when they arrive together.
 from __future__ import annotations
 
 import os
+import random
 import tempfile
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -56,7 +56,7 @@ from mctsfw.config import plugin_params
 from mctsfw.game import Game, opponent
 from mctsfw.evaluators import NetValue, value_evaluator
 from mctsfw.hookspecs import hookimpl
-from mctsfw.mcts import MCTS, Node, TreePolicy, search_together, target_counts
+from mctsfw.mcts import MCTS, Node, TreePolicy, search_together
 from mctsfw.match import Tally, play_match
 from mctsfw.plugin_manager import Registries, default_registries
 from mctsfw.ratings import two_player_rating
@@ -75,6 +75,10 @@ def selfplay_config_problems(config: dict, registries: Registries) -> list[str]:
     name = config["selfplay"]["net"]
     problem = role_problem(registries.nets.get(name), POLICY_VALUE, "self-play")
     problems = [f"selfplay.net = {name!r}: {problem}"] if problem else []
+    policy = config["selfplay"]["tree_policy"]
+    if policy in registries.tree_policies and not registries.tree_policies.get(policy).uses_priors:
+        problems.append(f"selfplay.tree_policy = {policy!r}: self-play searches with the network's priors; "
+                        f"the {policy} tree policy reads none (puct or gumbel do)")
     game = config["game"]
     if config["selfplay"]["sgf"] and game in registries.games and registries.games.get(game).sgf_game is None:
         problems.append(f"selfplay.sgf = true: {game} has no SGF (Go and Hex have)")
@@ -90,7 +94,11 @@ SELFPLAY_SECTION = Section("selfplay", "cli.py selfplay: AlphaZero-style generat
     Setting("net", "pv_mlp", "a policy-and-value net plugin: pv_mlp or pv_resnet", plugin="net"),
     Setting("generations", 20, "train steps (each after games_per_generation self-play games)", low=1, resumable=True),
     Setting("games_per_generation", 20, "self-play games before each train step", low=1),
-    Setting("search_games", 200, "PUCT simulations per move ([tree_policies.puct] holds c_puct and the noise)", low=1),
+    Setting("tree_policy", "puct", 'the search: "puct" (Dirichlet root noise, moves drawn by temperature) or "gumbel" '
+            "(Gumbel AlphaZero: Gumbel top-k and sequential halving at the root, the improved policy as the target, "
+            "the halving's winner played; temperature unused); any tree policy that reads priors; its "
+            "[tree_policies.<name>] table holds its settings", plugin="tree_policy"),
+    Setting("search_games", 200, "simulations per move", low=1),
     Setting("batch_size", 16, "leaves evaluated per network call (virtual loss keeps them apart)", low=1),
     Setting("temperature", 1.0, "tau: moves drawn ~ visits^(1/tau) for the first temperature_moves moves ...",
             check=temperature_problem),
@@ -145,11 +153,12 @@ class SelfPlaySettings(SectionSettings):
 
 def self_play_pieces(config: dict, registries: Registries) -> tuple[SelfPlaySettings, Game, type, TreePolicy]:
     """What a self-play game is built from, read from the config: the settings, the game,
-    the net class and PUCT with the config's root noise."""
+    the net class and the tree policy (`selfplay.tree_policy`: PUCT by default) with its root noise."""
     s = SelfPlaySettings.from_config(config)
     game_name = config["game"]
     game = registries.games.get(game_name)(**plugin_params(config, "games", game_name))
-    policy = registries.tree_policies.get("puct")(**plugin_params(config, "tree_policies", "puct"))
+    name = s.tree_policy
+    policy = registries.tree_policies.get(name)(**plugin_params(config, "tree_policies", name))
     return s, game, registries.nets.get(s.net), policy
 
 
@@ -236,12 +245,15 @@ class SelfPlayGame:
             self.over = True
             return
         distribution = mcts.visit_distribution(root)
-        self.counts.append(target_counts(root, game.num_actions))
+        self.counts.append(mcts.targets(root))
         self.movers.append(mover)
         self.root_values.append(1.0 - root.q)
         self.proven.append(root.result)
-        tau = s.temperature if len(self.moves) < s.temperature_moves else s.temperature_final
-        action = sample_action(distribution, tau, self.rng)
+        if mcts.tree_policy.chooses_moves:  # Gumbel: the halving's winner, its noise the exploration
+            action = mcts.best_action(root)
+        else:
+            tau = s.temperature if len(self.moves) < s.temperature_moves else s.temperature_final
+            action = sample_action(distribution, tau, self.rng)
         self.moves.append(int(action))
         mcts.advance(action)
         self.state = game.next_state(state, action)

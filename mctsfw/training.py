@@ -24,7 +24,7 @@ import numpy as np
 from mctsfw.config import plugin_params
 from mctsfw.evaluators import NetRollouts
 from mctsfw.hookspecs import hookimpl
-from mctsfw.mcts import MCTS, target_counts
+from mctsfw.mcts import MCTS
 from mctsfw.plugin_manager import Registries, default_registries
 from mctsfw.records import RecordedGame
 from mctsfw.replay import ReplayBuffer, game_result
@@ -203,7 +203,7 @@ class Trainer(ResumableRun):
             search_games += mcts.last_search_games
             distribution = mcts.visit_distribution(root)
             mover = game.current_player(state)
-            counts.append(target_counts(root, game.num_actions))
+            counts.append(mcts.targets(root))
             movers.append(mover)
             action = self.choose(distribution)
             moves.append(int(action))

@@ -138,7 +138,7 @@ def test_layers_merge_in_order(tmp_path):
 def test_unknown_plugin_names_list_the_available_ones():
     problems = problems_of('game="hexx"', 'tree_policy="uctt"', 'display="tv"')
     assert 'game: unknown game \'hexx\'; available: connect4, go, gomoku, hex, nim. Did you mean "hex"?' in problems
-    assert any(p.startswith("tree_policy: unknown tree policy 'uctt'; available: puct, rave, uct") for p in problems)
+    assert any(p.startswith("tree_policy: unknown tree policy 'uctt'; available: gumbel, puct, rave, uct") for p in problems)
     assert any(p.startswith("display: unknown display 'tv'") for p in problems)
 
 

@@ -316,3 +316,30 @@ def best_result(game, state):
     if game.is_final(state):
         return 0.0  # the player who just moved won (Hex has no draws)
     return max(1.0 - best_result(game, game.next_state(state, a)) for a in game.legal_actions(state))
+
+
+# ---- Gumbel AlphaZero ------------------------------------------------------------------------------------
+def test_gumbel_self_play_learns_the_improved_policy_in_lock_step(tmp_path):
+    """With selfplay.tree_policy = "gumbel" (8 search games a move, games in lock-step
+    sharing the policy) every position's policy target is the improved policy: weight
+    on every legal move of a fresh position, not visit counts."""
+    run_dir = tmp_path / "run"
+    trainer = SelfPlayTrainer(tiny(run_dir, generations=1, extra=['selfplay.tree_policy="gumbel"',
+                                                                 "selfplay.search_games=8", "selfplay.lockstep=3"]),
+                              run_dir, progress=False)
+    trainer.train()
+    games = [r for r in RunDir(run_dir).read_metrics() if r["kind"] == "game"]
+    assert len(games) == 3
+    first = trainer.buffer.records[0]
+    opening = first.counts(0, trainer.game.num_actions)
+    assert (opening > 0).sum() == 9  # every cell of the empty 3x3 board, from 8 search games
+    x, y, z = trainer.buffer.cases()
+    assert np.allclose(y.sum(axis=1), 1.0)
+
+
+def test_self_play_refuses_a_tree_policy_that_reads_no_priors(tmp_path):
+    result = subprocess.run([sys.executable, str(ROOT / "cli.py"), "selfplay", "--no-progress", "--run-dir",
+                             str(tmp_path / "run"), "--set", 'selfplay.tree_policy="uct"'],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2 and "selfplay.tree_policy = 'uct'" in result.stderr, result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1 and not (tmp_path / "run").exists()

@@ -1,0 +1,265 @@
+"""Gumbel AlphaZero's search (Danihelka, Guez, Schrittwieser and Silver, ICLR 2022;
+``google-deepmind/mctx`` is the reference implementation), as a tree policy.
+
+At the root, a search of n search games draws k moves without replacement by Gumbel
+top-k, the largest ``g(a) + logit(a)`` (``g`` Gumbel noise in self-play, none for a
+player), and shares the n search games among them by sequential halving: in rounds, every
+move still in gets as many visits as the others, and after each round the better half by
+``g(a) + logit(a) + sigma(q(a))`` stays. The move to play is the best of the last ones.
+
+Below the root the move is chosen without noise from the improved policy
+``pi'(a) = softmax(logit(a) + sigma(q(a)))``: the move that maximises
+``pi'(a) - N(a) / (1 + sum_b N(b))``, so that the visits follow pi'. ``q`` is completed:
+a move not visited is worth the mix of the node's own value and its visited moves' values
+weighted by their priors; the node's values are rescaled to [0, 1] (the least to the
+most), and ``sigma(q) = (c_visit + max_b N(b)) * c_scale * q``.
+
+The root's pi' is the training target (``root_target``): it improves on the network's
+policy even after a handful of search games, which visit counts do not.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+
+import numpy as np
+
+import mctsfw
+from mctsfw.mcts import Node, TreePolicy, best_child
+from mctsfw.schema import Parameters, Setting
+
+#: priors below this count as this (log 0 is -inf)
+TINY = 1e-12
+#: the search games a search with a time limit alone plans its halving for (then the last
+#: two moves share what is left)
+TIME_LIMIT_PLAN = 200
+
+
+def halving_visits(k: int, n: int) -> list[int]:
+    """For each of ``n`` search games, the visits (of this search) a root move must have for
+    the game to go to it: sequential halving of ``n`` among ``k`` moves. Every round gives
+    each move still in ``n // (rounds * moves in)`` visits (at least one), then halves the
+    moves (to no fewer than 2); ``rounds`` is ceil(log2 k)."""
+    if k <= 1:
+        return list(range(n))
+    rounds = math.ceil(math.log2(k))
+    sequence: list[int] = []
+    width, visits = k, 0
+    while len(sequence) < n:
+        for _ in range(max(1, n // (rounds * width))):
+            sequence.extend([visits] * width)
+            visits += 1
+        width = max(2, width // 2)
+    return sequence[:n]
+
+
+class Gumbel(TreePolicy):
+    """Gumbel top-k and sequential halving at the root, the improved policy below it."""
+
+    name = "gumbel"
+    description = "Gumbel AlphaZero: Gumbel top-k and sequential halving at the root, improved-policy targets"
+    uses_priors = True
+    chooses_moves = True
+    exploration_param = "c_scale"
+
+    parameters = Parameters(
+        Setting("max_considered", 16, "k: the root moves drawn by Gumbel top-k and halved among", low=1),
+        Setting("c_visit", 50.0, "sigma(q) = (c_visit + max visits) * c_scale * q: the visits the values are "
+                "worth before any", low=0),
+        Setting("c_scale", 0.1, "the weight of the values against the logits in sigma(q)", low=0),
+        Setting("gumbel_scale", 1.0, "the Gumbel noise's scale in self-play (searches with root noise); "
+                "players draw none", low=0),
+        Setting("value_weight", 1.0, "lambda: leaf value = lambda * value head + (1 - lambda) * random playout",
+                low=0, high=1),
+    )
+
+    def __init__(self, max_considered: int = parameters.default("max_considered"),
+                 c_visit: float = parameters.default("c_visit"),
+                 c_scale: float = parameters.default("c_scale"),
+                 gumbel_scale: float = parameters.default("gumbel_scale"),
+                 value_weight: float = parameters.default("value_weight")):
+        self.max_considered = int(max_considered)
+        self.c_visit = float(c_visit)
+        self.c_scale = float(c_scale)
+        self.gumbel_scale = float(gumbel_scale)
+        self.value_weight = float(value_weight)
+        self._pending = None  # the untried action select_child chose (``untried_index`` gives it a child)
+
+    # ---- the improved policy -------------------------------------------------------------------
+    def moves(self, node: Node) -> tuple[list, list[Node | None], np.ndarray]:
+        """The node's searched moves: (actions, their child or None, their priors)."""
+        untried = node.untried if type(node.untried) is list else []
+        actions = [ch.action for ch in node.children] + list(untried)
+        children: list[Node | None] = list(node.children) + [None] * len(untried)
+        priors = [ch.prior for ch in node.children] + [node.untried_prior(i) for i in range(len(untried))]
+        return actions, children, np.asarray(priors, dtype=np.float64)
+
+    def sigma(self, node: Node, children: list[Node | None], priors: np.ndarray) -> np.ndarray:
+        """sigma of each move's completed, rescaled value for the player to move at ``node``."""
+        visits = np.array([ch.visits if ch is not None else 0 for ch in children], dtype=np.float64)
+        q = np.array([(ch.proven if ch.proven is not None else ch.value / ch.visits)
+                      if ch is not None and (ch.visits or ch.proven is not None) else 0.0 for ch in children])
+        known = np.array([ch is not None and (ch.visits > 0 or ch.proven is not None) for ch in children])
+        p = priors / priors.sum() if priors.sum() > 0 else np.full(len(priors), 1.0 / len(priors))
+        own = self.own_value(node)
+        total = visits.sum()
+        if known.any() and p[known].sum() > 0:
+            mixed = (own + total * float((p[known] * q[known]).sum() / p[known].sum())) / (1.0 + total)
+        else:
+            mixed = own
+        completed = np.where(known, q, mixed)
+        low, high = completed.min(), completed.max()
+        completed = (completed - low) / max(high - low, 1e-8)
+        return (self.c_visit + visits.max(initial=0.0)) * self.c_scale * completed
+
+    def improved(self, node: Node, children: list[Node | None], priors: np.ndarray) -> np.ndarray:
+        """pi' over the node's searched moves (``moves``)."""
+        logits = np.log(np.maximum(priors, TINY)) + self.sigma(node, children, priors)
+        weights = np.exp(logits - logits.max())
+        return weights / weights.sum()
+
+    # ---- the search ----------------------------------------------------------------------------
+    def begin(self, root: Node, budget: float, value: float | None, noise: bool, rng: np.random.Generator) -> None:
+        """Draw the root's Gumbel noise (in self-play), take the top k moves and plan the
+        halving of ``budget`` among them; the plan lives in the root (``Node.stats``), so
+        searches in lock-step that share this policy keep their own."""
+        own = value if value is not None else self.own_value(root)
+        actions, _, priors = self.moves(root)
+        logits = np.log(np.maximum(priors, TINY))
+        gumbel = (rng.gumbel(size=len(actions)) * self.gumbel_scale if noise and self.gumbel_scale > 0
+                  else np.zeros(len(actions)))
+        k = min(self.max_considered, len(actions))
+        top = np.argsort(-(logits + gumbel), kind="stable")[:k]
+        planned = int(budget) if math.isfinite(budget) else TIME_LIMIT_PLAN
+        root.stats = RootPlan(own, dict(zip(actions, gumbel.tolist())), [actions[i] for i in top],
+                              {ch.action: ch.visits for ch in root.children}, halving_visits(k, planned))
+
+    @staticmethod
+    def own_value(node: Node) -> float:
+        """The node's own value for its player to move, as first judged (kept in ``stats``)."""
+        if isinstance(node.stats, RootPlan):
+            return node.stats.value
+        if isinstance(node.stats, float):
+            return node.stats
+        return 1.0 - node.value / node.visits if node.visits else 0.5
+
+    def _root_scores(self, root: Node) -> tuple[dict, dict]:
+        """(g + logit + sigma(q) of each root move, each move's child or None), by action."""
+        actions, children, priors = self.moves(root)
+        scores = np.log(np.maximum(priors, TINY)) + self.sigma(root, children, priors)
+        gumbel = root.stats.gumbel
+        return ({a: float(x) + gumbel.get(a, 0.0) for a, x in zip(actions, scores)}, dict(zip(actions, children)))
+
+    def _root_child(self, root: Node) -> Node | None:
+        plan: RootPlan = root.stats
+        scores, children = self._root_scores(root)
+        alive = [a for a in plan.considered if children.get(a) is None or children[a].proven != 0.0] or plan.considered
+        searched = {a: plan.searched(children.get(a), a) for a in alive}
+        i, plan.played = plan.played, plan.played + 1
+        if i < len(plan.sequence):
+            want = plan.sequence[i]
+        else:  # past the plan (a time limit): the moves left at its end share the rest
+            if plan.last is None:
+                most = max(searched.values())
+                plan.last = [a for a in alive if searched[a] == most]
+            alive = [a for a in plan.last if a in searched] or alive
+            want = min(searched[a] for a in alive)
+        candidates = [a for a in alive if searched[a] == want]
+        if not candidates:  # (a move proven lost left the halving)
+            least = min(searched.values())
+            candidates = [a for a in alive if searched[a] == least]
+        action = max(candidates, key=scores.__getitem__)
+        return self._child_or_pending(children.get(action), action)
+
+    def _child_or_pending(self, child: Node | None, action) -> Node | None:
+        if child is not None:
+            return child
+        self._pending = action
+        return None
+
+    def select_child(self, node: Node) -> Node | None:
+        if isinstance(node.stats, RootPlan):
+            return self._root_child(node)
+        if node.stats is None:  # first entered: its visits so far are its own judgement
+            node.stats = self.own_value(node)
+        actions, children, priors = self.moves(node)
+        policy = self.improved(node, children, priors)
+        total = sum(ch.visits for ch in node.children)
+        best, best_score = -1, -math.inf
+        for j, child in enumerate(children):
+            if child is not None and child.proven == 0.0:
+                continue  # a move proven lost is never searched again
+            score = policy[j] - (child.visits if child is not None else 0) / (1 + total)
+            if score > best_score:
+                best, best_score = j, score
+        if best < 0:
+            return None
+        return self._child_or_pending(children[best], actions[best])
+
+    def untried_index(self, node: Node, rng: random.Random) -> int:
+        if self._pending is not None and type(node.untried) is list and self._pending in node.untried:
+            i = node.untried.index(self._pending)
+            self._pending = None
+            return i
+        return len(node.untried) - 1
+
+    def noisy_priors(self, priors: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        return priors  # the noise is Gumbel's, drawn in ``begin``
+
+    # ---- what the search gives -----------------------------------------------------------------
+    def root_choice(self, root: Node) -> Node | None:
+        """The move to play: a proven win if there is one; else, of the moves that lasted
+        longest in the halving (not proven lost), the best by g + logit + sigma(q)."""
+        plan = root.stats
+        if not isinstance(plan, RootPlan) or not root.children:
+            return None
+        best = best_child(root)
+        if best.proven == 1.0:
+            return best
+        scores, children = self._root_scores(root)
+        alive = [a for a in plan.considered if children.get(a) is not None and children[a].proven != 0.0]
+        if not alive:
+            return best
+        searched = {a: plan.searched(children[a], a) for a in alive}
+        most = max(searched.values())
+        return children[max((a for a in alive if searched[a] == most), key=scores.__getitem__)]
+
+    def root_target(self, root: Node, num_actions: int) -> np.ndarray | None:
+        """pi' over all actions (a proven win: that move alone; moves proven lost: nothing,
+        unless every move is)."""
+        if not isinstance(root.stats, RootPlan) or not root.children:
+            return None
+        target = np.zeros(num_actions, dtype=np.float64)
+        best = best_child(root)
+        if best.proven == 1.0:
+            target[best.action] = 1.0
+            return target
+        actions, children, priors = self.moves(root)
+        for action, child, p in zip(actions, children, self.improved(root, children, priors)):
+            if child is None or child.proven != 0.0 or best.proven == 0.0:
+                target[action] = p
+        return target / target.sum()
+
+
+class RootPlan:
+    """A searched root's plan (kept in its ``stats``): its own value, each move's Gumbel
+    noise, the moves considered, each child's visits before this search, the halving's
+    visits per search game (``halving_visits``), the search games played so far and, past
+    the plan (a search with a time limit alone), the moves that were left at its end."""
+
+    __slots__ = ("value", "gumbel", "considered", "start", "sequence", "played", "last")
+
+    def __init__(self, value: float, gumbel: dict, considered: list, start: dict, sequence: list[int]):
+        self.value, self.gumbel, self.considered, self.start, self.sequence = value, gumbel, considered, start, sequence
+        self.played = 0
+        self.last: list | None = None  # the moves left when the plan ran out
+
+    def searched(self, child: Node | None, action) -> int:
+        """The visits ``action`` had in this search (a kept subtree's older ones not counted)."""
+        return (child.visits if child is not None else 0) - self.start.get(action, 0)
+
+
+@mctsfw.hookimpl
+def mctsfw_register_tree_policies():
+    return [Gumbel]
