@@ -1,12 +1,15 @@
 """Which exploration settings play strongest, per game, at equal search games.
 
     python benchmarks/exploration.py [--games 24] [--search-games 400] [--net-search-games 200]
-                                     [--games-list gomoku9,connect4,hex7] [--sections uct,fpu]
+                                     [--games-list gomoku9,connect4,hex7] [--sections uct,fpu,gumbel]
+                                     [--gumbel-search-games 8,32]
 
 1. UCT's exploration constant c (random rollouts, proofs and threats): each value of
    ``--cs`` against c = 1.4 (today's one default) at ``--search-games`` a move.
 2. PUCT's first-play value (``first_play``) with the game's shipped network: "reduction"
    (0.2), "loss" and "win" against "parent" (today's) at ``--net-search-games`` a move.
+3. The root search with the game's shipped network: Gumbel AlphaZero's (``gumbel``:
+   sequential halving) against PUCT at each of ``--gumbel-search-games`` a move.
 
 Every pairing plays ``--games`` games in pairs from the same opening of two random moves
 (a different one for each pair), each side playing each colour once, so that the
@@ -71,7 +74,8 @@ def main() -> None:
     parser.add_argument("--net-search-games", type=int, default=200, help="PUCT's search games a move")
     parser.add_argument("--cs", default="0.25,0.5,0.7,1.0", help="UCT constants to try against 1.4")
     parser.add_argument("--games-list", default="gomoku9,connect4,hex7")
-    parser.add_argument("--sections", default="uct,fpu")
+    parser.add_argument("--sections", default="uct,fpu", help="some of uct, fpu, gumbel")
+    parser.add_argument("--gumbel-search-games", default="8,32", help="search games a move of the gumbel section")
     args = parser.parse_args()
     print(f"{args.games} games a pairing; {platform.processor() or platform.machine()}, Python {platform.python_version()}")
     sections = args.sections.split(",")
@@ -90,6 +94,12 @@ def main() -> None:
                                                       policy_params={"first_play": first_play})
             for option in ("reduction", "loss", "win"):
                 print(line(f"PUCT first_play={option}", score(game, puct(option), puct("parent"), args.games, seed=2)))
+        if "gumbel" in sections and net is not None:
+            def searching(tree_policy, n):
+                return lambda seed: mctsfw.make_actor(ROOT / net, game, search_games=n, seed=seed, tree_policy=tree_policy)
+            for n in (int(x) for x in args.gumbel_search_games.split(",")):
+                print(line(f"Gumbel vs PUCT, {n} a move", score(game, searching("gumbel", n), searching("puct", n),
+                                                               args.games, seed=3)))
 
 
 if __name__ == "__main__":
