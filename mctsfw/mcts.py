@@ -857,19 +857,23 @@ def answer_requests(steps: SearchSteps, evaluator: LeafEvaluator, with_priors: b
         return stop.value
 
 
-def search_together(searches: Sequence[tuple[MCTS, State]], search_games: int) -> list[Node]:
+def search_together(searches: Sequence[tuple[MCTS, State]], search_games: int | Sequence[int]) -> list[Node]:
     """Several searches in lock-step (the games of a self-play group): each MCTS searches
     its own state with its own tree, seed and root noise for ``search_games`` search
-    games, as ``MCTS.search`` would, but in rounds: every search still running selects
+    games (one number for all, or one each), as ``MCTS.search`` would, but in rounds: every search still running selects
     its batch of leaves, the leaves of all of them are judged together
     (``evaluators.evaluate_together``: one network call when their evaluators share a
     network), and each gets its own answers back. The roots, in order.
 
     A search whose root was new asks one extra round (the root's priors); searches that
     finish drop out of the later rounds."""
-    problem = budget_problem(search_games, None)
-    if problem:
-        raise ValueError(problem)
+    budgets = [search_games] * len(searches) if isinstance(search_games, numbers.Integral) else list(search_games)
+    if len(budgets) != len(searches):
+        raise ValueError(f"{len(budgets)} search budgets for {len(searches)} searches")
+    for budget in budgets:
+        problem = budget_problem(budget, None)
+        if problem:
+            raise ValueError(problem)
     if not searches:
         return []
     with_priors = {mcts.tree_policy.uses_priors for mcts, _ in searches}
@@ -878,12 +882,12 @@ def search_together(searches: Sequence[tuple[MCTS, State]], search_games: int) -
     with_priors = with_priors.pop()
     roots, running = [], []
     with paused_gc():
-        for mcts, state in searches:
+        for (mcts, state), budget in zip(searches, budgets):
             root = mcts._root_for(state)
             if root.final:
                 raise ValueError("the game is over: nothing to search")
             roots.append(root)
-            steps = mcts.steps(root, search_games, None)
+            steps = mcts.steps(root, budget, None)
             try:
                 running.append((mcts, steps, next(steps)))
             except StopIteration as stop:  # nothing to judge at all (every leaf final)

@@ -76,7 +76,8 @@ class RecordedGame:
     def from_targets(cls, num_actions: int, starting_player: int, moves: Sequence[Action],
                      counts: Sequence[np.ndarray], values: Sequence[float], winner: int | None) -> "RecordedGame":
         """A game from its moves, each position's visit counts over all actions
-        (``mcts.target_counts``; the nonzero ones are kept) and each position's value target."""
+        (``MCTS.targets``; the nonzero ones are kept; all zero: a position without target,
+        which training skips) and each position's value target."""
         dtype = action_dtype(num_actions)
         actions, visits, offsets = [], [], [0]
         for position in counts:
@@ -94,8 +95,13 @@ class RecordedGame:
         )
 
     def __len__(self) -> int:
-        """The positions with targets: one per move."""
+        """The positions: one per move."""
         return len(self.moves)
+
+    def targeted(self) -> np.ndarray:
+        """The positions with a policy target, in order: every one, except those a search
+        too small to learn from played (playout cap randomization: no visits recorded)."""
+        return np.flatnonzero(np.diff(self.policy_offsets.astype(np.int64)))
 
     def counts(self, position: int, num_actions: int) -> np.ndarray:
         """The visit counts of ``position`` over all actions."""
@@ -176,6 +182,14 @@ class GameStore:
 
     def length(self, game: int) -> int:
         return int(self.game_offsets[game + 1] - self.game_offsets[game])
+
+    def targeted(self, game: int) -> np.ndarray:
+        """The positions of game ``game`` with a policy target (``RecordedGame.targeted``)."""
+        return np.flatnonzero(self.policy_sizes[self.game_offsets[game]:self.game_offsets[game + 1]])
+
+    def targeted_positions(self) -> int:
+        """The positions with a policy target, in every game."""
+        return int(np.count_nonzero(self.policy_sizes))
 
     def nbytes(self) -> int:
         return sum(getattr(self, name).nbytes for name in self.FIELDS)

@@ -56,9 +56,9 @@ class ReplayBuffer:
         self.copies = self._symmetric_copies() if self.augment else 1
         self.max_positions = max(1, self.capacity // self.copies)
         self.games = GameStore(game.num_actions)  # the kept games, oldest first
-        self.first = 0  # positions of the oldest game already dropped
-        self.positions = 0  # positions kept
-        self.added = 0  # positions ever added (where the ring of cases would be)
+        self.first = 0  # positions with targets of the oldest game already dropped
+        self.positions = 0  # positions with targets kept (a position without one is not a case)
+        self.added = 0  # positions with targets ever added (where the ring of cases would be)
         self._index: tuple[np.ndarray, np.ndarray] | None = None
 
     def _symmetric_copies(self) -> int:
@@ -78,12 +78,13 @@ class ReplayBuffer:
     def add(self, record: RecordedGame) -> None:
         """Keep a finished game; drop the oldest positions that no longer fit."""
         self.games.append(record)
-        self.positions += len(record)
-        self.added += len(record)
+        targeted = len(record.targeted())
+        self.positions += targeted
+        self.added += targeted
         gone = 0  # whole games dropped
         while self.positions > self.max_positions:
             excess = self.positions - self.max_positions
-            oldest = self.games.length(gone) - self.first
+            oldest = len(self.games.targeted(gone)) - self.first  # ``first``: its targeted positions dropped
             if excess >= oldest:
                 gone += 1
                 self.first = 0
@@ -100,9 +101,9 @@ class ReplayBuffer:
         if self._index is None:
             games, positions = [], []
             for i in range(len(self.games)):
-                start, length = self.first if i == 0 else 0, self.games.length(i)
-                games.append(np.full(length - start, i, dtype=np.int64))
-                positions.append(np.arange(start, length, dtype=np.int64))
+                kept = self.games.targeted(i)[self.first if i == 0 else 0:]
+                games.append(np.full(len(kept), i, dtype=np.int64))
+                positions.append(kept.astype(np.int64))
             empty = np.zeros(0, dtype=np.int64)
             self._index = (np.concatenate(games) if games else empty, np.concatenate(positions) if positions else empty)
         return self._index
@@ -199,5 +200,5 @@ class ReplayBuffer:
             buffer = cls(int(data["capacity"]), game, encode, augment=bool(data["augment"]))
             buffer.games = GameStore.from_arrays(data, game.num_actions)
             buffer.first, buffer.added = int(data["first"]), int(data["added"])
-        buffer.positions = buffer.games.positions() - buffer.first
+        buffer.positions = buffer.games.targeted_positions() - buffer.first
         return buffer

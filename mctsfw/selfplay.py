@@ -98,7 +98,11 @@ SELFPLAY_SECTION = Section("selfplay", "cli.py selfplay: AlphaZero-style generat
             "(Gumbel AlphaZero: Gumbel top-k and sequential halving at the root, the improved policy as the target, "
             "the halving's winner played; temperature unused); any tree policy that reads priors; its "
             "[tree_policies.<name>] table holds its settings", plugin="tree_policy"),
-    Setting("search_games", 200, "simulations per move", low=1),
+    Setting("search_games", 200, "simulations per move ...", low=1),
+    Setting("full_search_share", 1.0, "... for this share of the moves, drawn at random, which become training "
+            "positions; the others (playout cap randomization, KataGo) get fast_search_games, no root noise and no "
+            "target. 1 = every move searched in full", low=0, high=1),
+    Setting("fast_search_games", 32, "simulations of a move not searched in full", low=1),
     Setting("batch_size", 16, "leaves evaluated per network call (virtual loss keeps them apart)", low=1),
     Setting("temperature", 1.0, "tau: moves drawn ~ visits^(1/tau) for the first temperature_moves moves ...",
             check=temperature_problem),
@@ -110,8 +114,10 @@ SELFPLAY_SECTION = Section("selfplay", "cli.py selfplay: AlphaZero-style generat
     Setting("resign_min_moves", 0, "... but not before this many moves of the game have been played", low=0),
     Setting("no_resign_share", 0.1, "share of the games played to the end with resignation off, to measure the "
             "false positives (would-be resigners that did not lose) per generation", low=0, high=1),
-    Setting("value_target", "z", '"z": the game\'s result for the player to move; "mean": the mean of z and the root\'s Q '
-            "(a position the search proved takes its proven result either way)", choices=("z", "mean")),
+    Setting("value_target", "z", '"z": the game\'s result for the player to move; "q": the root\'s value after the '
+            'search; "mean": the mean of z and q; "mix": (1 - value_mix) z + value_mix q (a position the search '
+            "proved takes its proven result whatever this is)", choices=("z", "q", "mean", "mix")),
+    Setting("value_mix", 0.5, 'with value_target = "mix": the weight of the root\'s value', low=0, high=1),
     Setting("end_at_proof", False, "end a game as soon as the search proves its result (the winner with best play "
             "is recorded; the moves that would only play it out are not)"),
     Setting("average_positions", True, "merge duplicate positions, averaging their targets, before training"),
@@ -227,6 +233,16 @@ class SelfPlayGame:
         self.proven_winner: int | None = None  # with end_at_proof: the game ended at a proof
         self.ended_at_proof = False
         self.over = game.is_final(self.state)
+        self.full = True  # whether the coming search is a full one (``budget``)
+
+    def budget(self) -> int:
+        """The search games of the coming search: ``search_games`` with root noise, or with
+        playout cap randomization (``full_search_share`` < 1), for the other moves,
+        ``fast_search_games`` without noise (their positions are not learnt)."""
+        s = self.s
+        self.full = s.full_search_share >= 1 or bool(self.rng.random() < s.full_search_share)
+        self.mcts.root_noise = self.full
+        return s.search_games if self.full else s.fast_search_games
 
     def play(self, root: Node) -> None:
         """The move after the search of ``state`` whose root is ``root`` (or the resignation)."""
@@ -245,7 +261,8 @@ class SelfPlayGame:
             self.over = True
             return
         distribution = mcts.visit_distribution(root)
-        self.counts.append(mcts.targets(root))
+        targets = mcts.targets(root)
+        self.counts.append(targets if self.full else np.zeros_like(targets))  # a fast search teaches nothing
         self.movers.append(mover)
         self.root_values.append(1.0 - root.q)
         self.proven.append(root.result)
@@ -268,15 +285,18 @@ class SelfPlayGame:
             winner = self.proven_winner
         else:
             winner = game.winner(self.state)
+        weight = {"z": 0.0, "q": 1.0, "mean": 0.5, "mix": s.value_mix}[s.value_target]  # the root value's share
         values = []
         for player, q, proven in zip(self.movers, self.root_values, self.proven):
             z = game_result(winner, player)
-            values.append(proven if proven is not None else (z + q) / 2 if s.value_target == "mean" else z)
+            values.append(proven if proven is not None else (1.0 - weight) * z + weight * q if weight else z)
         recorded = RecordedGame.from_targets(game.num_actions, self.starter, self.moves, self.counts, values, winner)
         record = {"kind": "game", "generation": (self.number - 1) // s.games_per_generation + 1, "game": self.number,
                   "starting_player": self.starter, "winner": winner, "moves": self.moves}
         if s.end_at_proof:
             record["ended_at_proof"] = self.ended_at_proof
+        if s.full_search_share < 1:  # playout cap randomization: the positions learnt
+            record["full_searches"] = sum(bool(c.any()) for c in self.counts)
         if self.resigning:
             record["resigned"] = self.resigned
             record["no_resign"] = self.no_resign
@@ -310,7 +330,7 @@ def self_play_games(game: Game, net, policy: TreePolicy, s: SelfPlaySettings, nu
     games = [SelfPlayGame(game, net, policy, s, number, seed, value) for number in numbers]
     playing = [g for g in games if not g.over]
     while playing:
-        roots = search_together([(g.mcts, g.state) for g in playing], s.search_games)
+        roots = search_together([(g.mcts, g.state) for g in playing], [g.budget() for g in playing])
         for g, root in zip(playing, roots):
             g.play(root)
         playing = [g for g in playing if not g.over]

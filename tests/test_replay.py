@@ -182,6 +182,36 @@ def test_the_buffer_keeps_the_newest_positions_and_drops_the_oldest_games():
     assert len(short) == 3 and short.first == 1
 
 
+def without_targets(record, positions):
+    """``record`` with no policy target at ``positions`` (moves searched too little to learn)."""
+    counts = [np.zeros(7, np.int64) if i in positions else record.counts(i, 7) for i in range(len(record))]
+    return RecordedGame.from_targets(7, record.starting_player, record.moves, counts, record.values, record.winner)
+
+
+def test_positions_without_targets_are_played_but_never_cases(tmp_path):
+    """Playout cap randomization: a move searched fast keeps its place in the game (the
+    positions after it are rebuilt along the moves) but is no case: the buffer counts,
+    drops, rebuilds, saves and loads the targeted positions alone."""
+    game = mctsfw.make_game("connect4")
+    games = [without_targets(synthetic_record(game, 6, seed=i), {0, 2, 3}) for i in range(3)]
+    assert games[0].targeted().tolist() == [1, 4, 5] and len(games[0]) == 6
+    buffer = ReplayBuffer(7, game, encoder(game, False))
+    for record in games[:2]:
+        buffer.add(record)
+    assert len(buffer) == 6 and buffer.index()[1].tolist() == [1, 4, 5, 1, 4, 5]
+    buffer.add(games[2])  # 9 targeted positions: the oldest game's first two go
+    assert len(buffer) == 7 and buffer.first == 2 and buffer.records == games
+    assert buffer.index()[0].tolist() == [0, 1, 1, 1, 2, 2, 2] and buffer.index()[1].tolist() == [5, 1, 4, 5, 1, 4, 5]
+    x, y, z = buffer.cases()
+    assert np.allclose(y.sum(axis=1), 1.0) and sorted(z.tolist()) == sorted(
+        [games[0].values[5]] + [g.values[p] for g in games[1:] for p in (1, 4, 5)])
+    states = list(games[2].states(game))
+    assert any(np.array_equal(row, encoder(game, False)([states[4]])[0]) for row in x)  # rebuilt along every move
+    buffer.save(tmp_path / "replay.npz")
+    again = ReplayBuffer.load(tmp_path / "replay.npz", game, encoder(game, False))
+    assert (again.first, again.positions, len(again)) == (2, 7, 7) and again.records == games
+
+
 def test_the_buffer_file_round_trips_without_pickles(tmp_path):
     game = mctsfw.make_game("connect4")
     buffer = ReplayBuffer(25, game, encoder(game, True), augment=True)

@@ -343,3 +343,38 @@ def test_self_play_refuses_a_tree_policy_that_reads_no_priors(tmp_path):
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 2 and "selfplay.tree_policy = 'uct'" in result.stderr, result.stderr
     assert len(result.stderr.strip().splitlines()) == 1 and not (tmp_path / "run").exists()
+
+
+# ---- playout cap randomization and value targets -------------------------------------------------------
+def test_playout_cap_randomization_learns_the_full_searches_alone(tmp_path):
+    """With full_search_share = 0.5 about half the moves get the full search and become
+    training positions; the others a 4-game search; the games are the same in another run."""
+    extra = ["selfplay.full_search_share=0.5", "selfplay.fast_search_games=4", "selfplay.lockstep=3"]
+    trainers = []
+    for name in ("a", "b"):
+        trainer = SelfPlayTrainer(tiny(tmp_path / name, generations=1, extra=extra), tmp_path / name, progress=False)
+        trainer.train()
+        trainers.append(trainer)
+    records = trainers[0].buffer.records
+    moves, targeted = sum(len(r) for r in records), sum(len(r.targeted()) for r in records)
+    assert 0 < targeted < moves and len(trainers[0].buffer) == 2 * targeted  # each with its 180-degree turn
+    games = [r for r in RunDir(tmp_path / "a").read_metrics() if r["kind"] == "game"]
+    assert sum(r["full_searches"] for r in games) == targeted
+    assert [r.moves.tolist() for r in trainers[1].buffer.records] == [r.moves.tolist() for r in records]
+
+
+def test_value_targets_follow_the_declared_mix_of_result_and_root_value(tmp_path):
+    """"q" learns the root's value (seldom exactly 0 or 1 on 3x3 Hex's unproven positions);
+    "mix" with value_mix = 0 is the result itself."""
+    q = SelfPlayTrainer(tiny(tmp_path / "q", generations=1, extra=['selfplay.value_target="q"']), tmp_path / "q",
+                        progress=False)
+    q.train()
+    z = q.buffer.cases()[2]
+    assert ((z > 0) & (z < 1)).any()
+    plain = SelfPlayTrainer(tiny(tmp_path / "z", generations=1), tmp_path / "z", progress=False)
+    mixed = SelfPlayTrainer(tiny(tmp_path / "m", generations=1, extra=['selfplay.value_target="mix"',
+                                                                       "selfplay.value_mix=0.0"]),
+                            tmp_path / "m", progress=False)
+    plain.train()
+    mixed.train()
+    assert np.array_equal(plain.buffer.cases()[2], mixed.buffer.cases()[2])
