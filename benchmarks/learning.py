@@ -1,0 +1,244 @@
+"""How strong self-play makes a network per minute of training, one curve per recipe.
+
+    python benchmarks/learning.py [--games-list connect4,hex5,hex7] [--recipes today,gumbel,caps,both]
+                                  [--minutes 20] [--parallel 2] [--points 5] [--eval-games 20]
+                                  [--out runs/learning] [--target 0.5]
+
+For each game, each recipe trains a fresh network with ``cli.py selfplay`` for
+``--minutes`` of wall-clock time (``--parallel`` recipes at once, each on one core: the
+machine's load weighs on all of them alike), stopped by SIGTERM as a user's ``kill``
+would (the run keeps every finished generation). Every recipe starts from the game's
+shipped configuration (network, replay, training steps) with 20 games a generation, so
+each run leaves a checkpoint every minute or two; the recipes differ in their search:
+
+- ``today``: PUCT with Dirichlet noise, the configuration's search games for every move;
+- ``gumbel``: Gumbel AlphaZero's root search (``selfplay.tree_policy = "gumbel"``) with
+  32 search games a move, its improved policy the target;
+- ``caps``: playout cap randomization: a quarter of the moves get the full search and
+  become targets, the others 32 search games;
+- ``both``: Gumbel with 64 search games for a quarter of the moves, 16 for the others.
+
+Then the checkpoint each recipe had at ``--points`` evenly spaced times (and its first)
+plays ``--eval-games`` games, the raw network (its most probable legal move) against UCT
+with random rollouts (each game's opponents, ``OPPONENTS``), each side player 1 in half of
+them and opening in half of each half. The script prints each recipe's score against the
+strongest opponent over time and the minutes each needed to reach ``--target``, draws
+``OUT/learning.png`` (one panel a game) and logs every score to TensorBoard
+(``tensorboard --logdir OUT/tb``: the step is the training second).
+
+Training runs that finished are kept (``OUT/GAME/RECIPE/done.json``) and the scores of
+each checkpoint are saved as they come (``OUT/GAME/RECIPE/scores.json``), so a second run
+of the command only does what is missing. A training run cut short is started afresh: its
+minutes must be one stretch of wall-clock time to compare.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+import mctsfw  # noqa: E402
+from mctsfw.config import load_config, plugin_params  # noqa: E402
+from mctsfw.curves import EventFile  # noqa: E402
+from mctsfw.match import play_match  # noqa: E402
+from mctsfw.runs import RunDir  # noqa: E402
+from search_strength import wilson  # noqa: E402
+
+#: game -> (its shipped configuration, the UCT opponents' search games)
+GAMES = {
+    "connect4": ("models/connect4/config.toml", (200, 1000)),
+    "hex5": ("models/hex5-az/config.toml", (200, 1000)),
+    "hex7": ("configs/hex7.toml", (200, 1000)),
+}
+#: what every recipe changes in the game's configuration
+COMMON = ["selfplay.games_per_generation=20", "selfplay.generations=100000", "selfplay.workers=1",
+          "selfplay.sgf=false", "selfplay.seed=1"]
+RECIPES = {
+    "today": [],
+    "gumbel": ['selfplay.tree_policy="gumbel"', "selfplay.search_games=32"],
+    "caps": ["selfplay.full_search_share=0.25", "selfplay.fast_search_games=32"],
+    "both": ['selfplay.tree_policy="gumbel"', "selfplay.search_games=64", "selfplay.full_search_share=0.25",
+             "selfplay.fast_search_games=16"],
+}
+#: one core each: TensorFlow's and the BLAS's thread pools
+ONE_CORE = {"TF_NUM_INTRAOP_THREADS": "1", "TF_NUM_INTEROP_THREADS": "1", "OMP_NUM_THREADS": "1",
+            "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "TF_CPP_MIN_LOG_LEVEL": "2"}
+
+
+# ---- training ---------------------------------------------------------------------------------------
+def train(runs: list[tuple[str, str, Path]], minutes: float, parallel: int) -> None:
+    """Train each (game, recipe, directory) without a done.json for ``minutes``, ``parallel`` at once."""
+    waiting = [run for run in runs if not (run[2] / "done.json").exists()]
+    running: list[tuple[subprocess.Popen, float, Path]] = []
+    try:
+        while waiting or running:
+            while waiting and len(running) < parallel:
+                key, recipe, directory = waiting.pop(0)
+                if directory.exists():  # cut short earlier: its minutes would not be one stretch
+                    subprocess.run(["rm", "-rf", str(directory)], check=True)
+                directory.mkdir(parents=True)
+                config, _ = GAMES[key]
+                args = [sys.executable, str(ROOT / "cli.py"), "selfplay", "--no-progress", "--config", str(ROOT / config),
+                        "--run-dir", str(directory / "run"), *sum((["--set", s] for s in COMMON + RECIPES[recipe]), [])]
+                log = open(directory / "train.log", "w")
+                started = time.time()
+                (directory / "started.json").write_text(json.dumps({"time": started}))
+                process = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, **ONE_CORE},
+                                           cwd=ROOT)
+                log.close()
+                print(f"training {key} {recipe} for {minutes} min (pid {process.pid})", flush=True)
+                running.append((process, started, directory))
+            time.sleep(1.0)
+            for entry in list(running):
+                process, started, directory = entry
+                if process.poll() is None and time.time() - started < minutes * 60:
+                    continue
+                if process.poll() is None:
+                    process.send_signal(signal.SIGTERM)  # the run commits its finished generations and stops
+                    try:
+                        process.wait(timeout=120)
+                    except subprocess.TimeoutExpired:
+                        process.kill()
+                        process.wait()
+                running.remove(entry)
+                seconds = time.time() - started
+                if seconds < minutes * 60 - 5:
+                    raise SystemExit(f"{directory}: the training run ended after {seconds:.0f} s; see its train.log")
+                (directory / "done.json").write_text(json.dumps({"minutes": minutes, "seconds": round(seconds, 1)}))
+    finally:
+        for process, _, _ in running:  # interrupted: nothing we started outlives us
+            process.kill()
+            process.wait()
+
+
+def checkpoints_in_time(directory: Path) -> list[tuple[float, int, Path]]:
+    """(seconds after the run started, generation, file) of each checkpoint of a run."""
+    started = json.loads((directory / "started.json").read_text())["time"]
+    return [(max(path.stat().st_mtime - started, 0.0), generation, path)
+            for generation, path in RunDir(directory / "run").checkpoints()]
+
+
+def chosen(checkpoints: list[tuple[float, int, Path]], minutes: float, points: int) -> list[tuple[float, int, Path]]:
+    """The checkpoint the run had at each of ``points`` evenly spaced times (and its first)."""
+    picked = [checkpoints[0]]
+    for j in range(1, points + 1):
+        at = minutes * 60 * j / points
+        before = [c for c in checkpoints if c[0] <= at + 1.0]
+        if before and before[-1] not in picked:
+            picked.append(before[-1])
+    return picked
+
+
+# ---- evaluation ------------------------------------------------------------------------------------
+def score(game, model: Path, search_games: int, games: int, seed: int) -> tuple[float, int]:
+    """The raw network's score (draws half) against UCT(search_games), both colours."""
+    net = mctsfw.make_actor(model, game)
+    uct = mctsfw.make_actor("mcts", game, search_games=search_games, seed=seed)
+    tally = play_match(game, net, uct, games, seating=(1, 2), openers=("a", "a", "b", "b")).tally()
+    return (tally.wins + 0.5 * tally.draws) / max(games, 1), games
+
+
+def evaluate(key: str, recipe: str, directory: Path, minutes: float, points: int, eval_games: int,
+             events: EventFile) -> list[dict]:
+    """The scores of the chosen checkpoints against each opponent (computed once, kept in scores.json)."""
+    config_path, opponents = GAMES[key]
+    config = load_config(ROOT / "hexzero.toml", ROOT / config_path)
+    game = mctsfw.make_game(config["game"], **plugin_params(config, "games", config["game"]))
+    saved = directory / "scores.json"
+    scores = json.loads(saved.read_text()) if saved.exists() else {}
+    rows = []
+    for seconds, generation, path in chosen(checkpoints_in_time(directory), minutes, points):
+        row = {"seconds": round(seconds, 1), "generation": generation}
+        for n in opponents:
+            name = f"{path.name} vs UCT({n})/{eval_games}"
+            if name not in scores:
+                scores[name] = score(game, path, n, eval_games, seed=generation)[0]
+                saved.write_text(json.dumps(scores, indent=1))
+                events.add([(f"{key}/{recipe}/vs_uct{n}", scores[name], int(seconds))])
+            row[f"UCT({n})"] = scores[name]
+        rows.append(row)
+    return rows
+
+
+def minutes_to(rows: list[dict], column: str, target: float) -> float | None:
+    for row in rows:
+        if row[column] >= target:
+            return row["seconds"] / 60
+    return None
+
+
+def draw(results: dict, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from plugins.topp import save_png
+
+    figure, axes = plt.subplots(1, len(results), figsize=(5 * len(results), 4), squeeze=False)
+    for ax, (key, by_recipe) in zip(axes[0], results.items()):
+        strongest = f"UCT({max(GAMES[key][1])})"
+        for recipe, rows in by_recipe.items():
+            ax.plot([r["seconds"] / 60 for r in rows], [r[strongest] for r in rows], marker="o", label=recipe)
+        ax.set_title(f"{key}: raw network against {strongest}")
+        ax.set_xlabel("training minutes (one core)")
+        ax.set_ylabel("score")
+        ax.set_ylim(-0.02, 1.02)
+        ax.grid(alpha=0.3)
+        ax.legend()
+    save_png(figure, path)
+    plt.close(figure)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games-list", default=",".join(GAMES), help=f"some of {', '.join(GAMES)}")
+    parser.add_argument("--recipes", default=",".join(RECIPES), help=f"some of {', '.join(RECIPES)}")
+    parser.add_argument("--minutes", type=float, default=20.0, help="training minutes of each recipe")
+    parser.add_argument("--parallel", type=int, default=2, help="recipes trained at once (one core each)")
+    parser.add_argument("--points", type=int, default=5, help="times at which the checkpoints are measured")
+    parser.add_argument("--eval-games", type=int, default=20, help="games a checkpoint plays each opponent")
+    parser.add_argument("--target", type=float, default=0.5, help="the score against the strongest opponent to reach")
+    parser.add_argument("--out", default="runs/learning", help="where the runs, scores and picture go")
+    args = parser.parse_args()
+    keys, recipes = args.games_list.split(","), args.recipes.split(",")
+    unknown = [k for k in keys if k not in GAMES] + [r for r in recipes if r not in RECIPES]
+    if unknown:
+        parser.error(f"unknown: {', '.join(unknown)}")
+    out = Path(args.out)
+    print(f"{args.minutes} training minutes a recipe, {args.parallel} at once; "
+          f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}")
+    train([(k, r, out / k / r) for k in keys for r in recipes], args.minutes, args.parallel)
+    events = EventFile(out / "tb")
+    results: dict = {}
+    for key in keys:
+        strongest = f"UCT({max(GAMES[key][1])})"
+        print(f"\n{key}: the raw network's score (of {args.eval_games} games) by training minute")
+        results[key] = {}
+        for recipe in recipes:
+            rows = evaluate(key, recipe, out / key / recipe, args.minutes, args.points, args.eval_games, events)
+            results[key][recipe] = rows
+            line = "  ".join(f"{r['seconds'] / 60:4.1f} min gen {r['generation']:3d}: "
+                             + " ".join(f"{c} {r[c]:.0%}" for c in r if c.startswith("UCT")) for r in rows)
+            reached = minutes_to(rows, strongest, args.target)
+            low, high = wilson(rows[-1][strongest], args.eval_games)
+            print(f"  {recipe:<7} {line}")
+            print(f"          last: {rows[-1][strongest]:.0%} ({low:.0%}-{high:.0%}) against {strongest}; "
+                  f"{args.target:.0%} reached " + (f"after {reached:.1f} min" if reached is not None else "not yet"))
+    draw(results, out / "learning.png")
+    print(f"\npicture: {out / 'learning.png'}; curves: tensorboard --logdir {out / 'tb'}")
+
+
+if __name__ == "__main__":
+    main()

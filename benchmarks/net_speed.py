@@ -1,0 +1,104 @@
+"""One evaluation of each shipped network, by way of computing it, at batch 1, 8 and 64.
+
+    python benchmarks/net_speed.py [--batches 1,8,64] [--seconds 1.0]
+
+For every network under ``models/`` (the last of each folder), microseconds per call of:
+
+- ``hexzero``: what the search calls (``net.evaluate``; the ANET's ``forward``): a numpy
+  pass built from the Keras weights for the MLPs and for one state of the ResNet, a
+  compiled call for the ResNet's batches;
+- ``eager``: ``model(x, training=False)``, Keras called directly;
+- ``compiled``: that call compiled once into a TensorFlow graph (``tf.function``);
+- ``predict``: ``model.predict_on_batch(x)``.
+
+Each figure is the median call over about ``--seconds`` of calls, after a warm-up, on
+random inputs of the network's shape (the time does not depend on the values); the last
+column is the fastest way's name. The Keras backend is the installed one (TensorFlow);
+another (``KERAS_BACKEND=jax``, with JAX installed) is measured by running the script
+under it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import numpy as np  # noqa: E402
+
+import mctsfw  # noqa: E402
+from mctsfw.checkpoints import load_net  # noqa: E402
+from mctsfw.config import load_config, plugin_params  # noqa: E402
+
+
+def shipped() -> list[tuple[str, Path, mctsfw.Game]]:
+    """(folder, the folder's last network, its game) for each folder of models/."""
+    found = []
+    for folder in sorted((ROOT / "models").iterdir()):
+        nets = sorted(folder.glob("*.keras"))
+        if not nets or not (folder / "config.toml").exists():
+            continue
+        config = load_config(ROOT / "hexzero.toml", folder / "config.toml")
+        game = mctsfw.make_game(config["game"], **plugin_params(config, "games", config["game"]))
+        found.append((folder.name, nets[-1], game))
+    return found
+
+
+def timed(call, seconds: float) -> float:
+    """The median microseconds of ``call()`` over about ``seconds`` of calls (after three)."""
+    for _ in range(3):
+        call()
+    times, end = [], time.perf_counter() + seconds
+    while time.perf_counter() < end or len(times) < 5:
+        start = time.perf_counter()
+        call()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times) * 1e6
+
+
+def ways(net, x: np.ndarray) -> dict:
+    """Each way of computing the network on ``x``, as a call without arguments."""
+    import keras
+
+    model = net.model
+    hexzero = (lambda: net.evaluate(x)) if hasattr(net, "evaluate") else (lambda: net.forward(x))
+    found = {"hexzero": hexzero, "eager": lambda: model(x, training=False)}
+    if keras.backend.backend() == "tensorflow":
+        import tensorflow as tf
+
+        compiled = tf.function(lambda t: model(t, training=False))
+        found["compiled"] = lambda: compiled(x)
+    found["predict"] = lambda: model.predict_on_batch(x)
+    return found
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--batches", default="1,8,64")
+    parser.add_argument("--seconds", type=float, default=1.0, help="measuring time of each figure")
+    args = parser.parse_args()
+    import keras
+
+    print(f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
+          f"Keras {keras.__version__} on {keras.backend.backend()}; microseconds a call (median)")
+    print(f"{'network':<34} {'batch':>5} {'hexzero':>9} {'eager':>9} {'compiled':>9} {'predict':>9}  fastest")
+    for folder, path, game in shipped():
+        net = load_net(path, game)
+        shape = net.encode_batch([game.initial_state()]).shape[1:]
+        for batch in map(int, args.batches.split(",")):
+            x = np.random.default_rng(0).random((batch, *shape), dtype=np.float32)
+            times = {name: timed(call, args.seconds) for name, call in ways(net, x).items()}
+            cells = " ".join(f"{times[k]:9,.0f}" if k in times else f"{'-':>9}" for k in ("hexzero", "eager", "compiled",
+                                                                                         "predict"))
+            print(f"{folder + '/' + path.name:<34} {batch:>5} {cells}  {min(times, key=times.get)}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
