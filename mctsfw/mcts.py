@@ -860,7 +860,8 @@ def answer_requests(steps: SearchSteps, evaluator: LeafEvaluator, with_priors: b
 def search_together(searches: Sequence[tuple[MCTS, State]], search_games: int | Sequence[int]) -> list[Node]:
     """Several searches in lock-step (the games of a self-play group): each MCTS searches
     its own state with its own tree, seed and root noise for ``search_games`` search
-    games (one number for all, or one each), as ``MCTS.search`` would, but in rounds: every search still running selects
+    games (one number for all, or one each: playout cap randomization), as ``MCTS.search``
+    would, but in rounds: every search still running selects
     its batch of leaves, the leaves of all of them are judged together
     (``evaluators.evaluate_together``: one network call when their evaluators share a
     network), and each gets its own answers back. The roots, in order.

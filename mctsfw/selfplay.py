@@ -451,6 +451,7 @@ class SelfPlayTrainer(ResumableRun):
         self.resignation = ResignationTally()
         self.generation_moves = 0  # moves of this generation's committed games
         self._played = [0, 0.0]  # moves and seconds of the games played since the run (re)started
+        self._nets_of: int | None = None  # the generation whose networks the newest resume state holds
 
     # ---- the run's state ----------------------------------------------------------------------------
     def new_state(self) -> None:
@@ -461,6 +462,7 @@ class SelfPlayTrainer(ResumableRun):
         self.best = self._clone(self.net)
         self.buffer = ReplayBuffer(s.replay_size, self.game, self.net.encode_batch, augment=s.augment)
         self.generation, self.games_done = 0, 0
+        self._nets_of = None
         self._prune_sgf()
         self.resignation = ResignationTally()
         self.generation_moves = 0
@@ -472,11 +474,24 @@ class SelfPlayTrainer(ResumableRun):
         self.net = self.net_class.load(directory / "net.keras", self.game)
         self.best = self.net_class.load(directory / "best.keras", self.game)
         self.buffer = ReplayBuffer.load(directory / "replay.npz", self.game, self.net.encode_batch)
+        self._nets_of = self.generation
         self._prune_sgf()
 
     def save_state(self, directory: Path) -> None:
-        self.net.save(directory / "net.keras")
-        self.best.save(directory / "best.keras")
+        """The networks, the replay buffer (and the progress, by the caller). The networks
+        change only when a generation trains: a state committed after a game links the
+        files of the state before it (written again, they took 60 ms each a game)."""
+        latest = self.run.latest()
+        unchanged = self._nets_of == self.generation and latest is not None
+        for name, net in (("net.keras", self.net), ("best.keras", self.best)):
+            if unchanged:
+                try:
+                    os.link(latest[1] / name, directory / name)
+                    continue
+                except OSError:  # no hard links here: write it
+                    pass
+            net.save(directory / name)
+        self._nets_of = self.generation
         self.buffer.save(directory / "replay.npz")
 
     def progress_state(self) -> dict[str, Any]:

@@ -87,37 +87,46 @@ class Gumbel(TreePolicy):
         self._pending = None  # the untried action select_child chose (``untried_index`` gives it a child)
 
     # ---- the improved policy -------------------------------------------------------------------
-    def moves(self, node: Node) -> tuple[list, list[Node | None], np.ndarray]:
-        """The node's searched moves: (actions, their child or None, their priors)."""
+    def completion(self, node: Node) -> tuple[list[float], float, float, float, int]:
+        """(each child's value for the player to move at ``node``, completed: its mean, or
+        its proven result; the value of a move not visited: the node's own value mixed with
+        its visited moves' by their priors; the least value; sigma's factor on a value less
+        the least, rescaling the values to [0, 1]; the children's visits). Plain Python:
+        numpy's fixed cost per call weighs more than a node's few moves."""
+        own = self.own_value(node)
+        total, most, known_p, known_pq, values = 0, 0, 0.0, 0.0, []
+        for child in node.children:
+            n = child.visits
+            total += n
+            most = max(most, n)
+            q = child.proven if child.proven is not None else child.value / n if n else None
+            if q is not None:
+                known_p += child.prior
+                known_pq += child.prior * q
+            values.append(q)
+        mixed = (own + total * known_pq / known_p) / (1.0 + total) if known_p > 0 else own
+        values = [mixed if q is None else q for q in values]
+        every = values + [mixed] if type(node.untried) is list and node.untried else values
+        low, high = min(every), max(every)
+        return values, mixed, low, (self.c_visit + most) * self.c_scale / max(high - low, 1e-8), total
+
+    def log_weights(self, node: Node) -> tuple[list, list[Node | None], list[float]]:
+        """Every searched move of ``node``: (actions, child or None, logit + sigma(q))."""
+        values, mixed, low, scale, _ = self.completion(node)
         untried = node.untried if type(node.untried) is list else []
         actions = [ch.action for ch in node.children] + list(untried)
         children: list[Node | None] = list(node.children) + [None] * len(untried)
-        priors = [ch.prior for ch in node.children] + [node.untried_prior(i) for i in range(len(untried))]
-        return actions, children, np.asarray(priors, dtype=np.float64)
+        logs = [math.log(max(ch.prior, TINY)) + scale * (q - low) for ch, q in zip(node.children, values)]
+        logs += [math.log(max(node.untried_prior(i), TINY)) + scale * (mixed - low) for i in range(len(untried))]
+        return actions, children, logs
 
-    def sigma(self, node: Node, children: list[Node | None], priors: np.ndarray) -> np.ndarray:
-        """sigma of each move's completed, rescaled value for the player to move at ``node``."""
-        visits = np.array([ch.visits if ch is not None else 0 for ch in children], dtype=np.float64)
-        q = np.array([(ch.proven if ch.proven is not None else ch.value / ch.visits)
-                      if ch is not None and (ch.visits or ch.proven is not None) else 0.0 for ch in children])
-        known = np.array([ch is not None and (ch.visits > 0 or ch.proven is not None) for ch in children])
-        p = priors / priors.sum() if priors.sum() > 0 else np.full(len(priors), 1.0 / len(priors))
-        own = self.own_value(node)
-        total = visits.sum()
-        if known.any() and p[known].sum() > 0:
-            mixed = (own + total * float((p[known] * q[known]).sum() / p[known].sum())) / (1.0 + total)
-        else:
-            mixed = own
-        completed = np.where(known, q, mixed)
-        low, high = completed.min(), completed.max()
-        completed = (completed - low) / max(high - low, 1e-8)
-        return (self.c_visit + visits.max(initial=0.0)) * self.c_scale * completed
-
-    def improved(self, node: Node, children: list[Node | None], priors: np.ndarray) -> np.ndarray:
-        """pi' over the node's searched moves (``moves``)."""
-        logits = np.log(np.maximum(priors, TINY)) + self.sigma(node, children, priors)
-        weights = np.exp(logits - logits.max())
-        return weights / weights.sum()
+    def improved(self, node: Node) -> tuple[list, list[Node | None], list[float]]:
+        """(actions, child or None, pi') of every searched move of ``node``."""
+        actions, children, logs = self.log_weights(node)
+        top = max(logs)
+        weights = [math.exp(x - top) for x in logs]
+        norm = sum(weights)
+        return actions, children, [w / norm for w in weights]
 
     # ---- the search ----------------------------------------------------------------------------
     def begin(self, root: Node, budget: float, value: float | None, noise: bool, rng: np.random.Generator) -> None:
@@ -125,8 +134,10 @@ class Gumbel(TreePolicy):
         halving of ``budget`` among them; the plan lives in the root (``Node.stats``), so
         searches in lock-step that share this policy keep their own."""
         own = value if value is not None else self.own_value(root)
-        actions, _, priors = self.moves(root)
-        logits = np.log(np.maximum(priors, TINY))
+        untried = root.untried if type(root.untried) is list else []
+        actions = [ch.action for ch in root.children] + list(untried)
+        logits = np.log(np.maximum([ch.prior for ch in root.children]
+                                   + [root.untried_prior(i) for i in range(len(untried))], TINY))
         gumbel = (rng.gumbel(size=len(actions)) * self.gumbel_scale if noise and self.gumbel_scale > 0
                   else np.zeros(len(actions)))
         k = min(self.max_considered, len(actions))
@@ -146,10 +157,9 @@ class Gumbel(TreePolicy):
 
     def _root_scores(self, root: Node) -> tuple[dict, dict]:
         """(g + logit + sigma(q) of each root move, each move's child or None), by action."""
-        actions, children, priors = self.moves(root)
-        scores = np.log(np.maximum(priors, TINY)) + self.sigma(root, children, priors)
+        actions, children, logs = self.log_weights(root)
         gumbel = root.stats.gumbel
-        return ({a: float(x) + gumbel.get(a, 0.0) for a, x in zip(actions, scores)}, dict(zip(actions, children)))
+        return {a: x + gumbel.get(a, 0.0) for a, x in zip(actions, logs)}, dict(zip(actions, children))
 
     def _root_child(self, root: Node) -> Node | None:
         plan: RootPlan = root.stats
@@ -179,23 +189,41 @@ class Gumbel(TreePolicy):
         return None
 
     def select_child(self, node: Node) -> Node | None:
+        """At the root, the halving's next move; elsewhere the move that maximises
+        pi'(a) - N(a) / (1 + sum N). The untried moves share their value (``completion``),
+        so the one of highest prior (the last) stands for them, and their sum of priors
+        enters the softmax's normaliser at once."""
         if isinstance(node.stats, RootPlan):
             return self._root_child(node)
         if node.stats is None:  # first entered: its visits so far are its own judgement
             node.stats = self.own_value(node)
-        actions, children, priors = self.moves(node)
-        policy = self.improved(node, children, priors)
-        total = sum(ch.visits for ch in node.children)
-        best, best_score = -1, -math.inf
-        for j, child in enumerate(children):
-            if child is not None and child.proven == 0.0:
+        children, untried = node.children, node.untried if type(node.untried) is list else None
+        if untried:
+            if node.priors is None:
+                each = 1.0 / (len(children) + len(untried))
+                untried_sum, untried_best = each * len(untried), each
+            else:
+                untried_sum, untried_best = sum(node.priors), node.priors[-1]
+        values, mixed, low, scale, total = self.completion(node)
+        logs = [math.log(max(child.prior, TINY)) + scale * (q - low) for child, q in zip(children, values)]
+        if untried:
+            untried_log = scale * (mixed - low)
+            top = max(logs + [math.log(max(untried_sum, TINY)) + untried_log])
+            norm = math.exp(math.log(max(untried_sum, TINY)) + untried_log - top)
+        else:
+            top, norm = max(logs), 0.0
+        norm += sum(math.exp(x - top) for x in logs)
+        share = 1.0 / (1 + total)
+        best, best_score = None, -math.inf
+        for child, x in zip(children, logs):
+            if child.proven is not None and child.proven == 0.0:
                 continue  # a move proven lost is never searched again
-            score = policy[j] - (child.visits if child is not None else 0) / (1 + total)
+            score = math.exp(x - top) / norm - child.visits * share
             if score > best_score:
-                best, best_score = j, score
-        if best < 0:
-            return None
-        return self._child_or_pending(children[best], actions[best])
+                best, best_score = child, score
+        if untried and math.exp(math.log(max(untried_best, TINY)) + untried_log - top) / norm > best_score:
+            return None  # the untried move of highest prior (``untried_index``: the last)
+        return best
 
     def untried_index(self, node: Node, rng: random.Random) -> int:
         if self._pending is not None and type(node.untried) is list and self._pending in node.untried:
@@ -235,8 +263,7 @@ class Gumbel(TreePolicy):
         if best.proven == 1.0:
             target[best.action] = 1.0
             return target
-        actions, children, priors = self.moves(root)
-        for action, child, p in zip(actions, children, self.improved(root, children, priors)):
+        for action, child, p in zip(*self.improved(root)):
             if child is None or child.proven != 0.0 or best.proven == 0.0:
                 target[action] = p
         return target / target.sum()

@@ -193,3 +193,67 @@ def test_a_model_player_refuses_a_tree_policy_without_priors():
                              "--no-display"], capture_output=True, text=True, timeout=120)
     assert result.returncode == 2 and "play.model_tree_policy = 'uct'" in result.stderr, result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
+
+
+class RandomNetwork(UniformEvaluator):
+    """Random priors and values (seeded): nodes of every shape."""
+
+    def __init__(self, game, seed):
+        super().__init__(game)
+        self.rng = np.random.default_rng(seed)
+
+    def evaluate(self, states, with_priors=True):
+        masks = np.stack([self.game.legal_mask(s) for s in states])
+        priors = self.rng.random(masks.shape) ** 3 * masks
+        return self.rng.random(len(states)), priors / priors.sum(axis=1, keepdims=True)
+
+
+def reference_choice(policy, node):
+    """The move pi' - N / (1 + sum N) picks at ``node``, from the paper's definitions with
+    numpy over every move: (its child, or None and the untried action)."""
+    children, untried = node.children, node.untried
+    priors = np.array([ch.prior for ch in children] + [node.untried_prior(i) for i in range(len(untried))])
+    visits = np.array([ch.visits for ch in children] + [0] * len(untried), dtype=float)
+    known = np.array([ch.visits > 0 or ch.proven is not None for ch in children] + [False] * len(untried))
+    q = np.array([(ch.proven if ch.proven is not None else ch.value / ch.visits) if k else 0.0
+                  for ch, k in zip(children, known)] + [0.0] * len(untried))
+    p = priors / priors.sum()
+    mixed = ((node.stats + visits.sum() * (p[known] * q[known]).sum() / p[known].sum()) / (1 + visits.sum())
+             if known.any() else node.stats)
+    completed = np.where(known, q, mixed)
+    completed = (completed - completed.min()) / max(np.ptp(completed), 1e-8)
+    logits = np.log(np.maximum(priors, 1e-12)) + (policy.c_visit + visits.max()) * policy.c_scale * completed
+    pi = np.exp(logits - logits.max())
+    scores = pi / pi.sum() - visits / (1 + visits.sum())
+    scores[[i for i, ch in enumerate(children) if ch.proven == 0.0]] = -np.inf
+    i = int(np.argmax(scores))
+    return (children[i], None) if i < len(children) else (None, untried[i - len(children)])
+
+
+def test_the_selection_below_the_root_follows_the_improved_policy():
+    """The plain-Python selection below the root picks what the paper's pi' - N / (1 + sum N)
+    over every move picks, at every node of real trees; the root's target is pi' there."""
+    game = mctsfw.make_game("connect4")
+    compared = 0
+    for seed in range(3):
+        policy = make_tree_policy("gumbel")
+        mcts = MCTS(game, policy, RandomNetwork(game, seed), seed=seed, batch_size=4)
+        root = mcts.search(game.initial_state(), search_games=300)
+        stack = list(root.children)
+        while stack:
+            node = stack.pop()
+            stack.extend(node.children)
+            if node.final or node.untried is None or not (node.children or node.untried):
+                continue
+            if node.stats is None:
+                node.stats = policy.own_value(node)
+            child, action = reference_choice(policy, node)
+            chosen = policy.select_child(node)
+            if child is None:  # an untried move: the one of highest prior
+                assert chosen is None and action == node.untried[-1]
+            else:
+                assert chosen is child
+            compared += 1
+    assert compared > 100
+    actions, _, pi = policy.improved(root)
+    assert sum(pi) == pytest.approx(1.0) and len(actions) == 7
