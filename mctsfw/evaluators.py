@@ -35,6 +35,7 @@ import numpy as np
 from mctsfw.game import Action, Game, State
 from mctsfw.roles import POLICY, POLICY_VALUE, policy_scores, require_role
 from mctsfw.sampling import masked_policy, sample_actions
+from mctsfw.schema import Setting
 
 #: leaves per call that network evaluators gather by default
 NET_BATCH = 32
@@ -315,6 +316,12 @@ class MixedEvaluator(LeafEvaluator):
             answers.append((w * np.asarray(values, dtype=np.float64) + (1.0 - w) * np.asarray(played, dtype=np.float64),
                             priors))
         return answers
+
+
+#: lambda, declared by each tree policy that searches with a value head (PUCT, Gumbel) and
+#: read by whoever builds its evaluator (``value_evaluator``)
+VALUE_WEIGHT = Setting("value_weight", 1.0, "lambda: leaf value = lambda * value head + (1 - lambda) * random playout",
+                       low=0, high=1)
 
 
 def value_evaluator(game: Game, net: Any, value_weight: float = 1.0, seed: int | None = None,

@@ -26,6 +26,7 @@ import random
 import numpy as np
 
 import mctsfw
+from mctsfw.evaluators import VALUE_WEIGHT
 from mctsfw.mcts import Node, TreePolicy, best_child
 from mctsfw.schema import Parameters, Setting
 
@@ -70,8 +71,7 @@ class Gumbel(TreePolicy):
         Setting("c_scale", 0.1, "the weight of the values against the logits in sigma(q)", low=0),
         Setting("gumbel_scale", 1.0, "the Gumbel noise's scale in self-play (searches with root noise); "
                 "players draw none", low=0),
-        Setting("value_weight", 1.0, "lambda: leaf value = lambda * value head + (1 - lambda) * random playout",
-                low=0, high=1),
+        VALUE_WEIGHT,
     )
 
     def __init__(self, max_considered: int = parameters.default("max_considered"),

@@ -7,6 +7,7 @@ import math
 import numpy as np
 
 import mctsfw
+from mctsfw.evaluators import VALUE_WEIGHT
 from mctsfw.mcts import Node, TreePolicy
 from mctsfw.schema import Parameters, Setting
 
@@ -43,8 +44,7 @@ class PUCT(TreePolicy):
                 "~10 / legal moves)", low=0),
         Setting("dirichlet_epsilon", 0.25, "share of noise in the root's priors in self-play (players never add noise)",
                 low=0, high=1),
-        Setting("value_weight", 1.0, "lambda: leaf value = lambda * value head + (1 - lambda) * random playout",
-                low=0, high=1),
+        VALUE_WEIGHT,
         Setting("first_play", "parent", 'the value a move not tried yet is assumed to have (first-play urgency): '
                 '"parent" (the parent\'s mean for its player), "reduction" (that less fpu_reduction, as Leela Zero '
                 'and KataGo), "loss" or "win"', choices=FIRST_PLAY),
