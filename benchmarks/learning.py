@@ -38,6 +38,7 @@ import argparse
 import json
 import os
 import platform
+import shutil
 import signal
 import subprocess
 import sys
@@ -86,7 +87,7 @@ def train(runs: list[tuple[str, str, Path]], minutes: float, parallel: int) -> N
             while waiting and len(running) < parallel:
                 key, recipe, directory = waiting.pop(0)
                 if directory.exists():  # cut short earlier: its minutes would not be one stretch
-                    subprocess.run(["rm", "-rf", str(directory)], check=True)
+                    shutil.rmtree(directory)
                 directory.mkdir(parents=True)
                 config, _ = GAMES[key]
                 args = [sys.executable, str(ROOT / "cli.py"), "selfplay", "--no-progress", "--config", str(ROOT / config),
