@@ -16,7 +16,8 @@ each run leaves a checkpoint every minute or two; the recipes differ in their se
   32 search games a move, its improved policy the target;
 - ``caps``: playout cap randomization: a quarter of the moves get the full search and
   become targets, the others 32 search games;
-- ``both``: Gumbel with 64 search games for a quarter of the moves, 16 for the others.
+- ``both``: Gumbel with 64 search games for a quarter of the moves, 16 for the others;
+- ``mix``: today's search, the value target half the result and half the root's value.
 
 Then the checkpoint each recipe had at ``--points`` evenly spaced times (and its first)
 plays ``--eval-games`` games, the raw network (its most probable legal move) against UCT
@@ -71,6 +72,7 @@ RECIPES = {
     "caps": ["selfplay.full_search_share=0.25", "selfplay.fast_search_games=32"],
     "both": ['selfplay.tree_policy="gumbel"', "selfplay.search_games=64", "selfplay.full_search_share=0.25",
              "selfplay.fast_search_games=16"],
+    "mix": ['selfplay.value_target="mix"', "selfplay.value_mix=0.5"],
 }
 #: one core each: TensorFlow's and the BLAS's thread pools
 ONE_CORE = {"TF_NUM_INTRAOP_THREADS": "1", "TF_NUM_INTEROP_THREADS": "1", "OMP_NUM_THREADS": "1",
