@@ -55,7 +55,7 @@ from mctsfw.config import load_config, plugin_params  # noqa: E402
 from mctsfw.curves import EventFile  # noqa: E402
 from mctsfw.match import play_match  # noqa: E402
 from mctsfw.runs import RunDir  # noqa: E402
-from search_strength import wilson  # noqa: E402
+from search_strength import BALANCED, wilson  # noqa: E402
 
 #: game -> (its shipped configuration, the UCT opponents' search games)
 GAMES = {
@@ -144,12 +144,12 @@ def chosen(checkpoints: list[tuple[float, int, Path]], minutes: float, points: i
 
 
 # ---- evaluation ------------------------------------------------------------------------------------
-def score(game, model: Path, search_games: int, games: int, seed: int) -> tuple[float, int]:
+def score(game, model: Path, search_games: int, games: int, seed: int) -> float:
     """The raw network's score (draws half) against UCT(search_games), both colours."""
     net = mctsfw.make_actor(model, game)
     uct = mctsfw.make_actor("mcts", game, search_games=search_games, seed=seed)
-    tally = play_match(game, net, uct, games, seating=(1, 2), openers=("a", "a", "b", "b")).tally()
-    return (tally.wins + 0.5 * tally.draws) / max(games, 1), games
+    tally = play_match(game, net, uct, games, **BALANCED).tally()
+    return (tally.wins + 0.5 * tally.draws) / max(games, 1)
 
 
 def evaluate(key: str, recipe: str, directory: Path, minutes: float, points: int, eval_games: int,
@@ -166,7 +166,7 @@ def evaluate(key: str, recipe: str, directory: Path, minutes: float, points: int
         for n in opponents:
             name = f"{path.name} vs UCT({n})/{eval_games}"
             if name not in scores:
-                scores[name] = score(game, path, n, eval_games, seed=generation)[0]
+                scores[name] = score(game, path, n, eval_games, seed=generation)
                 saved.write_text(json.dumps(scores, indent=1))
                 events.add([(f"{key}/{recipe}/vs_uct{n}", scores[name], int(seconds))])
             row[f"UCT({n})"] = scores[name]

@@ -110,14 +110,21 @@ class Gumbel(TreePolicy):
         low, high = min(every), max(every)
         return values, mixed, low, (self.c_visit + most) * self.c_scale / max(high - low, 1e-8), total
 
-    def log_weights(self, node: Node) -> tuple[list, list[Node | None], list[float]]:
-        """Every searched move of ``node``: (actions, child or None, logit + sigma(q))."""
-        values, mixed, low, scale, _ = self.completion(node)
+    @staticmethod
+    def moves(node: Node) -> tuple[list, list[Node | None], list[float]]:
+        """Every searched move of ``node``: (actions, child or None, prior), children first."""
         untried = node.untried if type(node.untried) is list else []
         actions = [ch.action for ch in node.children] + list(untried)
         children: list[Node | None] = list(node.children) + [None] * len(untried)
-        logs = [math.log(max(ch.prior, TINY)) + scale * (q - low) for ch, q in zip(node.children, values)]
-        logs += [math.log(max(node.untried_prior(i), TINY)) + scale * (mixed - low) for i in range(len(untried))]
+        priors = [ch.prior for ch in node.children] + [node.untried_prior(i) for i in range(len(untried))]
+        return actions, children, priors
+
+    def log_weights(self, node: Node) -> tuple[list, list[Node | None], list[float]]:
+        """Every searched move of ``node``: (actions, child or None, logit + sigma(q))."""
+        values, mixed, low, scale, _ = self.completion(node)
+        actions, children, priors = self.moves(node)
+        values = values + [mixed] * (len(actions) - len(values))
+        logs = [math.log(max(p, TINY)) + scale * (q - low) for p, q in zip(priors, values)]
         return actions, children, logs
 
     def improved(self, node: Node) -> tuple[list, list[Node | None], list[float]]:
@@ -134,10 +141,8 @@ class Gumbel(TreePolicy):
         halving of ``budget`` among them; the plan lives in the root (``Node.stats``), so
         searches in lock-step that share this policy keep their own."""
         own = value if value is not None else self.own_value(root)
-        untried = root.untried if type(root.untried) is list else []
-        actions = [ch.action for ch in root.children] + list(untried)
-        logits = np.log(np.maximum([ch.prior for ch in root.children]
-                                   + [root.untried_prior(i) for i in range(len(untried))], TINY))
+        actions, _, priors = self.moves(root)
+        logits = np.log(np.maximum(priors, TINY))
         gumbel = (rng.gumbel(size=len(actions)) * self.gumbel_scale if noise and self.gumbel_scale > 0
                   else np.zeros(len(actions)))
         k = min(self.max_considered, len(actions))
