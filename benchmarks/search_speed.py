@@ -12,8 +12,11 @@
    OpenSpiel's ``go`` played from Python (uniformly random legal moves, pass included:
    what a Python search over pyspiel does; OpenSpiel exposes no C++ playout alone).
 2. 5x5 Hex with the ANET's greedy rollouts (epsilon 0, the shipped model by default),
-   batched (32 leaves, the default, 64 or 128, judged by one lock-step playout, virtual
-   loss) against random rollouts, after a warm-up. Target: at least 0.5 of the random rate.
+   batched (32, 64 or 128 leaves judged by one lock-step playout, virtual loss) against
+   random rollouts, after a warm-up; then as ``cli.py play`` searches: the actor made
+   from the model (its default batch for the budget, ``NetRollouts.batch_for``) against
+   the ``mcts`` actor (random rollouts), both with the game's UCT, ``--games`` / 2
+   search games from the empty board. Target: at least 0.5 of the random rate.
 3. The same "as training runs it": TensorFlow and Keras imported and a model loaded in
    the process (section 2 loaded one), then section 1's hexzero and C++ figures again.
 
@@ -36,7 +39,7 @@ import mctsfw  # noqa: E402
 from mctsfw import MCTS, make_tree_policy  # noqa: E402
 
 C = 1.4
-#: leaves judged together by one lock-step playout of ANET rollouts (the default is NET_BATCH)
+#: leaves judged together by one lock-step playout of ANET rollouts (a search picks its own: NetRollouts.batch_for)
 BATCHES = (32, 64, 128)
 
 
@@ -182,7 +185,7 @@ def main() -> None:
     go_playout_table(args.repeats)
 
     from mctsfw.checkpoints import load_net  # imports TensorFlow and Keras
-    from mctsfw.evaluators import NET_BATCH, NetRollouts, RandomRollouts
+    from mctsfw.evaluators import NetRollouts, RandomRollouts
 
     game = mctsfw.make_game("hex", size=5)
     net = load_net(args.model, game)
@@ -198,8 +201,21 @@ def main() -> None:
     print(f"\n2. 5x5 Hex, UCT with {Path(args.model).name} ({net.params()['hidden_layers']} hidden) greedy rollouts")
     print(f"  random rollouts                {random_rate:10,.0f} search games/s")
     for batch, rate in zip(BATCHES, net_rates):
-        note = " (the default; target >= 0.5)" if batch == NET_BATCH else ""
-        print(f"  ANET rollouts, batches of {batch:<4} {rate:10,.0f} search games/s   {rate / random_rate:.2f} of random{note}")
+        print(f"  ANET rollouts, batches of {batch:<4} {rate:10,.0f} search games/s   {rate / random_rate:.2f} of random")
+
+    def actor(spec):
+        def measure(seed):
+            agent = mctsfw.make_actor(spec, game, search_games=args.games // 2, seed=seed)
+            start = time.perf_counter()
+            agent.select_action(game.initial_state(1))
+            return args.games // 2 / (time.perf_counter() - start)
+        return measure
+
+    random_actor, model_actor = best_of(args.repeats, actor("mcts"), actor(args.model))
+    batch = NetRollouts(game, net).batch_for(args.games // 2)
+    print(f"  as `play` searches, {args.games // 2:,} search games: the mcts actor {random_actor:,.0f}, "
+          f"the model's (batches of {batch}) {model_actor:,.0f} search games/s: "
+          f"{model_actor / random_actor:.2f} of random (target >= 0.5)")
 
     print("\n3. As training runs it: TensorFlow/Keras imported and a model loaded in this process")
     uct_table(args.games, args.repeats, with_python=False)

@@ -26,6 +26,7 @@ that cannot serve is refused when the evaluator is built, with the reason.
 
 from __future__ import annotations
 
+import math
 import numbers
 import random
 from typing import Any, Sequence
@@ -39,6 +40,10 @@ from mctsfw.schema import Setting
 
 #: leaves per call that network evaluators gather by default
 NET_BATCH = 32
+#: network rollouts (``NetRollouts.batch_for``): a search of a known budget judges its
+#: leaves in batches of up to this many, keeping at least ``ROUNDS_AT_LEAST`` rounds
+ROLLOUT_BATCH_MOST = 128
+ROUNDS_AT_LEAST = 64
 
 
 class LeafEvaluator:
@@ -58,6 +63,11 @@ class LeafEvaluator:
 
     def __init__(self, game: Game):
         self.game = game
+
+    def batch_for(self, search_games: float) -> int:
+        """Leaves to gather per call in a search of ``search_games`` (``math.inf`` for a
+        time-limited one) whose batch was not set: ``batch_size``."""
+        return self.batch_size
 
     def evaluate(self, states: Sequence[State], with_priors: bool) -> tuple[Sequence[float], np.ndarray | None]:
         """(the win probability of the player to move in each state, priors ``(B,
@@ -221,6 +231,18 @@ class NetRollouts(LeafEvaluator):
         self.net = net
         self.rng = random.Random(seed)
 
+    def batch_for(self, search_games: float) -> int:
+        """``NET_BATCH`` leaves a call, more in a bigger search: a 64th of its budget, up to
+        ``ROLLOUT_BATCH_MOST`` (10,000 search games: 128). A lock-step playout costs a
+        network call per move whatever the batch, so bigger batches run more search games
+        a second (on 5x5 Hex with the shipped ANET, 0.40 of random rollouts' rate at 32,
+        0.57 at 128), while the search keeps at least 64 rounds of selection, the leaves
+        in flight (under virtual loss) at most 1/64 of it. A time-limited search, whose
+        budget is not known, keeps ``NET_BATCH``."""
+        if not math.isfinite(search_games):
+            return self.batch_size
+        return int(min(ROLLOUT_BATCH_MOST, max(self.batch_size, search_games // ROUNDS_AT_LEAST)))
+
     def evaluate(self, states: Sequence[State], with_priors: bool = False) -> tuple[list[float], np.ndarray | None]:
         game = self.game
         winners = game.playout_batch(states, self.rng, self.policy)
@@ -296,6 +318,9 @@ class MixedEvaluator(LeafEvaluator):
         self.value, self.rollout, self.weight = value, rollout, float(weight)
         self.informed_priors = value.informed_priors
         self.batch_size = max(value.batch_size, rollout.batch_size)
+
+    def batch_for(self, search_games: float) -> int:
+        return max(self.value.batch_for(search_games), self.rollout.batch_for(search_games))
 
     def evaluate(self, states: Sequence[State], with_priors: bool = False) -> tuple[np.ndarray, np.ndarray | None]:
         values, priors = self.value.evaluate(states, with_priors)

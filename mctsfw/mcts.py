@@ -355,7 +355,8 @@ class MCTS:
         solver: bool = True,
     ):
         """``evaluator``: random rollouts (seeded by ``seed``) when None. ``batch_size``:
-        leaves judged per evaluator call, by default the evaluator's. ``root_noise``: mix
+        leaves judged per evaluator call; by default the evaluator's for the search's
+        budget (``LeafEvaluator.batch_for``). ``root_noise``: mix
         the tree policy's noise into the root's priors at every search (self-play only).
         ``threats``: ask the game for forcing moves at every new node
         (``Game.forcing_actions``): a move that wins at once proves the node, and where
@@ -367,6 +368,7 @@ class MCTS:
         problem = search_problem(tree_policy, evaluator, root_noise)
         if problem:
             raise ValueError(problem)
+        batch_size_given = batch_size
         batch_size = evaluator.batch_size if batch_size is None else batch_size
         if isinstance(batch_size, bool) or not isinstance(batch_size, numbers.Integral) or batch_size < 1:
             raise ValueError(f"batch_size must be a whole number >= 1, not {batch_size!r}")
@@ -376,6 +378,7 @@ class MCTS:
         if tree_policy.reads_playouts:
             evaluator.record_playouts = True
         self.batch_size = int(batch_size)
+        self.batch_grows = batch_size_given is None  # the evaluator's batch_for each search's budget
         self.root_noise = bool(root_noise)
         # a game that declares no threats is not asked (``Game.forcing_actions`` says None)
         self.threats = bool(threats) and type(game).forcing_actions is not Game.forcing_actions
@@ -465,8 +468,9 @@ class MCTS:
         threats_first = self.threats and self.tree_policy.uses_priors  # else asked when a node is listed
         reads_playouts, solver, select = self.tree_policy.reads_playouts, self.solver, self.select
         done = 0
+        batch = self.evaluator.batch_for(limit) if self.batch_grows else self.batch_size
         while done < limit:
-            paths = [select(root) for _ in range(int(min(self.batch_size, limit - done)))]
+            paths = [select(root) for _ in range(int(min(batch, limit - done)))]
             leaves, values = self.leaves_to_judge(paths)
             proven = len(leaves) < len(values)  # a proven leaf (a final one too) was reached
             forced = None

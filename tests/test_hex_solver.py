@@ -42,6 +42,8 @@ def test_verdicts_and_winning_moves_agree_with_minimax(size, count, fewest, seed
         expected = [a for a in game.legal_actions(state) if not minimax(game, game.next_state(state, a), memo)]
         assert solver.wins(state) == minimax(game, state, memo), game.render(state)
         assert sorted(solver.winning_moves(state)) == expected, game.render(state)
+        move = solver.winning_move(state)
+        assert move in expected if expected else move is None
 
 
 def test_winning_openings_on_small_boards():
@@ -72,3 +74,30 @@ def test_finished_games_and_one_move_wins():
 def test_the_pie_rule_is_refused():
     with pytest.raises(ValueError, match="pie rule"):
         HexSolver(mctsfw.make_game("hex", size=4, swap=True))
+
+
+def test_the_perfect_play_benchmark_scores_moves_by_the_solver():
+    """benchmarks/hex_perfect.py: a perfect agent keeps every won position it meets; a
+    random one lets some slip, and wins fewer games."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+    from hex_perfect import kept_share
+
+    from mctsfw.actors import Actor, RandomActor
+
+    game = mctsfw.make_game("hex", size=4)
+    solver = HexSolver(game)
+
+    class Perfect(Actor):
+        def select_action(self, state):
+            move = solver.winning_move(state)
+            return random.choice(game.legal_actions(state)) if move is None else move
+
+    perfect = kept_share(Perfect(game), game, solver, games=30, opening=4, seed=0)
+    won = sum(n for n, _ in perfect["counts"].values())
+    assert won > 20 and all(n == kept for n, kept in perfect["counts"].values())
+    randomly = kept_share(RandomActor(game, seed=0), game, solver, games=30, opening=4, seed=0)
+    assert sum(kept for _, kept in randomly["counts"].values()) < sum(n for n, _ in randomly["counts"].values())
+    assert sum(randomly["results"].values()) == 30 and randomly["results"]["wins"] < perfect["results"]["wins"]

@@ -236,3 +236,28 @@ def test_batched_search_with_a_network_policy_still_finds_the_win():
     root = mcts.search(state, search_games=500)
     assert root.visits == 500 and sum(ch.visits for ch in root.children) == 500
     assert mcts.best_action(root) == 2 * 5 + 2
+
+
+def test_network_rollouts_gather_bigger_batches_in_bigger_searches():
+    """32 leaves a call up to 2,048 search games, a 64th of the budget above, at most 128;
+    a time-limited search (budget unknown) and a batch set by hand keep theirs."""
+    from mctsfw.evaluators import NetRollouts
+
+    game = mctsfw.make_game("hex", size=5)
+    sizes = []
+
+    class Counted(NetRollouts):
+        def evaluate(self, states, with_priors=False):
+            sizes.append(len(states))
+            return super().evaluate(states, with_priors)
+
+    for games, batch, expected in ((500, None, 32), (4000, None, 62), (20000, None, 128), (4000, 16, 16)):
+        sizes.clear()
+        mcts = MCTS(game, make_tree_policy("uct"), Counted(game, FirstCellNet(25), epsilon=0.5, seed=1), seed=1,
+                    batch_size=batch, threats=False, solver=False)
+        mcts.search(game.initial_state(1), search_games=games)
+        assert max(sizes) == expected and sum(sizes) <= games
+    sizes.clear()
+    mcts = MCTS(game, make_tree_policy("uct"), Counted(game, FirstCellNet(25), epsilon=0.5, seed=1), seed=1)
+    mcts.search(game.initial_state(1), time_limit=0.3)
+    assert max(sizes) == 32
