@@ -21,8 +21,10 @@ each run leaves a checkpoint every minute or two; the recipes differ in their se
 
 Then the checkpoint each recipe had at ``--points`` evenly spaced times (and its first)
 plays ``--eval-games`` games, the raw network (its most probable legal move) against UCT
-with random rollouts (each game's opponents, ``OPPONENTS``), each side player 1 in half of
-them and opening in half of each half. The script prints each recipe's score against the
+with random rollouts (each game's opponents, ``GAMES``), each side player 1 in half of
+them and opening in half of each half. On 5x5 Hex it also plays ``--eval-games`` games
+against perfect play (``benchmarks/hex_perfect.py``, the same random openings for every
+checkpoint): the share of the won positions it met that its move kept won ("kept"). The script prints each recipe's score against the
 strongest opponent over time and the minutes each needed to reach ``--target``, draws
 ``OUT/learning.png`` (one panel a game) and logs every score to TensorBoard
 (``tensorboard --logdir OUT/tb``: the step is the training second).
@@ -63,6 +65,8 @@ GAMES = {
     "hex5": ("models/hex5-az/config.toml", (200, 1000)),
     "hex7": ("configs/hex7.toml", (200, 1000)),
 }
+#: games with perfect results: the share of won positions kept against perfect play is measured too
+PERFECT = {"hex5"}
 #: what every recipe changes in the game's configuration
 COMMON = ["selfplay.games_per_generation=20", "selfplay.generations=100000", "selfplay.workers=1",
           "selfplay.sgf=false", "selfplay.seed=1"]
@@ -152,6 +156,16 @@ def score(game, model: Path, search_games: int, games: int, seed: int) -> float:
     return (tally.wins + 0.5 * tally.draws) / max(games, 1)
 
 
+def kept(game, model: Path, games: int, solver) -> float:
+    """The share of won positions the raw network's moves keep won against perfect play
+    (``hex_perfect.kept_share``: random openings of up to 6 moves, the same every time)."""
+    from hex_perfect import kept_share
+
+    counts = kept_share(mctsfw.make_actor(model, game), game, solver, games, opening=6, seed=0)["counts"]
+    won = sum(n for n, _ in counts.values())
+    return sum(k for _, k in counts.values()) / max(won, 1)
+
+
 def evaluate(key: str, recipe: str, directory: Path, minutes: float, points: int, eval_games: int,
              events: EventFile) -> list[dict]:
     """The scores of the chosen checkpoints against each opponent (computed once, kept in scores.json)."""
@@ -160,7 +174,7 @@ def evaluate(key: str, recipe: str, directory: Path, minutes: float, points: int
     game = mctsfw.make_game(config["game"], **plugin_params(config, "games", config["game"]))
     saved = directory / "scores.json"
     scores = json.loads(saved.read_text()) if saved.exists() else {}
-    rows = []
+    rows, solver = [], None
     for seconds, generation, path in chosen(checkpoints_in_time(directory), minutes, points):
         row = {"seconds": round(seconds, 1), "generation": generation}
         for n in opponents:
@@ -170,6 +184,17 @@ def evaluate(key: str, recipe: str, directory: Path, minutes: float, points: int
                 saved.write_text(json.dumps(scores, indent=1))
                 events.add([(f"{key}/{recipe}/vs_uct{n}", scores[name], int(seconds))])
             row[f"UCT({n})"] = scores[name]
+        if key in PERFECT:
+            name = f"{path.name} kept against perfect play/{eval_games}"
+            if name not in scores:
+                if solver is None:
+                    from games.hex_solver import HexSolver
+
+                    solver = HexSolver(game)  # one table for every checkpoint: they meet the same openings
+                scores[name] = kept(game, path, eval_games, solver)
+                saved.write_text(json.dumps(scores, indent=1))
+                events.add([(f"{key}/{recipe}/won_positions_kept", scores[name], int(seconds))])
+            row["kept"] = scores[name]
         rows.append(row)
     return rows
 
@@ -193,8 +218,12 @@ def draw(results: dict, path: Path) -> None:
     for ax, (key, by_recipe) in zip(axes[0], results.items()):
         strongest = f"UCT({max(GAMES[key][1])})"
         for recipe, rows in by_recipe.items():
-            ax.plot([r["seconds"] / 60 for r in rows], [r[strongest] for r in rows], marker="o", label=recipe)
-        ax.set_title(f"{key}: raw network against {strongest}")
+            line, = ax.plot([r["seconds"] / 60 for r in rows], [r[strongest] for r in rows], marker="o", label=recipe)
+            if key in PERFECT:  # dashed, the same colour: won positions kept against perfect play
+                ax.plot([r["seconds"] / 60 for r in rows], [r["kept"] for r in rows], linestyle="--",
+                        color=line.get_color(), alpha=0.7)
+        kept_line = "\n(dashed: won positions kept, against perfect play)" if key in PERFECT else ""
+        ax.set_title(f"{key}: raw network against {strongest}{kept_line}", fontsize=10)
         ax.set_xlabel("training minutes (one core)")
         ax.set_ylabel("score")
         ax.set_ylim(-0.02, 1.02)
@@ -233,7 +262,7 @@ def main() -> None:
             rows = evaluate(key, recipe, out / key / recipe, args.minutes, args.points, args.eval_games, events)
             results[key][recipe] = rows
             line = "  ".join(f"{r['seconds'] / 60:4.1f} min gen {r['generation']:3d}: "
-                             + " ".join(f"{c} {r[c]:.0%}" for c in r if c.startswith("UCT")) for r in rows)
+                             + " ".join(f"{c} {r[c]:.0%}" for c in r if c.startswith("UCT") or c == "kept") for r in rows)
             reached = minutes_to(rows, strongest, args.target)
             low, high = wilson(rows[-1][strongest], args.eval_games)
             print(f"  {recipe:<7} {line}")
