@@ -37,6 +37,8 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import mctsfw  # noqa: E402
 from games.hex_solver import HexSolver  # noqa: E402
+from mctsfw.checkpoints import ModelFileError  # noqa: E402
+from mctsfw.plugin_manager import UnknownPluginError  # noqa: E402
 from search_strength import wilson  # noqa: E402
 
 #: stones on the board: the buckets of the breakdown
@@ -86,9 +88,14 @@ def main() -> None:
     parser.add_argument("--opening", type=int, default=6, help="random moves before the agent plays, at most")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
+    if args.games < 1 or args.search_games < 0 or args.opening < 0:
+        parser.error("--games must be at least 1, --search-games and --opening at least 0")
     game = mctsfw.make_game("hex", size=5)
-    agent = mctsfw.make_actor(args.model, game, search_games=args.search_games, seed=args.seed,
-                              tree_policy=args.tree_policy if args.search_games else None)
+    try:
+        agent = mctsfw.make_actor(args.model, game, search_games=args.search_games, seed=args.seed,
+                                  tree_policy=args.tree_policy if args.search_games else None)
+    except (ModelFileError, UnknownPluginError, ValueError) as error:  # a missing, broken or mismatched model; an unknown tree policy
+        parser.error(str(error))
     how = f"{args.tree_policy or 'default search'}" if args.search_games else "raw network"
     print(f"{agent.label} ({how}) against perfect play on 5x5 Hex, {args.games} games, random openings of "
           f"0-{args.opening} moves; {platform.processor() or platform.machine()}, Python {platform.python_version()}")
