@@ -94,7 +94,7 @@ def main() -> None:
     try:
         agent = mctsfw.make_actor(args.model, game, search_games=args.search_games, seed=args.seed,
                                   tree_policy=args.tree_policy if args.search_games else None)
-    except (ModelFileError, UnknownPluginError, ValueError) as error:  # a missing, broken or mismatched model; an unknown tree policy
+    except (ModelFileError, UnknownPluginError, ValueError) as error:  # a bad model file; an unknown tree policy
         parser.error(str(error))
     how = f"{args.tree_policy or 'default search'}" if args.search_games else "raw network"
     print(f"{agent.label} ({how}) against perfect play on 5x5 Hex, {args.games} games, random openings of "

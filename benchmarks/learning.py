@@ -24,10 +24,11 @@ plays ``--eval-games`` games, the raw network (its most probable legal move) aga
 with random rollouts (each game's opponents, ``GAMES``), each side player 1 in half of
 them and opening in half of each half. On 5x5 Hex it also plays ``--eval-games`` games
 against perfect play (``benchmarks/hex_perfect.py``, the same random openings for every
-checkpoint): the share of the won positions it met that its move kept won ("kept"). The script prints each recipe's score against the
-strongest opponent over time and the minutes each needed to reach ``--target``, draws
-``OUT/learning.png`` (one panel a game) and logs every score to TensorBoard
-(``tensorboard --logdir OUT/tb``: the step is the training second).
+checkpoint): the share of the won positions it met that its move kept won ("kept").
+The script prints each recipe's score against the strongest opponent over time and the
+minutes each needed to reach ``--target``, draws ``OUT/learning.png`` (one panel a game)
+and logs every score to TensorBoard (``tensorboard --logdir OUT/tb``: the step is the
+training second).
 
 Training runs that finished are kept (``OUT/GAME/RECIPE/done.json``) and the scores of
 each checkpoint are saved as they come (``OUT/GAME/RECIPE/scores.json``), so a second run
@@ -262,7 +263,8 @@ def main() -> None:
             rows = evaluate(key, recipe, out / key / recipe, args.minutes, args.points, args.eval_games, events)
             results[key][recipe] = rows
             line = "  ".join(f"{r['seconds'] / 60:4.1f} min gen {r['generation']:3d}: "
-                             + " ".join(f"{c} {r[c]:.0%}" for c in r if c.startswith("UCT") or c == "kept") for r in rows)
+                             + " ".join(f"{c} {r[c]:.0%}" for c in r if c.startswith("UCT") or c == "kept")
+                             for r in rows)
             reached = minutes_to(rows, strongest, args.target)
             low, high = wilson(rows[-1][strongest], args.eval_games)
             print(f"  {recipe:<7} {line}")

@@ -16,6 +16,9 @@ player's stones already guarantee:
 - **Must-play.** Where the opponent has such a chain with one gap, a move outside its
   cells (the gap and the bridges' cells) lets the opponent fill the gap and win, so only
   moves inside every such chain found are searched; none left means a loss.
+- **Proof carriers.** Each result comes with the empty cells its proof needs: the
+  loser's stones elsewhere would not change it. So after a move that loses, the moves
+  outside the carrier of the opponent's win lose too and are not tried.
 
 Moves are tried centre first, and the first winning move ends the search of a position.
 The learning benchmark and ``benchmarks/hex_perfect.py`` measure networks and searches
