@@ -79,6 +79,11 @@ def kept_share(agent, game, solver: HexSolver, games: int, opening: int, seed: i
     return {"counts": counts, "results": results}
 
 
+def totals(counts: dict) -> tuple[int, int]:
+    """(won positions met, those kept) over every bucket of ``kept_share``'s counts."""
+    return sum(n for n, _ in counts.values()), sum(k for _, k in counts.values())
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--model", default=str(ROOT / "models/hex5/anet_ep0250.keras"))
@@ -101,8 +106,7 @@ def main() -> None:
           f"0-{args.opening} moves; {platform.processor() or platform.machine()}, Python {platform.python_version()}")
     start = time.perf_counter()
     found = kept_share(agent, game, HexSolver(game), args.games, args.opening, args.seed)
-    won = sum(n for n, _ in found["counts"].values())
-    kept = sum(k for _, k in found["counts"].values())
+    won, kept = totals(found["counts"])
     low, high = wilson(kept / max(won, 1), won)
     print(f"won positions kept: {kept} of {won} = {kept / max(won, 1):.1%} (95% {low:.1%}-{high:.1%})")
     for (fewest, most), (n, k) in found["counts"].items():

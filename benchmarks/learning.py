@@ -160,11 +160,10 @@ def score(game, model: Path, search_games: int, games: int, seed: int) -> float:
 def kept(game, model: Path, games: int, solver) -> float:
     """The share of won positions the raw network's moves keep won against perfect play
     (``hex_perfect.kept_share``: random openings of up to 6 moves, the same every time)."""
-    from hex_perfect import kept_share
+    from hex_perfect import kept_share, totals
 
-    counts = kept_share(mctsfw.make_actor(model, game), game, solver, games, opening=6, seed=0)["counts"]
-    won = sum(n for n, _ in counts.values())
-    return sum(k for _, k in counts.values()) / max(won, 1)
+    won, kept_won = totals(kept_share(mctsfw.make_actor(model, game), game, solver, games, opening=6, seed=0)["counts"])
+    return kept_won / max(won, 1)
 
 
 def evaluate(key: str, recipe: str, directory: Path, minutes: float, points: int, eval_games: int,

@@ -53,30 +53,25 @@ class HexSolver:
     def wins(self, state: HexState) -> bool:
         """Whether the player to move in ``state`` wins with perfect play (in a finished
         game: whether they are the winner)."""
-        player, ones, twos, winner = state
-        if winner:
-            return winner == player
-        mine, theirs = (ones, twos) if player == 1 else (twos, ones)
+        if state[3]:
+            return state[3] == state[0]
+        player, mine, theirs, _ = self._sides(state)
         return self._wins(mine, theirs, player)
 
     def winning_moves(self, state: HexState) -> list[int]:
         """The moves of the player to move that keep a win: empty when the position is lost."""
-        player, ones, twos, winner = state
-        if winner:
+        if state[3]:
             return []
-        mine, theirs = (ones, twos) if player == 1 else (twos, ones)
-        empty = self.game.full & ~(ones | twos)
+        player, mine, theirs, empty = self._sides(state)
         return [a for a in iter_bits(empty) if not self._wins(theirs, mine | 1 << a, 3 - player)]
 
     def winning_move(self, state: HexState) -> int | None:
         """One move that keeps the win (the first in the solver's centre-first order), or
         None when the position is lost: what a perfect player plays, at the cost of one
         proof rather than ``winning_moves``' proof per move."""
-        player, ones, twos, winner = state
-        if winner:
+        if state[3]:
             return None
-        mine, theirs = (ones, twos) if player == 1 else (twos, ones)
-        empty = self.game.full & ~(ones | twos)
+        player, mine, theirs, empty = self._sides(state)
         for a in self.order:
             if empty >> a & 1 and not self._wins(theirs, mine | 1 << a, 3 - player):
                 return a
@@ -87,6 +82,12 @@ class HexSolver:
         1 GB), for long runs of solving."""
         if len(self.known) > most:
             self.known.clear()
+
+    def _sides(self, state: HexState) -> tuple[int, int, int, int]:
+        """(the player to move, their stones, the opponent's, the empty cells)."""
+        player, ones, twos, _ = state
+        mine, theirs = (ones, twos) if player == 1 else (twos, ones)
+        return player, mine, theirs, self.game.full & ~(ones | twos)
 
     # ---- the search -----------------------------------------------------------------
     def _wins(self, mine: int, theirs: int, player: int) -> bool:

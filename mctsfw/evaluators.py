@@ -235,8 +235,8 @@ class NetRollouts(LeafEvaluator):
         """``NET_BATCH`` leaves a call, more in a bigger search: a 64th of its budget, up to
         ``ROLLOUT_BATCH_MOST`` (10,000 search games: 128). A lock-step playout costs a
         network call per move whatever the batch, so bigger batches run more search games
-        a second (on 5x5 Hex with the shipped ANET, 0.40 of random rollouts' rate at 32,
-        0.57 at 128), while the search keeps at least 64 rounds of selection, the leaves
+        a second (on 5x5 Hex with the shipped ANET, 0.39 of random rollouts' rate at 32,
+        0.55 at 128), while the search keeps at least 64 rounds of selection, the leaves
         in flight (under virtual loss) at most 1/64 of it. A time-limited search, whose
         budget is not known, keeps ``NET_BATCH``."""
         if not math.isfinite(search_games):

@@ -368,7 +368,7 @@ class MCTS:
         problem = search_problem(tree_policy, evaluator, root_noise)
         if problem:
             raise ValueError(problem)
-        batch_size_given = batch_size
+        batch_grows = batch_size is None  # the evaluator's batch_for each search's budget
         batch_size = evaluator.batch_size if batch_size is None else batch_size
         if isinstance(batch_size, bool) or not isinstance(batch_size, numbers.Integral) or batch_size < 1:
             raise ValueError(f"batch_size must be a whole number >= 1, not {batch_size!r}")
@@ -378,7 +378,7 @@ class MCTS:
         if tree_policy.reads_playouts:
             evaluator.record_playouts = True
         self.batch_size = int(batch_size)
-        self.batch_grows = batch_size_given is None  # the evaluator's batch_for each search's budget
+        self.batch_grows = batch_grows
         self.root_noise = bool(root_noise)
         # a game that declares no threats is not asked (``Game.forcing_actions`` says None)
         self.threats = bool(threats) and type(game).forcing_actions is not Game.forcing_actions
