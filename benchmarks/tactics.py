@@ -11,7 +11,8 @@ scored on whether its move is one of the position's solutions:
   move once tried is still played: ``mcts.best_child``);
 - hexzero UCT and RAVE (proofs, threats), and the shipped network of the game with PUCT;
 - OpenSpiel's C++ ``MCTSBot`` with one random rollout per simulation, uct_c = 2 (its
-  examples' value, on results in [-1, 1]), without and with its solver.
+  examples' value, on results in [-1, 1]), without and with its solver: the player
+  ``openspiel:BUDGET`` (``plugins/openspiel.py``).
 
 Then the cost of one ``Game.forcing_actions`` call per game, over the same positions.
 Without OpenSpiel (``pip install -e .[differential]``) its rows are left out.
@@ -30,12 +31,13 @@ sys.path.insert(0, str(ROOT))
 
 import mctsfw  # noqa: E402
 from mctsfw import MCTS, make_tree_policy  # noqa: E402
+from mctsfw.actors import ActorError  # noqa: E402
 from mctsfw.tactics import CLASSES, collect, play_positions, random_players  # noqa: E402
 
 GAMES = {
-    "gomoku9": ("gomoku 9x9", ("gomoku", {"size": 9}), ("gomoku", {"size": 9}), "models/gomoku9/pv_mlp_gen0051.keras"),
-    "gomoku15": ("gomoku 15x15", ("gomoku", {"size": 15}), ("gomoku", {"size": 15}), None),
-    "connect4": ("connect four", ("connect4", {}), ("connect_four", {}), "models/connect4/pv_mlp_gen0393.keras"),
+    "gomoku9": ("gomoku 9x9", ("gomoku", {"size": 9}), "models/gomoku9/pv_mlp_gen0051.keras"),
+    "gomoku15": ("gomoku 15x15", ("gomoku", {"size": 15}), None),
+    "connect4": ("connect four", ("connect4", {}), "models/connect4/pv_mlp_gen0393.keras"),
 }
 
 
@@ -55,20 +57,17 @@ def hexzero_net(game, budget, path):
     return move
 
 
-def openspiel_bot(spiel_name, params, budget, solve):
+def openspiel_bot(game, budget, solve):
+    """OpenSpiel's C++ MCTS (``plugins/openspiel.py``), told the moves to each position; None without OpenSpiel."""
     try:
-        import pyspiel
-    except ImportError:
+        actor = mctsfw.make_actor(f"openspiel:{budget}{'' if solve else ',nosolve'}", game, seed=1)
+    except ActorError:
         return None
-    spiel = pyspiel.load_game(spiel_name, params)
 
     def move(tactic, seed):
-        state = spiel.new_initial_state()
-        for action in tactic.moves:  # the same moves: colours swap when our player 2 opened, the rules do not care
-            state.apply_action(int(action))
-        # MCTSBot(game, evaluator, uct_c, max_simulations, max_memory_mb, solve, seed, verbose)
-        bot = pyspiel.MCTSBot(spiel, pyspiel.RandomRolloutEvaluator(1, seed), 2.0, budget, 1000, solve, seed, False)
-        return bot.step(state)
+        actor.reset()  # a new game, with a seed of its own
+        actor.opening_played(tactic.starting_player, list(tactic.moves))
+        return actor.select_action(tactic.state)
     return move
 
 
@@ -104,7 +103,7 @@ def main() -> None:
           f"{platform.processor() or platform.machine()}, Python {platform.python_version()}")
     costs = []
     for key in args.games.split(","):
-        title, (name, params), (spiel_name, spiel_params), net = GAMES[key]
+        title, (name, params), net = GAMES[key]
         game = mctsfw.make_game(name, **params)
         found = collect(game, play_positions(game, random_players(game), 2000, seed=11), args.per_class)
         counts = ", ".join(f"{len(v)} {k}" for k, v in found.items())
@@ -118,7 +117,7 @@ def main() -> None:
         if net:
             players.append((f"hexzero {Path(net).parent.name} net + PUCT", hexzero_net(game, args.budget, net)))
         for solve in (False, True):
-            bot = openspiel_bot(spiel_name, spiel_params, args.budget, solve)
+            bot = openspiel_bot(game, args.budget, solve)
             if bot:
                 players.append((f"OpenSpiel C++ MCTS{' + solver' if solve else ''}", bot))
         for label, move in players:

@@ -119,6 +119,79 @@ class Actor:
         the actor is not used again. Most actors hold nothing."""
 
 
+class FollowingActor(Actor):
+    """An agent that keeps a position of its own (an outside engine, another library's
+    state) and must be told every move. It knows which position it holds (``state``) and
+    finds the moves between that and the position it is asked about by comparing states
+    (one or two moves: the opponent's, or a pass and a move). A subclass starts a game in
+    ``new_game`` and takes moves in ``play_moves``."""
+
+    def __init__(self, game: Game):
+        super().__init__(game)
+        self.state: State | None = None  # the position held, None before a game's first move
+
+    def new_game(self) -> None:
+        """Set up the empty board of a new game."""
+        raise NotImplementedError
+
+    def play_moves(self, moves: list[tuple[State, Action]]) -> None:
+        """Take these moves, each with the position it was played in."""
+        raise NotImplementedError
+
+    def reset(self) -> None:
+        self.state = None
+        self.new_game()
+
+    def moves_to(self, state: State) -> list[tuple[State, Action]]:
+        """(state before, action) for each move from the position held to ``state``."""
+        game = self.game
+        if self.state is None:
+            starts = [game.initial_state(p) for p in (1, 2)]
+            if state in starts:
+                return []
+        else:
+            if self.state == state:
+                return []
+            starts = [self.state]
+        for depth in (1, 2):
+            for start in starts:
+                found = self._path(start, state, depth)
+                if found is not None:
+                    return found
+        raise ActorError(
+            f"{self.label}: cannot tell which moves led to this position from its own (more than two moves "
+            "away: a position set up without telling the player, see Actor.opening_played)"
+        )
+
+    def _path(self, start: State, goal: State, depth: int) -> list[tuple[State, Action]] | None:
+        if self.game.is_final(start):
+            return None
+        for action in self.game.legal_actions(start):
+            after = self.game.next_state(start, action)
+            if depth == 1:
+                if after == goal:
+                    return [(start, action)]
+            else:
+                rest = self._path(after, goal, depth - 1)
+                if rest is not None:
+                    return [(start, action), *rest]
+        return None
+
+    def sync(self, state: State) -> None:
+        """Take the moves that lead from the position held to ``state``."""
+        self.play_moves(self.moves_to(state))
+        self.state = state
+
+    def opening_played(self, starting_player: int, moves: list[Action]) -> None:
+        """A game continued from a record: the moves are taken one by one."""
+        state, played = self.game.initial_state(starting_player), []
+        for action in moves:
+            played.append((state, action))
+            state = self.game.next_state(state, action)
+        self.play_moves(played)
+        self.state = state
+
+
 class RandomActor(Actor):
     """Uniformly random legal moves."""
 

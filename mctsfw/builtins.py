@@ -22,5 +22,6 @@ BUILTIN_PLUGINS = [
     "plugins.gif",
     "plugins.topp",
     "plugins.gtp",
+    "plugins.openspiel",  # OpenSpiel's MCTS as an opponent (the differential extra)
     "plugins.web",  # declares [serve]; the web board of cli.py serve
 ]

@@ -54,7 +54,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, TextIO
 
 import mctsfw
-from mctsfw.actors import Actor, ActorError, Resignation
+from mctsfw.actors import Actor, ActorError, FollowingActor, Resignation
 from mctsfw.game import Action, Game, IllegalMoveError, State
 from mctsfw.mcts import SearchProgress
 
@@ -664,11 +664,10 @@ class GtpCommandRefused(GtpEngineError):
         self.command, self.reason = command, reason
 
 
-class GtpActor(Actor):
-    """An outside GTP engine as a player (spec ``gtp:COMMAND``). It knows which moves the
-    engine has seen and sends the missing ones (``play``) before each ``genmove``; the
-    moves between two of its turns are found by comparing states (one or two moves: the
-    opponent's, or a pass and a move). ``resign`` raises ``Resignation``."""
+class GtpActor(FollowingActor):
+    """An outside GTP engine as a player (spec ``gtp:COMMAND``). It sends the moves the
+    engine has not seen (``play``) before each ``genmove``. ``resign`` raises
+    ``Resignation``."""
 
     kind = "gtp"
     name = "gtp"
@@ -699,7 +698,6 @@ class GtpActor(Actor):
             self.engine.kill()
             raise
         self.engine_name = f"{name} {engine_version_text}".strip()
-        self.state: State | None = None  # the position the engine has, None before a game's first move
         try:
             self.reset()
         except GtpEngineError:
@@ -709,9 +707,8 @@ class GtpActor(Actor):
     def default_label(self) -> str:
         return f"gtp:{self.engine_name}"
 
-    def reset(self) -> None:
-        """A new game: the board's size, an empty board, the komi."""
-        self.state = None
+    def new_game(self) -> None:
+        """The board's size, an empty board, the komi."""
         params = self.game.params()
         if "size" in params:
             self.engine.send(f"boardsize {params['size']}")
@@ -719,65 +716,15 @@ class GtpActor(Actor):
         if "komi" in params and "komi" in self.known:
             self.engine.send(f"komi {params['komi']:g}")
 
-    def _moves_to(self, state: State) -> list[tuple[State, Action]]:
-        """(state before, action) for each move from the engine's position to ``state``."""
-        game = self.game
-        if self.state is None:
-            for player in (1, 2):
-                start = game.initial_state(player)
-                if start == state:
-                    return []
-            starts = [game.initial_state(p) for p in (1, 2)]
-        else:
-            if self.state == state:
-                return []
-            starts = [self.state]
-        for depth in (1, 2):
-            for start in starts:
-                found = self._path(start, state, depth)
-                if found is not None:
-                    return found
-        raise GtpEngineError(
-            f"{self.label}: cannot tell which moves led to this position from the engine's (more than two moves "
-            "away: a position set up without telling the player, see Actor.opening_played)"
-        )
-
-    def _path(self, start: State, goal: State, depth: int) -> list[tuple[State, Action]] | None:
-        if self.game.is_final(start):
-            return None
-        for action in self.game.legal_actions(start):
-            after = self.game.next_state(start, action)
-            if depth == 1:
-                if after == goal:
-                    return [(start, action)]
-            else:
-                rest = self._path(after, goal, depth - 1)
-                if rest is not None:
-                    return [(start, action), *rest]
-        return None
-
-    def opening_played(self, starting_player: int, moves: list[Action]) -> None:
-        """A game continued from a record: the engine is told its moves."""
-        state = self.game.initial_state(starting_player)
-        try:
-            for action in moves:
-                self.engine.send(f"play {COLOUR_NAMES[self.game.current_player(state)]} {self.game.action_to_text(action, state)}")
-                state = self.game.next_state(state, action)
-        except GtpEngineError:
-            self.engine.kill()
-            raise
-        self.state = state
-
-    def sync(self, state: State) -> None:
-        """Tell the engine the moves that lead from its position to ``state`` (``play``)."""
+    def play_moves(self, moves: list[tuple[State, Action]]) -> None:
+        """The engine is told each move (``play``)."""
         game = self.game
         try:
-            for before, action in self._moves_to(state):
+            for before, action in moves:
                 self.engine.send(f"play {COLOUR_NAMES[game.current_player(before)]} {game.action_to_text(action, before)}")
         except GtpEngineError:
             self.engine.kill()
             raise
-        self.state = state
 
     def select_action(self, state: State) -> Action:
         game = self.game
