@@ -65,12 +65,12 @@ class OpenSpielActor(FollowingActor):
 
     def __init__(self, game: Game, simulations: int, solve: bool = True, seed: int = 0):
         super().__init__(game)
+        name, params = openspiel_game(game)
         try:
             import pyspiel
         except ImportError:
             raise ActorError('OpenSpiel is not installed: pip install -e ".[differential]"') from None
         self.pyspiel = pyspiel
-        name, params = openspiel_game(game)
         self.spiel = pyspiel.load_game(name, params)
         self.simulations, self.solve, self.seed = simulations, solve, seed
         self.games = 0

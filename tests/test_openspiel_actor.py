@@ -1,15 +1,29 @@
 """OpenSpiel's MCTS as a player (``openspiel:SIMULATIONS``), following our games move by move."""
 
+import importlib.util
+import sys
+
 import pytest
 
 import mctsfw
 from mctsfw.actors import ActorError
 from mctsfw.match import play_game, play_match
 
-pytestmark = pytest.mark.openspiel  # the second step of CI runs them, with the extra installed
-pyspiel = pytest.importorskip("pyspiel")
 
 
+def needs_openspiel(test):
+    """Marked ``openspiel`` (the second step of CI runs these, with the extra installed); skipped without it."""
+    missing = importlib.util.find_spec("pyspiel") is None
+    return pytest.mark.openspiel(pytest.mark.skipif(missing, reason='needs OpenSpiel (pip install -e ".[differential]")')(test))
+
+
+def test_without_openspiel_the_player_says_how_to_install_it(monkeypatch):
+    monkeypatch.setitem(sys.modules, "pyspiel", None)  # an import of it fails, as where it is not installed
+    with pytest.raises(ActorError, match=r'OpenSpiel is not installed: pip install -e "\.\[differential\]"'):
+        mctsfw.make_actor("openspiel:100", mctsfw.make_game("hex"))
+
+
+@needs_openspiel
 @pytest.mark.parametrize("name, params", [("hex", {"size": 4}), ("hex", {"size": 5}), ("connect4", {}),
                                           ("gomoku", {"size": 9})])
 @pytest.mark.parametrize("starting_player", [1, 2])
@@ -32,6 +46,7 @@ def test_its_copy_of_the_game_ends_as_ours_whoever_opens(name, params, starting_
         assert game.winner(record.states[-1]) == expected
 
 
+@needs_openspiel
 def test_it_takes_a_win_and_blocks_one():
     """Its solver and search are OpenSpiel's: Connect Four, a column of three to complete."""
     game = mctsfw.make_game("connect4")
@@ -43,6 +58,7 @@ def test_it_takes_a_win_and_blocks_one():
     assert bot.select_action(state) == 3
 
 
+@needs_openspiel
 def test_it_beats_random_play_and_plays_a_match():
     game = mctsfw.make_game("hex", size=5)
     match = play_match(game, mctsfw.make_actor("openspiel:1000", game, seed=1), mctsfw.make_actor("random", game, seed=2),
@@ -66,6 +82,10 @@ def test_games_it_cannot_play_are_refused_with_the_reason():
         mctsfw.make_actor("openspiel:100", mctsfw.make_game("nim"))
     with pytest.raises(ActorError, match="exactly five"):
         mctsfw.make_actor("openspiel:100", mctsfw.make_game("gomoku", exactly_five=True))
+
+
+@needs_openspiel
+def test_go_opened_by_white_is_refused():
     game = mctsfw.make_game("go", size=5)
     with pytest.raises(ActorError, match="black"):
         mctsfw.make_actor("openspiel:10", game).select_action(game.initial_state(2))
