@@ -54,7 +54,8 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=40, help="games per pairing (a multiple of 4 is fair)")
     parser.add_argument("--search-games", type=int, default=200, help="search games of the network-guided MCTS agent (0: only the raw network)")
     parser.add_argument("--opponents", default="random,100,500,1000",
-                        help="random, UCT budgets, saved networks and/or outside engines (gtp:COMMAND), comma-separated")
+                        help="random, UCT budgets, saved networks, outside engines (gtp:COMMAND) and/or OpenSpiel's MCTS "
+                             "(openspiel:SIMULATIONS), comma-separated")
     parser.add_argument("--no-raw", action="store_true", help="leave out the raw network")
     parser.add_argument("--value-weight", type=float, default=1.0,
                         help="PUCT's lambda for a policy-and-value network: lambda * value + (1 - lambda) * playout")
