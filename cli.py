@@ -3,7 +3,8 @@
     hexzero play                          a person against MCTS on 5x5 Hex
     hexzero play --p1 mcts --p2 mcts      two agents on the display
     hexzero play --game nim --p1 human    NIM against MCTS
-    hexzero train / selfplay / topp       learning runs (resumable) and tournaments
+    hexzero train / selfplay / imitate    learning runs (resumable)
+    hexzero topp                          tournaments between saved networks
     hexzero plugins                       what is registered, and by whom
 
 Every command reads the declared defaults, then ``hexzero.toml`` in the current directory
@@ -23,16 +24,17 @@ from pathlib import Path
 from typing import Any
 
 import mctsfw
-from mctsfw.checkpoints import ModelFileError, net_class_for
+from mctsfw.checkpoints import ModelFileError
 from mctsfw.config import (
     ConfigError, config_sections, declared_defaults, fixed_changes, load_config, override, plugin_params, setting_at,
 )
 from mctsfw.interrupts import exit_status, stop_on_sigterm
-from mctsfw.actors import ActorError, HumanActor, actor_spec_problem, registered_actor_kind
+from mctsfw.actors import ActorError, HumanActor, actor_spec_problem
 from mctsfw.match import play_match, replay_record
+from mctsfw.players import close_actors, make_player, make_players
 from mctsfw.plugin_manager import PluginError, UnknownPluginError
 from mctsfw.records import append_game_line, game_line
-from mctsfw.roles import POLICY_VALUE, RoleError, has_role
+from mctsfw.roles import RoleError
 from mctsfw.runs import RunDirError
 from mctsfw.schema import format_value
 from mctsfw.sgf import SgfError, read_sgf_file, resigned_result, to_sgf, write_sgf
@@ -176,6 +178,17 @@ def build_parser() -> argparse.ArgumentParser:
     config_flag(selfplay, "--game", "game")
     add_run_arguments(selfplay, "selfplay", "--generations", "generations")
     config_flag(selfplay, "--workers", "selfplay.workers")
+    config_flag(selfplay, "--init-net", "selfplay.init_net", metavar="MODEL")
+
+    imitate = command("imitate", "a network learns from the games of given players, outside engines too (resumable)")
+    config_flag(imitate, "--game", "game")
+    add_run_arguments(imitate, "imitate", "--generations", "generations")
+    config_flag(imitate, "--p1", "imitate.player1", metavar="PLAYER")
+    config_flag(imitate, "--p2", "imitate.player2", metavar="PLAYER")
+    config_flag(imitate, "--opening-moves", "imitate.opening_moves", metavar="N")
+    config_flag(imitate, "--referee", "imitate.referee")
+    config_flag(imitate, "--workers", "imitate.workers")
+    config_flag(imitate, "--init-net", "imitate.init_net", metavar="MODEL")
 
     compare = command("compare", "play agent A against agent B and report rates and times")
     compare.add_argument("a", help="agent A: random, mcts, a saved model (.keras) or gtp:COMMAND (an outside engine)")
@@ -237,59 +250,6 @@ def play_overrides(args: argparse.Namespace, game_name: str) -> list[str]:
         if getattr(args, "config:play.model_search_games", None) is None:
             pairs.append(override("play.model_search_games", args.search_games))
     return pairs
-
-
-def make_player(spec: str, game: mctsfw.Game, config: dict, seed: int | None) -> mctsfw.Actor:
-    if spec == "mcts":
-        mcts = config["mcts"]
-        return mctsfw.make_actor(
-            "mcts", game,
-            search_games=mcts["search_games"] or None,
-            time_limit=mcts["time_limit"] or None,
-            seed=seed,
-            tree_policy=config["tree_policy"],
-            temperature=config["play"]["temperature"],
-            policy_params=plugin_params(config, "tree_policies", config["tree_policy"]),
-            playouts=mcts["playouts"],
-        )
-    if spec == "random":
-        return mctsfw.make_actor(spec, game, seed=seed)
-    if spec == "human":
-        return mctsfw.make_actor(spec, game)
-    if registered_actor_kind(spec):  # gtp:COMMAND and other registered kinds
-        return mctsfw.make_actor(spec, game, seed=seed)
-    # a saved model: the raw network, or with play.model_search_games > 0 a search guided by
-    # it: UCT with its rollouts (a policy net), PUCT with its priors and values (policy and value)
-    tree_policy = config["play"]["model_tree_policy"] if has_role(net_class_for(spec), POLICY_VALUE) else "uct"
-    policy_params = plugin_params(config, "tree_policies", tree_policy)
-    return mctsfw.make_actor(
-        spec, game,
-        search_games=config["play"]["model_search_games"],
-        time_limit=config["mcts"]["time_limit"] or None,
-        selection=config["play"]["model_selection"],
-        temperature=config["play"]["temperature"],
-        seed=seed,
-        tree_policy=tree_policy,
-        policy_params=policy_params,
-    )
-
-
-def make_players(specs: dict, game: mctsfw.Game, config: dict, seed: int | None) -> dict:
-    """``make_player`` for each key's spec (seed + key); if one fails, those made are closed."""
-    actors: dict = {}
-    try:
-        for key, spec in specs.items():
-            actors[key] = make_player(spec, game, config, None if seed is None else seed + key)
-    except BaseException:
-        close_actors(actors.values())
-        raise
-    return actors
-
-
-def close_actors(actors) -> None:
-    """Let each actor go (an outside engine is stopped)."""
-    for actor in actors:
-        actor.close()
 
 
 def save_gif(game: mctsfw.Game, record, path: str, number: int | None) -> None:
@@ -580,6 +540,12 @@ def command_selfplay(args: argparse.Namespace) -> int:
     return run_training(args, "selfplay", "generations", SelfPlayTrainer, "step")
 
 
+def command_imitate(args: argparse.Namespace) -> int:
+    from mctsfw.imitation import ImitationTrainer
+
+    return run_training(args, "imitate", "generations", ImitationTrainer, "step")
+
+
 def command_topp(args: argparse.Namespace) -> int:
     from mctsfw.config import read_toml
 
@@ -768,7 +734,7 @@ def command_gtp(args: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS = {"gtp": command_gtp, "play": command_play, "train": command_train, "selfplay": command_selfplay, "topp": command_topp, "compare": command_compare, "plugins": command_plugins,
+COMMANDS = {"gtp": command_gtp, "play": command_play, "train": command_train, "selfplay": command_selfplay, "imitate": command_imitate, "topp": command_topp, "compare": command_compare, "plugins": command_plugins,
             "serve": command_serve}
 
 

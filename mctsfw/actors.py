@@ -114,6 +114,12 @@ class Actor:
         ``reset`` from ``starting_player``'s start: an actor that follows the game move
         by move (an outside engine) learns them here. Most actors need not."""
 
+    def judge(self, state: State) -> float | None:
+        """The actor's own count of the finished position ``state``: the score for
+        player 1 (> 0: player 1 won, 0: a draw), as an outside engine that scores Go
+        (GTP ``final_score``) refers games; None: this actor does not score games."""
+        return None
+
     def close(self) -> None:
         """Let go of what the actor holds outside the process (an engine it started);
         the actor is not used again. Most actors hold nothing."""

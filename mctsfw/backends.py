@@ -1,4 +1,5 @@
-"""Where the self-play workers run: processes on this machine, or tasks on a Ray cluster.
+"""Where the workers that play a run's games (self-play, imitation) run: processes on
+this machine, or tasks on a Ray cluster.
 
 The trainer stays one process. For each generation it hands a backend the network the
 games are played with and the generation's lock-step groups; the backend plays the
@@ -134,10 +135,10 @@ class Replays:
         self.counts[index] += 1
         numbers = self.groups[index]
         if self.counts[index] > MAX_REPLAYS:
-            raise BackendError(f"self-play {describe(numbers)} lost their worker {self.counts[index]} times "
+            raise BackendError(f"{describe(numbers)}: the worker playing it died {self.counts[index]} times "
                                f"(last: {why}); giving up")
         again = "it" if len(numbers) == 1 else "them"
-        print(f"a self-play worker died playing {describe(numbers)} ({why}); playing {again} again", file=sys.stderr,
+        print(f"a worker died playing {describe(numbers)} ({why}); playing {again} again", file=sys.stderr,
               flush=True)
 
 

@@ -7,6 +7,7 @@ place where the core names them, by module path only (it never imports them itse
 BUILTIN_PLUGINS = [
     "mctsfw.training",  # declares [train]
     "mctsfw.selfplay",  # declares [selfplay]
+    "mctsfw.imitation",  # declares [imitate]
     "games.hex",
     "games.nim",
     "games.connect4",

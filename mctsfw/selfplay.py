@@ -69,31 +69,59 @@ from mctsfw.sgf import resigned_result, to_sgf, write_sgf
 from mctsfw.schema import Section, SectionSettings, Setting
 
 
+def learning_run_problems(config: dict, registries: Registries, section: str, command: str) -> list[str]:
+    """The problems of the ``[section]`` of a learning run that trains a policy-and-value
+    network on games (self-play, imitation): its net's role, its SGF records, its backend,
+    the network it starts from."""
+    table = config[section]
+    name = table["net"]
+    problem = role_problem(registries.nets.get(name), POLICY_VALUE, command)
+    problems = [f"{section}.net = {name!r}: {problem}"] if problem else []
+    game = config["game"]
+    if table["sgf"] and game in registries.games and registries.games.get(game).sgf_game is None:
+        problems.append(f"{section}.sgf = true: {game} has no SGF (Go and Hex have)")
+    if table["backend"] == "ray" and (problem := ray_problem()):
+        problems.append(f'{section}.backend = "ray": {problem}')
+    if table["init_net"] and name in registries.nets and game in registries.games:
+        made = registries.games.get(game)(**plugin_params(config, "games", game))
+        if problem := init_net_problem(table["init_net"], registries.nets.get(name), made):
+            problems.append(f"{section}.init_net = {table['init_net']!r}: {problem}")
+    return problems
+
+
+def init_net_problem(path: str, net_class: type, game: Game) -> str | None:
+    """Why the model file ``path`` cannot start a run of ``net_class`` networks on ``game``, or None."""
+    from mctsfw.checkpoints import ModelFileError, net_class_for
+
+    try:
+        found = net_class_for(path)
+        if found is not net_class:
+            return f"a {getattr(found, 'name', found.__name__)} network, not the run's net ({net_class.name})"
+        found.load(Path(path), game)
+    except ModelFileError as error:
+        return str(error).removeprefix(f"{path}: ")
+    return None
+
+
 #: ``[selfplay]``: AlphaZero-style generations (``cli.py selfplay``)
 def selfplay_config_problems(config: dict, registries: Registries) -> list[str]:
     """The problems of a (well-formed) config for ``selfplay``, found before anything is written."""
-    name = config["selfplay"]["net"]
-    problem = role_problem(registries.nets.get(name), POLICY_VALUE, "self-play")
-    problems = [f"selfplay.net = {name!r}: {problem}"] if problem else []
+    problems = learning_run_problems(config, registries, "selfplay", "self-play")
     policy = config["selfplay"]["tree_policy"]
     if policy in registries.tree_policies and not registries.tree_policies.get(policy).uses_priors:
         problems.append(f"selfplay.tree_policy = {policy!r}: self-play searches with the network's priors; "
                         f"the {policy} tree policy reads none (puct or gumbel do)")
-    game = config["game"]
-    if config["selfplay"]["sgf"] and game in registries.games and registries.games.get(game).sgf_game is None:
-        problems.append(f"selfplay.sgf = true: {game} has no SGF (Go and Hex have)")
-    if config["selfplay"]["backend"] == "ray" and (problem := ray_problem()):
-        problems.append(f'selfplay.backend = "ray": {problem}')
     return problems
-
 
 
 SELFPLAY_SECTION = Section("selfplay", "cli.py selfplay: AlphaZero-style generations", [
     Setting("run_dir", "runs/hex5-az", "the run directory (relative to the current one); an unfinished run there is "
             "resumed", resumable=True),
     Setting("net", "pv_mlp", "a policy-and-value net plugin: pv_mlp or pv_resnet", plugin="net"),
+    Setting("init_net", "", "a saved network of that net (.keras) a new run starts from instead of an untrained one: "
+            "the last checkpoint of cli.py imitate, say; \"\" = untrained", empty=True),
     Setting("generations", 20, "train steps (each after games_per_generation self-play games)", low=1, resumable=True),
-    Setting("games_per_generation", 20, "self-play games before each train step", low=1),
+    Setting("games_per_generation", 20, "games played before each train step", low=1),
     Setting("tree_policy", "puct", 'the search: "puct" (Dirichlet root noise, moves drawn by temperature) or "gumbel" '
             "(Gumbel AlphaZero: Gumbel top-k and sequential halving at the root, the improved policy as the target, "
             "the halving's winner played; temperature unused); any tree policy that reads priors; its "
@@ -440,12 +468,15 @@ class SelfPlayTrainer(ResumableRun):
     length_key = "generations"
     unit = "step"
 
+    #: the config section of the run, and what its games are (for the messages)
+    section, what = "selfplay", "self-play"
+
     def __init__(self, config: dict, run_dir: str | Path, registries: Registries | None = None, progress: bool = True):
         super().__init__(config, run_dir, progress)
         self.registries = registries or default_registries()
-        self.settings, self.game, self.net_class, self.tree_policy = self_play_pieces(config, self.registries)
+        self.settings, self.game, self.net_class, self.tree_policy = self.pieces(config, self.registries)
         self.net_name = self.settings.net
-        require_role(self.net_class, POLICY_VALUE, f"selfplay.net = {self.net_name!r}: self-play")
+        require_role(self.net_class, POLICY_VALUE, f"{self.section}.net = {self.net_name!r}: {self.what}")
         self._backend = None  # mctsfw.backends: started with the first games that need it
         self.generation, self.games_done = 0, 0
         self.resignation = ResignationTally()
@@ -453,12 +484,21 @@ class SelfPlayTrainer(ResumableRun):
         self._played = [0, 0.0]  # moves and seconds of the games played since the run (re)started
         self._nets_of: int | None = None  # the generation whose networks the newest resume state holds
 
+    @staticmethod
+    def pieces(config: dict, registries: Registries) -> tuple[Any, Game, type, TreePolicy | None]:
+        """(settings, game, net class, tree policy) of the run, read from the config."""
+        return self_play_pieces(config, registries)
+
     # ---- the run's state ----------------------------------------------------------------------------
     def new_state(self) -> None:
+        """The networks and buffer of a new run: an untrained network, or the one ``init_net`` names."""
         s = self.settings
-        params = plugin_params(self.config, "nets", s.net)
-        params.setdefault("seed", self.seed)
-        self.net = self.net_class(self.game, **params)
+        if s.init_net:  # checked with the config (learning_run_problems); a broken file raises ModelFileError
+            self.net = self.net_class.load(Path(s.init_net), self.game)
+        else:
+            params = plugin_params(self.config, "nets", s.net)
+            params.setdefault("seed", self.seed)
+            self.net = self.net_class(self.game, **params)
         self.best = self._clone(self.net)
         self.buffer = ReplayBuffer(s.replay_size, self.game, self.net.encode_batch, augment=s.augment)
         self.generation, self.games_done = 0, 0
@@ -541,10 +581,14 @@ class SelfPlayTrainer(ResumableRun):
     def _save_sgf(self, record: dict[str, Any]) -> None:
         """Game ``record`` as SGF; a game played again after a resume (the same game: its
         random numbers come from its number) replaces its file."""
-        players = {p: f"hexzero {self.net_name} gen {self.generation}" for p in (1, 2)}
+        players = self.sgf_players(record)
         result = resigned_result(record.get("resigned"))  # a resigned game's W+R; else the final position's
         write_sgf(self.sgf_path(record["game"]), to_sgf(self.game, record["moves"], record["starting_player"], result,
                                                         players=players, GN=f"self-play game {record['game']}"))
+
+    def sgf_players(self, record: dict[str, Any]) -> dict[int, str]:
+        """The players' names in the SGF record of the game ``record``."""
+        return {p: f"hexzero {self.net_name} gen {self.generation}" for p in (1, 2)}
 
     def _prune_sgf(self) -> None:
         """Remove the SGF files of games after the committed ones (played, then the run
@@ -592,9 +636,10 @@ class SelfPlayTrainer(ResumableRun):
                 for j, result in enumerate(results):
                     yield result, j + 1 == len(results) and not next_ready
 
-    def train_generation(self) -> dict[str, Any]:
+    def fit(self) -> dict[str, Any]:
+        """Train the network on the replay buffer: the generation's metrics record, its
+        losses and the pace of its games."""
         s = self.settings
-        started = time.perf_counter()
         x, pi, z = self.buffer.cases(average_positions=s.average_positions)
         stats = self.net.fit(x, pi, z, batch_size=s.minibatch, epochs=s.epochs)
         record: dict[str, Any] = {
@@ -606,6 +651,12 @@ class SelfPlayTrainer(ResumableRun):
         moves, seconds = self._played
         if moves and seconds > 0:  # the games this session played of the generation (all, unless it resumed)
             record["positions_per_second"] = round(moves / seconds, 2)
+        return record
+
+    def train_generation(self) -> dict[str, Any]:
+        s = self.settings
+        started = time.perf_counter()
+        record = self.fit()
         if s.resign_threshold > 0:
             record.update(self.resignation.metrics())
         if s.gating:

@@ -292,10 +292,11 @@ class GtpEngine:
         return ""
 
     def cmd_play(self, args: list[str]) -> str:
-        if len(args) != 2:
+        if len(args) < 2:
             raise GtpError("play takes a color and a move: play b D4")
         player = parse_colour(args[0])
-        text = args[1].lower()
+        move = " ".join(args[1:])  # a game may write a move in words: Connect Four's "column 4"
+        text = move.lower()
         if text == "swap-pieces" and self.game_name in SWAP_PIECES_GAMES:
             self._move_to(*self._swap_pieces(player))
             return ""
@@ -303,7 +304,7 @@ class GtpEngine:
             raise GtpError("resign is not a move; start a new game with clear_board")
         starting, moves, state = self._turn_for(player)
         try:
-            action = self.game.parse_action(args[1], state)
+            action = self.game.parse_action(move, state)
             after = self.game.next_state(state, action)
         except IllegalMoveError as error:
             raise GtpError(f"illegal move: {error}") from None
@@ -492,6 +493,22 @@ def score_text(score: float) -> str:
     return f"{'B' if score > 0 else 'W'}+{abs(score):g}"
 
 
+def score_of_text(text: str) -> float | None:
+    """The score for Black (player 1) in GTP's result ``B+3.5``, ``W+0.5`` or ``0``; None
+    for a result without a number (``B+R``: a resignation) or one that is not a result."""
+    text = text.strip().upper()
+    if text in ("0", "DRAW", "JIGO"):
+        return 0.0
+    colour, plus, number = text.partition("+")
+    if colour not in ("B", "W") or not plus:
+        return None
+    try:
+        value = float(number)
+    except ValueError:
+        return None
+    return value if colour == "B" else -value
+
+
 def sgf_module():
     """``mctsfw.sgf`` if this checkout has it (``loadsgf``), else None."""
     try:
@@ -663,6 +680,9 @@ class GtpCommandRefused(GtpEngineError):
         super().__init__(f"the GTP engine refused {command!r}: {reason}")
         self.command, self.reason = command, reason
 
+    def __reduce__(self):  # raised in a worker process, it travels back to the trainer
+        return type(self), (self.command, self.reason)
+
 
 class GtpActor(FollowingActor):
     """An outside GTP engine as a player (spec ``gtp:COMMAND``). It sends the moves the
@@ -747,6 +767,18 @@ class GtpActor(FollowingActor):
     def send(self, command: str) -> str:
         """Any other command to the engine (``final_score``...): its answer, or GtpEngineError."""
         return self.engine.send(command)
+
+    def judge(self, state: State) -> float | None:
+        """The engine's ``final_score`` of the finished position ``state`` (told the moves
+        it has not seen first), for player 1 (Black); None when the engine has no
+        ``final_score`` or answers without a number."""
+        if "final_score" not in self.known:
+            return None
+        self.sync(state)
+        try:
+            return score_of_text(self.engine.send("final_score"))
+        except GtpCommandRefused:  # the engine cannot score this position
+            return None
 
     def close(self) -> None:
         self.engine.close()

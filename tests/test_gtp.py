@@ -567,3 +567,40 @@ def test_a_lost_position_makes_our_engine_resign():
         answer = ok(gtp, "genmove w")
         assert (answer == "resign") == resigns
         assert (position(gtp) == before) == resigns
+
+
+# ---- games whose moves are words ----------------------------------------------------------------
+def test_connect_four_moves_in_words_reach_the_engine_and_back():
+    """Connect Four writes a move as ``column 4``: ``play`` reads the words after the colour,
+    and our own client and engine play a game through them."""
+    engine = GtpEngine("connect4", {}, lambda game: mctsfw.make_actor("random", game, seed=1))
+    ok(engine, "play b column 4")
+    ok(engine, "play w 5")
+    assert engine.moves == [3, 4]
+    assert ask(engine, "play b column 9").startswith("? illegal move: there is no column 9")
+    assert engine.moves == [3, 4]
+    game = mctsfw.make_game("connect4")
+    client = GtpActor(game, our_engine_command("--game", "connect4", "--p", "random", "--seed", "2"))
+    try:
+        record = play_game(game, {1: client, 2: mctsfw.make_actor("random", game, seed=3)})
+    finally:
+        client.close()
+    assert game.is_final(record.states[-1]) and record.resigned is None
+
+
+def test_a_refusal_of_the_engine_travels_from_a_worker_process():
+    """A worker's exception comes back pickled: the refusal keeps its command and reason."""
+    import pickle
+
+    from plugins.gtp import GtpCommandRefused
+
+    again = pickle.loads(pickle.dumps(GtpCommandRefused("play b Z9", "illegal move")))
+    assert (again.command, again.reason, str(again)) == ("play b Z9", "illegal move",
+                                                          "the GTP engine refused 'play b Z9': illegal move")
+
+
+def test_the_client_reads_the_engines_final_score_as_the_score_for_black():
+    from plugins.gtp import score_of_text
+
+    assert [score_of_text(t) for t in ("B+3.5", "W+0.5", "0", "b+12", "B+R", "W+Resign", "nonsense")] == \
+        [3.5, -0.5, 0.0, 12.0, None, None, None]

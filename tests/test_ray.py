@@ -75,7 +75,7 @@ def test_a_ray_worker_that_dies_has_its_games_played_again_once(tmp_path, refere
     run_dir = tmp_path / "run"
     trainer = run(run_dir, 'selfplay.backend="ray"', "selfplay.workers=2", "selfplay.lockstep=2")
     assert marker.exists()  # a worker did die
-    assert "a self-play worker died playing games 4-5" in capfd.readouterr().err
+    assert "a worker died playing games 4-5" in capfd.readouterr().err
     assert_same_run(run_dir, trainer, reference)  # every game once, as if nothing had happened
 
 
@@ -85,7 +85,7 @@ def test_a_worker_process_that_dies_has_its_games_played_again_once(tmp_path, re
     run_dir = tmp_path / "run"
     trainer = run(run_dir, "selfplay.workers=2", "selfplay.lockstep=2")
     assert marker.exists()
-    assert "a self-play worker died playing games 1-2" in capfd.readouterr().err
+    assert "a worker died playing games 1-2" in capfd.readouterr().err
     assert_same_run(run_dir, trainer, reference)
     assert not (run_dir / "workers_net.keras").exists()
 
