@@ -39,7 +39,7 @@ import numpy as np
 
 from mctsfw.backends import die_if_asked, make_backend
 from mctsfw.config import plugin_params
-from mctsfw.game import Game, opponent
+from mctsfw.game import Game
 from mctsfw.hookspecs import hookimpl
 from mctsfw.match import play_game
 from mctsfw.plugin_manager import Registries, default_registries
@@ -138,18 +138,10 @@ def imitation_game(game: Game, players: dict, s: ImitateSettings, referee: str, 
     rng = np.random.default_rng([seed, number])
     seats = players if number % 2 else {1: players[2], 2: players[1]}  # both players play both sides
     opening = random_opening(game, 1, s.opening_moves, rng)
-    played = play_game(game, seats, 1, opening=opening)
-    final = played.states[-1]
-    score = None
-    if played.resigned is not None:
-        winner = opponent(played.resigned)
-    elif referee == "engine":
-        score = next((v for v in (actor.judge(final) for actor in seats.values()) if v is not None), None)
-        winner = game.winner(final) if score is None else (1 if score > 0 else 2 if score < 0 else None)
-    else:
-        winner = game.winner(final)
-        if hasattr(game, "score"):
-            score = float(game.score(final))
+    played = play_game(game, seats, 1, opening=opening, judged=referee == "engine")
+    winner, score = played.winner, played.score
+    if score is None and played.resigned is None and hasattr(game, "score"):
+        score = float(game.score(played.states[-1]))
     counts, values = [], []
     for i, (state, action) in enumerate(zip(played.states, played.actions)):
         target = np.zeros(game.num_actions, dtype=np.int64)

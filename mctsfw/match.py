@@ -47,6 +47,8 @@ class GameRecord:
     #: record's ``starting_player`` and ``actions`` are the game after the swap
     #: (``Game.swapped``), which replays as it is; this keeps how it came about (SGF)
     swapped_first_move: Action | None = None
+    #: the score for player 1 of a game an actor counted (``play_game(judged=True)``)
+    score: float | None = None
 
 
 def play_game(
@@ -55,8 +57,13 @@ def play_game(
     starting_player: int = 1,
     display: Display | None = None,
     opening: Sequence[Action] = (),
+    judged: bool = False,
 ) -> GameRecord:
     """One game between ``actors[1]`` and ``actors[2]``; the display sees every actual move.
+
+    ``judged``: the winner of a finished game is what the first actor that counts games
+    says (``Actor.judge``: an outside engine's ``final_score``, kept in ``record.score``),
+    as GNU Go referees Go with its judgement of dead stones; the rules' winner where none does.
 
     ``opening``: moves played first, as recorded (a game continued from a record); the
     actors choose the moves after them, and the display starts from the position they reach.
@@ -141,6 +148,10 @@ def play_game(
         if display:
             display.show(game, state, action, mover)
     record.winner = game.winner(state)
+    if judged:
+        record.score = next((v for v in (actor.judge(state) for actor in actors.values()) if v is not None), None)
+        if record.score is not None:
+            record.winner = 1 if record.score > 0 else 2 if record.score < 0 else None
     return record
 
 
@@ -313,6 +324,7 @@ def play_match(
     game_started: Callable[[int, int], None] | None = None,
     game_ended: Callable[[int, GameRecord], None] | None = None,
     opening: Sequence[Action] = (),
+    judged: bool = False,
 ) -> MatchResult:
     """``games`` games of ``actor_a`` against ``actor_b``, seated and opened as the
     ``seating`` and ``openers`` cycles say (see the module's docstring); by default A is
@@ -321,7 +333,8 @@ def play_match(
     ``display`` sees every move. ``game_started(number, starting_player)`` and
     ``game_ended(number, record)``, when given, are called around each game (the OHT
     series tells its clients there). Each game resets both actors, A first. Every game
-    starts with the ``opening`` moves (``play_game``), from its opener. A game a player
+    starts with the ``opening`` moves (``play_game``), from its opener; ``judged``: an
+    actor that counts games says who won them (``play_game``). A game a player
     quit (``record.quit``) ends the match: ``game_ended`` sees it, the result holds the
     finished games only.
     """
@@ -338,7 +351,7 @@ def play_match(
         start = {"a": a_player, "b": 3 - a_player}.get(opener, opener)
         if game_started:
             game_started(number, start)
-        record = play_game(game, {a_player: actor_a, 3 - a_player: actor_b}, start, display, opening)
+        record = play_game(game, {a_player: actor_a, 3 - a_player: actor_b}, start, display, opening, judged)
         if record.quit is None:
             result.records.append(record)
             result.a_players.append(a_player)

@@ -1,13 +1,19 @@
 """How strong is a trained network? Win rates against fixed opponents, both colours.
 
     python scripts/strength_report.py models/hex5/anet_ep0200.keras [--games 40] [--search-games 200]
+    python scripts/strength_report.py models/go9/pv_resnet_gen0040.keras --game go --size 9 \
+        --seconds 1 --no-raw --first-player-starts --gnugo 1,5,10 --games 20
 
 Agents: the raw network playing greedily, and MCTS with the network's rollouts
-(``--search-games``). Opponents: a uniformly random player and plain UCT-MCTS with
-random rollouts at 100, 500 and 1,000 search games. Every pairing plays ``--games``
+(``--search-games``, or ``--seconds`` a move). Opponents: a uniformly random player and plain UCT-MCTS with
+random rollouts at 100, 500 and 1,000 search games; saved networks, outside GTP engines,
+OpenSpiel's MCTS, GNU Go at the ``--gnugo`` levels (komi 7.5, Chinese rules, ``--capture-all-dead
+--positional-superko``). Every pairing plays ``--games``
 games: half with the agent as player 1, half as player 2, and within each half the
 agent moves first in half of the games, so neither colour nor the first move favours
-anyone. Prints a table; ``--json FILE`` writes it too.
+anyone (``--first-player-starts``: player 1, Black in Go, opens every game). A finished game's
+winner is what an outside engine that counts games says (GNU Go's ``final_score``, with
+its judgement of dead stones), else the rules'. Prints a table; ``--json FILE`` writes it too.
 """
 
 from __future__ import annotations
@@ -30,10 +36,15 @@ BALANCED = {"seating": (1, 2), "openers": ("a", "a", "b", "b")}
 FIRST_PLAYER_STARTS = {"seating": (1, 2), "openers": (1,)}
 
 
+#: GNU Go as the Go opponent: area (Chinese) rules, dead stones captured before it passes
+GNUGO = "gtp:gnugo --mode gtp --level {level} --chinese-rules --capture-all-dead --positional-superko"
+
+
 def evaluate(game, agent, opponent, games: int, first_player_starts: bool = False) -> dict:
     """The agent's results against the opponent over ``games`` games, overall and by
-    whether it moved first."""
-    match = play_match(game, agent, opponent, games, **(FIRST_PLAYER_STARTS if first_player_starts else BALANCED))
+    whether it moved first; an outside engine that counts games referees them."""
+    match = play_match(game, agent, opponent, games, judged=True,
+                       **(FIRST_PLAYER_STARTS if first_player_starts else BALANCED))
     total = match.tally()
     return {
         "games": games,
@@ -56,6 +67,9 @@ def main() -> None:
     parser.add_argument("--opponents", default="random,100,500,1000",
                         help="random, UCT budgets, saved networks, outside engines (gtp:COMMAND) and/or OpenSpiel's MCTS "
                              "(openspiel:SIMULATIONS), comma-separated")
+    parser.add_argument("--gnugo", metavar="LEVELS", help="also GNU Go at these levels, comma-separated (Go)")
+    parser.add_argument("--seconds", type=float, help="the searching agent thinks this long a move instead of "
+                                                       "--search-games")
     parser.add_argument("--no-raw", action="store_true", help="leave out the raw network")
     parser.add_argument("--value-weight", type=float, default=1.0,
                         help="PUCT's lambda for a policy-and-value network: lambda * value + (1 - lambda) * playout")
@@ -68,30 +82,35 @@ def main() -> None:
     agents = {}
     if not args.no_raw:
         agents["raw network (greedy)"] = mctsfw.make_actor(args.model, game, search_games=0, selection="greedy", seed=args.seed)
-    if args.search_games > 0:
+    if args.search_games > 0 or args.seconds:
         extra = {"policy_params": {"value_weight": args.value_weight}} if args.value_weight != 1.0 else {}
         lam = f", lambda {args.value_weight}" if extra else ""
-        agents[f"network + search({args.search_games}{lam})"] = mctsfw.make_actor(
-            args.model, game, search_games=args.search_games, seed=args.seed, **extra
-        )
+        budget = {"time_limit": args.seconds, "search_games": 0} if args.seconds else {"search_games": args.search_games}
+        agents[f"network + search({f'{args.seconds:g} s' if args.seconds else args.search_games}{lam})"] = \
+            mctsfw.make_actor(args.model, game, seed=args.seed, **budget, **extra)
     opponents = {}
-    for spec in args.opponents.split(","):
+    specs = [spec for spec in args.opponents.split(",") if spec]
+    specs += [GNUGO.format(level=level) for level in (args.gnugo or "").split(",") if level]
+    for spec in specs:
         if spec == "random":
             opponents["random"] = mctsfw.make_actor("random", game, seed=args.seed + 1)
         elif not spec.isdigit():  # a saved network, or an outside engine (gtp:COMMAND)
             opponent = mctsfw.make_actor(spec, game, search_games=0, selection="greedy")
-            opponents[opponent.label if registered_actor_kind(spec) else Path(spec).stem] = opponent
+            name = opponent.label if registered_actor_kind(spec) else Path(spec).stem
+            if spec.startswith("gtp:gnugo") and "--level" in spec:
+                name += f" level {spec.split('--level')[1].split()[0]}"
+            opponents[name] = opponent
         else:
             opponents[f"UCT({spec})"] = mctsfw.make_actor("mcts", game, search_games=int(spec), seed=args.seed + 2)
     print(f"{args.model} on {game!r}, {args.games} games a pairing")
-    print(f"{'agent':<26} {'opponent':<13} {'wins':>9} {'draws':>5} {'moving 1st':>11} {'moving 2nd':>11} {'seconds':>8}")
+    print(f"{'agent':<26} {'opponent':<24} {'wins':>9} {'draws':>5} {'moving 1st':>11} {'moving 2nd':>11} {'seconds':>8}")
     results = []
     for agent_name, agent in agents.items():
         for opponent_name, opponent in opponents.items():
             r = evaluate(game, agent, opponent, args.games, args.first_player_starts)
             results.append({"agent": agent_name, "opponent": opponent_name, **r})
             print(
-                f"{agent_name:<26} {opponent_name:<13} {r['wins']:>3}/{r['games']:<3} {r['win_rate']:>4.0%} {r['draws']:>5}"
+                f"{agent_name:<26} {opponent_name:<24} {r['wins']:>3}/{r['games']:<3} {r['win_rate']:>4.0%} {r['draws']:>5}"
                 f" {r['win_rate_moving_first']:>10.0%} {r['win_rate_moving_second']:>11.0%} {r['seconds']:>8}",
                 flush=True,
             )
