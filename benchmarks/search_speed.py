@@ -1,6 +1,7 @@
 """Search games per second of hexzero's MCTS against OpenSpiel's, in one run.
 
     python benchmarks/search_speed.py [--games 20000] [--repeats 3] [--model models/hex5/anet_ep0250.keras]
+    python benchmarks/search_speed.py --only go     # section 1's Go rows alone
 
 1. UCT with random rollouts from the empty board on 5x5 and 7x7 Hex, NIM 3,4,5 and
    Gomoku 9x9 and 15x15 (a tenth of ``--games`` for Gomoku, whose playouts are long):
@@ -8,7 +9,8 @@
    in C++ for both, one random rollout per search game, c = 1.4), and the ratios.
    Targets: at least 10x the Python bot and 0.5x the C++ bot. Go 9x9 (komi 7.5, a
    tenth of ``--games`` too) is there beside them, and its random playouts per second
-   from the empty board: hexzero's light playouts (never filling an own eye) against
+   from the empty board: hexzero's light playouts (never filling an own eye; compiled,
+   ``games/go_playout.py``) against
    OpenSpiel's ``go`` played from Python (uniformly random legal moves, pass included:
    what a Python search over pyspiel does; OpenSpiel exposes no C++ playout alone).
 2. 5x5 Hex with the ANET's greedy rollouts (epsilon 0, the shipped model by default),
@@ -157,10 +159,12 @@ def go_playout_table(repeats: int, seconds: float = 2.0) -> None:
     print(f"{'go 9x9':<12} {text(ours_best[0])} {text(theirs_rate)} {ratio(ours_best[0], theirs_rate)}   ({lengths})")
 
 
-def uct_table(games: int, repeats: int, with_python: bool = True) -> None:
+def uct_table(games: int, repeats: int, with_python: bool = True, only: str | None = None) -> None:
     print(f"{'case':<12} {'hexzero/s':>10} {'os-py/s':>10} {'os-c++/s':>10} {'vs py':>7} {'vs c++':>7}"
           "   (targets: >= 10x py, >= 0.5x c++)")
     for label, (name, params), (spiel_name, spiel_params) in CASES:
+        if only and name != only:
+            continue
         game = mctsfw.make_game(name, **params)
         count = int(games * SLOW.get(name, 1.0))
         rate, py, cpp = best_of(
@@ -177,12 +181,16 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=20000, help="search games per measurement")
     parser.add_argument("--repeats", type=int, default=3, help="measurements; the best is shown")
     parser.add_argument("--model", default=str(Path(__file__).resolve().parent.parent / "models/hex5/anet_ep0250.keras"))
+    parser.add_argument("--only", metavar="GAME", help="section 1 alone, the rows of this game (hex, nim, gomoku, go)")
     args = parser.parse_args()
     print(f"machine: {platform.processor() or platform.machine()}, Python {platform.python_version()}")
     print("\n1. UCT, random rollouts, from the empty board")
-    uct_table(args.games, args.repeats)
-    print("\n   Go random playouts from the empty board, per second")
-    go_playout_table(args.repeats)
+    uct_table(args.games, args.repeats, only=args.only)
+    if args.only in (None, "go"):
+        print("\n   Go random playouts from the empty board, per second")
+        go_playout_table(args.repeats)
+    if args.only:
+        return
 
     from mctsfw.checkpoints import load_net  # imports TensorFlow and Keras
     from mctsfw.evaluators import NetRollouts, RandomRollouts

@@ -58,6 +58,24 @@ from mctsfw.game import Game, IllegalMoveError
 from mctsfw.schema import Parameters, Setting
 
 MIN_SIZE, MAX_SIZE = 5, 19
+#: no random numbers given to the compiled playout: it draws its own
+NO_UNIFORMS = np.zeros(0, dtype=np.float64)
+
+
+def playout_kernel():
+    """The compiled light playout (``games/go_playout.playout``), or None without numba."""
+    global _KERNEL
+    if _KERNEL is None:
+        try:
+            from games.go_playout import playout
+        except ImportError:
+            _KERNEL = False
+        else:
+            _KERNEL = playout
+    return _KERNEL or None
+
+
+_KERNEL = None
 MARKS = {1: "X", 2: "O"}
 COLOURS = {1: "black", 2: "white"}
 #: GTP column letters: A to T without I
@@ -144,6 +162,7 @@ class Go(Game):
         rng = random.Random(ZOBRIST_SEED)
         nbits = n * w
         self.zobrist = {1: [rng.getrandbits(64) for _ in range(nbits)], 2: [rng.getrandbits(64) for _ in range(nbits)]}
+        self._tables: dict[str, np.ndarray] | None = None  # the compiled playout's (_kernel_tables)
 
     def params(self) -> dict[str, Any]:
         return {"size": self.size, "komi": self.komi, "max_moves": self.max_moves_setting, "history": self.history}
@@ -386,6 +405,55 @@ class Go(Game):
         return winner, ((mine, theirs) if state[0] == 1 else (theirs, mine))
 
     def random_moves(self, state: GoState, rng: random.Random) -> tuple[list[int], int | None]:
+        """A light random playout (:meth:`random_moves_reference`'s rules), played by the
+        compiled kernel (``games/go_playout.py``) with its own random numbers drawn from a
+        seed that ``rng`` gives; by the reference where numba is missing."""
+        if playout_kernel() is None:
+            return self.random_moves_reference(state, rng)
+        return self.random_moves_compiled(state, np.uint64(rng.getrandbits(64)))
+
+    def random_moves_compiled(self, state: GoState, seed: np.uint64,
+                              uniforms: np.ndarray | None = None) -> tuple[list[int], int | None]:
+        """The compiled playout from ``state``: with ``uniforms`` (random numbers in [0, 1))
+        exactly the moves :meth:`random_moves_reference` plays when its ``rng.random()``
+        gives them in turn (the tests compare the two), then numbers of its own from ``seed``."""
+        player, black, white, passes, moves, h, seen, recent, _ = state
+        if self.is_final(state):
+            return [], self.winner(state)
+        kernel = playout_kernel()
+        tables = self._kernel_tables()
+        board = tables["board"].copy()
+        point_of = tables["point_of"]
+        board[point_of[self._bits_to_actions(black)]] = 1
+        board[point_of[self._bits_to_actions(white)]] = 2
+        empties = np.empty(self.size * self.size, dtype=np.int64)
+        free = self._bits_to_actions(self.full & ~(black | white))
+        empties[:len(free)] = free
+        boards = np.fromiter((*seen, *recent), dtype=np.uint64, count=len(seen) + len(recent))
+        left = self.max_moves - len(moves)
+        out = np.empty(max(left, 0), dtype=np.int64)
+        played, winner = kernel(board, self.size, player, passes, left, np.uint64(h), boards, self.komi,
+                                tables["keys"], point_of, tables["action_of"], empties, len(free),
+                                NO_UNIFORMS if uniforms is None else uniforms, seed, out)
+        return out[:played].tolist(), int(winner) or None
+
+    def _kernel_tables(self) -> dict[str, np.ndarray]:
+        """The compiled playout's view of the board: the padded points of the actions and
+        back, the empty padded board (its border marked) and the Zobrist keys by padded point."""
+        if self._tables is None:
+            n, stride = self.size, self.size + 2
+            point_of = np.array([(a // n + 1) * stride + a % n + 1 for a in range(n * n)], dtype=np.int64)
+            action_of = np.full(stride * stride, -1, dtype=np.int64)
+            action_of[point_of] = np.arange(n * n)
+            board = np.full(stride * stride, 3, dtype=np.int8)
+            board[point_of] = 0
+            keys = np.zeros((3, stride * stride), dtype=np.uint64)
+            for colour in (1, 2):
+                keys[colour, point_of] = [self.zobrist[colour][a + a // n] for a in range(n * n)]
+            self._tables = {"point_of": point_of, "action_of": action_of, "board": board, "keys": keys}
+        return self._tables
+
+    def random_moves_reference(self, state: GoState, rng: random.Random) -> tuple[list[int], int | None]:
         """A light random playout: each move a uniformly random legal point that does not
         fill the mover's own single-point eye (:meth:`is_own_eye`), a pass when there is
         none; two passes in a row or the cut-off end it. Returns (the moves, the winner

@@ -318,14 +318,16 @@ def test_each_symmetry_is_the_encoding_of_the_transformed_game(go9, planes):
 
 
 # ---- playouts -----------------------------------------------------------------------------------
+@pytest.mark.parametrize("compiled", [True, False], ids=["compiled", "reference"])
 @pytest.mark.parametrize("size", [5, 9, 13])
-def test_playouts_end_are_legal_and_never_fill_their_own_eyes(size):
+def test_playouts_end_are_legal_and_never_fill_their_own_eyes(size, compiled):
     game = mctsfw.make_game("go", size=size)
     rng = random.Random(size)
     winners = set()
+    playout = game.random_moves if compiled else game.random_moves_reference
     for k in range(12 if size < 13 else 3):
         start = random_game(game, rng, k)[-1]
-        moves, winner = game.random_moves(start, rng)
+        moves, winner = playout(start, rng)
         state = start
         for action in moves:
             if action != game.pass_action:
@@ -339,6 +341,38 @@ def test_playouts_end_are_legal_and_never_fill_their_own_eyes(size):
         assert game.playout(start, random.Random(k)) in (1, 2)
     if size < 13:
         assert winners == {1, 2}
+
+
+class Feed:
+    """A ``random.Random`` stand-in whose ``random()`` gives the numbers of an array in turn."""
+
+    def __init__(self, numbers):
+        self.numbers = iter(numbers)
+
+    def random(self):
+        return next(self.numbers)
+
+
+@pytest.mark.parametrize("size", [5, 7, 9])
+def test_the_compiled_playout_plays_the_reference_moves_for_the_same_random_numbers(size):
+    """The compiled playout (games/go_playout.py) against the Python reference: from
+    positions along random games (captures, kos and superko come up in their playouts),
+    the same random numbers give the same moves and the same winner."""
+    from games.go import playout_kernel
+
+    assert playout_kernel() is not None, "numba is a dependency: the compiled playout should load"
+    game = mctsfw.make_game("go", size=size)
+    rng = random.Random(size)
+    compared = 0
+    for trial in range(120):
+        start = random_game(game, rng, rng.randrange(0, 3 * size * size // 4))[-1]
+        if game.is_final(start):
+            continue
+        numbers = np.random.default_rng(trial).random(50_000)
+        assert game.random_moves_compiled(start, np.uint64(trial), numbers) == \
+            game.random_moves_reference(start, Feed(numbers)), f"trial {trial}"
+        compared += 1
+    assert compared > 60
 
 
 def test_own_eyes_and_false_eyes(go9):

@@ -1,0 +1,249 @@
+"""Go's light random playout, compiled (numba): the same moves as ``Go.random_moves_reference``.
+
+The search spends nearly all of its time on 9x9 Go in playouts (92% with the Python
+playout), so the playout alone is compiled; the rules of the tree (``Go.next_state``,
+``legal_actions``) stay in Python on the bitboards. The kernel plays on a padded array
+board (a border of points that are neither empty nor a stone, so a neighbour is an
+offset of 1 or ``size + 2``), keeps the empty points in a list in the reference's order,
+tries them in the same order for the same random numbers, tests captures, suicide and
+positional superko (Zobrist hashes in an open-addressing table) as the reference does,
+and scores the final position by area. Given the same uniform random numbers
+(``uniforms``) it plays exactly the reference's moves, which the tests check; otherwise
+it draws its own from a xorshift generator seeded by the caller.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+EMPTY, BLACK, WHITE, BORDER = 0, 1, 2, 3
+
+
+@njit(cache=True)
+def _next_uniform(uniforms, cursor, state):
+    """The next uniform number in [0, 1): from ``uniforms`` while they last, else xorshift64*."""
+    if cursor[0] < uniforms.shape[0]:
+        u = uniforms[cursor[0]]
+        cursor[0] += 1
+        return u
+    x = state[0]
+    x ^= x >> np.uint64(12)
+    x ^= x << np.uint64(25)
+    x ^= x >> np.uint64(27)
+    state[0] = x
+    return float((x * np.uint64(2685821657736338717)) >> np.uint64(11)) / 9007199254740992.0
+
+
+@njit(cache=True)
+def _table_has(table, key):
+    mask = np.int64(table.shape[0] - 1)
+    i = np.int64(key % np.uint64(table.shape[0]))
+    while table[i] != 0:
+        if table[i] == key:
+            return True
+        i = (i + 1) & mask
+    return False
+
+
+@njit(cache=True)
+def _table_add(table, key):
+    mask = np.int64(table.shape[0] - 1)
+    i = np.int64(key % np.uint64(table.shape[0]))
+    while table[i] != 0:
+        if table[i] == key:
+            return
+        i = (i + 1) & mask
+    table[i] = key
+
+
+@njit(cache=True)
+def _group_has_liberty(board, start, colour, skip, stride, stack, mark, stamp):
+    """Whether the group of ``colour`` at ``start`` touches an empty point other than
+    ``skip`` (the point just played, which counts as ``colour``'s when it is theirs)."""
+    top = 0
+    stack[top] = start
+    top += 1
+    mark[start] = stamp
+    while top > 0:
+        top -= 1
+        p = stack[top]
+        for d in (1, -1, stride, -stride):
+            q = p + d
+            v = board[q]
+            if v == EMPTY and q != skip:
+                return True
+            if (v == colour or q == skip) and mark[q] != stamp:
+                mark[q] = stamp
+                stack[top] = q
+                top += 1
+    return False
+
+
+@njit(cache=True)
+def playout(board, size, player, passes, left, h, seen, komi, keys, point_of, action_of, empties, count,
+            uniforms, seed, out):
+    """Play a light playout on ``board`` (changed in place) from ``player`` to move:
+    the moves go into ``out`` (actions; pass = size * size); returns (moves played,
+    winner: 1, 2 or 0 for a draw). ``empties[:count]``: the empty points' actions in
+    increasing order; ``seen``: the Zobrist hashes of the boards that may not come back;
+    ``keys[colour, point]``: the Zobrist keys by padded point."""
+    stride = size + 2
+    npoints = board.shape[0]
+    pass_action = size * size
+    capacity = 1
+    while capacity < 4 * (seen.shape[0] + left + 8):
+        capacity *= 2
+    table = np.zeros(capacity, dtype=np.uint64)  # 0 marks a free slot: the empty board's hash, which never comes back
+    for k in seen:
+        _table_add(table, k)
+    stack = np.empty(npoints, dtype=np.int64)
+    mark = np.zeros(npoints, dtype=np.int64)
+    taken = np.zeros(npoints, dtype=np.int8)  # stones captured by the move being tried
+    group = np.empty(npoints, dtype=np.int64)
+    captured = np.empty(npoints, dtype=np.int64)
+    stamp = 0
+    cursor = np.zeros(1, dtype=np.int64)
+    rng = np.empty(1, dtype=np.uint64)
+    rng[0] = np.uint64(seed) | np.uint64(1)
+    played = 0
+    colour = player
+    while left > 0 and passes < 2:
+        left -= 1
+        other = 3 - colour
+        untried = count
+        chosen = -1
+        ncaptured = 0
+        nh = h
+        while untried > 0:
+            i = int(_next_uniform(uniforms, cursor, rng) * untried)
+            a = empties[i]
+            untried -= 1
+            empties[i] = empties[untried]
+            empties[untried] = a
+            p = point_of[a]
+            # an own single-point eye (every neighbour the mover's; at most one opponent stone
+            # on the diagonals in the middle, none on the edge) is never filled
+            eye = True
+            edge = False
+            for d in (1, -1, stride, -stride):
+                v = board[p + d]
+                if v == BORDER:
+                    edge = True
+                elif v != colour:
+                    eye = False
+            if eye:
+                bad = 0
+                for d in (stride + 1, stride - 1, -stride + 1, -stride - 1):
+                    if board[p + d] == other:
+                        bad += 1
+                if bad == 0 or (bad == 1 and not edge):
+                    continue
+            # captures: the opponent groups next to p left without a liberty
+            ncaptured = 0
+            board[p] = colour
+            for d in (1, -1, stride, -stride):
+                q = p + d
+                if board[q] == other and taken[q] == 0:
+                    stamp += 1
+                    if not _group_has_liberty(board, q, other, -1, stride, stack, mark, stamp):
+                        # the liberty search went through the whole group: its stones bear the stamp
+                        top = 0
+                        group[top] = q
+                        top += 1
+                        taken[q] = 1
+                        captured[ncaptured] = q
+                        ncaptured += 1
+                        while top > 0:
+                            top -= 1
+                            s = group[top]
+                            for e in (1, -1, stride, -stride):
+                                r = s + e
+                                if mark[r] == stamp and taken[r] == 0 and board[r] == other:
+                                    taken[r] = 1
+                                    captured[ncaptured] = r
+                                    ncaptured += 1
+                                    group[top] = r
+                                    top += 1
+            for j in range(ncaptured):
+                taken[captured[j]] = 0
+            if ncaptured == 0:
+                liberty = False
+                for d in (1, -1, stride, -stride):
+                    if board[p + d] == EMPTY:
+                        liberty = True
+                        break
+                if not liberty:
+                    stamp += 1
+                    if not _group_has_liberty(board, p, colour, -1, stride, stack, mark, stamp):
+                        board[p] = EMPTY
+                        continue  # suicide
+            nh = h ^ keys[colour, p]
+            for j in range(ncaptured):
+                nh ^= keys[other, captured[j]]
+            if _table_has(table, nh):
+                board[p] = EMPTY
+                continue  # positional superko
+            chosen = a
+            break
+        if chosen < 0:
+            out[played] = pass_action
+            passes += 1
+        else:
+            out[played] = chosen
+            passes = 0
+            h = nh
+            _table_add(table, nh)
+            empties[untried] = empties[count - 1]
+            count -= 1
+            if ncaptured > 0:
+                # the reference adds the captured points in increasing action order
+                order = np.empty(ncaptured, dtype=np.int64)
+                for j in range(ncaptured):
+                    order[j] = action_of[captured[j]]
+                order.sort()
+                for j in range(ncaptured):
+                    board[point_of[order[j]]] = EMPTY
+                    empties[count] = order[j]
+                    count += 1
+        played += 1
+        colour = 3 - colour
+    # area scoring: stones, and the empty regions that reach one colour only
+    black_area = 0
+    white_area = 0
+    stamp += 1
+    for p in range(npoints):
+        v = board[p]
+        if v == BLACK:
+            black_area += 1
+        elif v == WHITE:
+            white_area += 1
+        elif v == EMPTY and mark[p] != stamp:
+            top = 0
+            stack[top] = p
+            top += 1
+            mark[p] = stamp
+            size_region = 0
+            reaches = 0
+            while top > 0:
+                top -= 1
+                s = stack[top]
+                size_region += 1
+                for d in (1, -1, stride, -stride):
+                    r = s + d
+                    w = board[r]
+                    if w == EMPTY:
+                        if mark[r] != stamp:
+                            mark[r] = stamp
+                            stack[top] = r
+                            top += 1
+                    elif w == BLACK:
+                        reaches |= 1
+                    elif w == WHITE:
+                        reaches |= 2
+            if reaches == 1:
+                black_area += size_region
+            elif reaches == 2:
+                white_area += size_region
+    score = black_area - white_area - komi
+    return played, 1 if score > 0 else 2 if score < 0 else 0
