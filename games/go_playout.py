@@ -36,25 +36,13 @@ def _next_uniform(uniforms, cursor, state):
 
 
 @njit(cache=True)
-def _table_has(table, key):
+def _slot(table, key):
+    """The slot of ``key`` in the open-addressing ``table``, or the free slot it would take."""
     mask = np.int64(table.shape[0] - 1)
     i = np.int64(key % np.uint64(table.shape[0]))
-    while table[i] != 0:
-        if table[i] == key:
-            return True
+    while table[i] != 0 and table[i] != key:
         i = (i + 1) & mask
-    return False
-
-
-@njit(cache=True)
-def _table_add(table, key):
-    mask = np.int64(table.shape[0] - 1)
-    i = np.int64(key % np.uint64(table.shape[0]))
-    while table[i] != 0:
-        if table[i] == key:
-            return
-        i = (i + 1) & mask
-    table[i] = key
+    return i
 
 
 @njit(cache=True)
@@ -96,7 +84,7 @@ def playout(board, size, player, passes, left, h, seen, komi, keys, point_of, ac
         capacity *= 2
     table = np.zeros(capacity, dtype=np.uint64)  # 0 marks a free slot: the empty board's hash, which never comes back
     for k in seen:
-        _table_add(table, k)
+        table[_slot(table, k)] = k
     stack = np.empty(npoints, dtype=np.int64)
     mark = np.zeros(npoints, dtype=np.int64)
     taken = np.zeros(npoints, dtype=np.int8)  # stones captured by the move being tried
@@ -181,7 +169,7 @@ def playout(board, size, player, passes, left, h, seen, komi, keys, point_of, ac
             nh = h ^ keys[colour, p]
             for j in range(ncaptured):
                 nh ^= keys[other, captured[j]]
-            if _table_has(table, nh):
+            if nh != 0 and table[_slot(table, nh)] == nh:
                 board[p] = EMPTY
                 continue  # positional superko
             chosen = a
@@ -193,7 +181,7 @@ def playout(board, size, player, passes, left, h, seen, komi, keys, point_of, ac
             out[played] = chosen
             passes = 0
             h = nh
-            _table_add(table, nh)
+            table[_slot(table, nh)] = nh
             empties[untried] = empties[count - 1]
             count -= 1
             if ncaptured > 0:
