@@ -103,14 +103,14 @@ def main() -> None:
         else:
             opponents[f"UCT({spec})"] = mctsfw.make_actor("mcts", game, search_games=int(spec), seed=args.seed + 2)
     print(f"{args.model} on {game!r}, {args.games} games a pairing")
-    print(f"{'agent':<26} {'opponent':<24} {'wins':>9} {'draws':>5} {'moving 1st':>11} {'moving 2nd':>11} {'seconds':>8}")
+    print(f"{'agent':<36} {'opponent':<24} {'wins':>9} {'draws':>5} {'moving 1st':>11} {'moving 2nd':>11} {'seconds':>8}")
     results = []
     for agent_name, agent in agents.items():
         for opponent_name, opponent in opponents.items():
             r = evaluate(game, agent, opponent, args.games, args.first_player_starts)
             results.append({"agent": agent_name, "opponent": opponent_name, **r})
             print(
-                f"{agent_name:<26} {opponent_name:<24} {r['wins']:>3}/{r['games']:<3} {r['win_rate']:>4.0%} {r['draws']:>5}"
+                f"{agent_name:<36} {opponent_name:<24} {r['wins']:>3}/{r['games']:<3} {r['win_rate']:>4.0%} {r['draws']:>5}"
                 f" {r['win_rate_moving_first']:>10.0%} {r['win_rate_moving_second']:>11.0%} {r['seconds']:>8}",
                 flush=True,
             )
