@@ -339,6 +339,16 @@ class Go(Game):
         return (black.bit_count() + (reach_b & ~reach_w).bit_count(),
                 white.bit_count() + (reach_w & ~reach_b).bit_count())
 
+    def ownership(self, state: GoState) -> np.ndarray:
+        """Each point's owner as the area count sees the position: +1 black's (a stone, or
+        an empty point that reaches black's stones only), -1 white's, 0 neither (dame)."""
+        black, white = state[1], state[2]
+        empty = self.full & ~(black | white)
+        reach_b = self._flood(self._dilate(black) & empty, empty) if black else 0
+        reach_w = self._flood(self._dilate(white) & empty, empty) if white else 0
+        return (self._cells(black | (reach_b & ~reach_w)).astype(np.float32)
+                - self._cells(white | (reach_w & ~reach_b)).astype(np.float32))
+
     def score(self, state: GoState) -> float:
         """Black's area minus white's area minus komi, for the position as it stands."""
         b, w = self.areas(state)

@@ -212,6 +212,12 @@ class Game:
             active = [i for i in active if not self.is_final(states[i])]
         return [self.winner(state) for state in states]
 
+    def ownership(self, state: State) -> np.ndarray | None:
+        """Who owns each point of the finished position ``state``, in action order (no
+        pass): +1 player 1, -1 player 2, 0 neither; the auxiliary target of a KataGo-style
+        ownership head. None: the game has no territory (only Go has)."""
+        return None
+
     def symmetries(self, x: np.ndarray, target: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
         """Training cases equivalent to (encoded state ``x``, action distribution ``target``)
         under the board's symmetries, the given one first. Training adds them all.

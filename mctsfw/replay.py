@@ -41,6 +41,17 @@ def game_result(winner: int | None, player: int) -> float:
     return 0.5 if winner is None else float(winner == player)
 
 
+def auxiliary_targets(game: Game, record: RecordedGame) -> tuple[np.ndarray, float]:
+    """(each point's owner, the score) at the end of a recorded game, for player 1: +1 a
+    point of player 1's, -1 of player 2's (``Game.ownership``), and the area score less
+    komi (``Game.score``); zeros for a game without territory."""
+    final = game.state_after(record.moves.tolist(), record.starting_player)
+    owned = game.ownership(final)
+    if owned is None:
+        return np.zeros(0, np.float32), 0.0
+    return np.asarray(owned, np.float32), float(game.score(final))
+
+
 class ReplayBuffer:
     """The newest games' positions, at most ``capacity`` cases: every position gives one
     case, or with ``augment`` one per symmetry of the board (``game.symmetries``).
@@ -114,44 +125,61 @@ class ReplayBuffer:
             return 0
         return (self.added % self.max_positions) * self.copies
 
-    def _positions(self, wanted: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def _positions(self, wanted: np.ndarray, aux: bool = False) -> tuple[np.ndarray, ...]:
         """(x, distributions, values) of the kept positions numbered ``wanted`` (oldest = 0):
-        each game is replayed once, up to the last position wanted from it."""
+        each game is replayed once, up to the last position wanted from it. With ``aux``
+        also each position's ownership and score targets (``auxiliary_targets``)."""
         games, positions = self.index()
         games, positions = games[wanted], positions[wanted]
         num_actions = self.game.num_actions
         states: list[State] = [None] * len(wanted)
         y = np.zeros((len(wanted), num_actions), np.float32)
         z = np.zeros(len(wanted), np.float32)
+        owned = np.zeros((len(wanted), num_actions), np.float32) if aux else None
+        score = np.zeros(len(wanted), np.float32) if aux else None
         for g in np.unique(games):
             at = np.flatnonzero(games == g)
             record = self.games.record(int(g))
             replayed = list(record.states(self.game, int(positions[at].max()) + 1))
+            if aux:
+                final_owned, final_score = auxiliary_targets(self.game, record)
             for i in at:
                 states[i] = replayed[positions[i]]
                 y[i] = record.distribution(int(positions[i]), num_actions)
                 z[i] = record.values[positions[i]]
+                if aux:  # from the view of the player to move, as the value
+                    sign = 1.0 if self.game.current_player(states[i]) == 1 else -1.0
+                    owned[i, :len(final_owned)] = sign * final_owned
+                    score[i] = sign * final_score
         x = self.encode(states) if states else np.zeros((0, *self.encode([self.game.initial_state()]).shape[1:]),
                                                         np.float32)
-        return x, y, z
+        return (x, y, z, owned, score) if aux else (x, y, z)
 
-    def _cases_of(self, chronological: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def _cases_of(self, chronological: np.ndarray, aux: bool = False) -> tuple[np.ndarray, ...]:
         """The cases numbered ``chronological`` (oldest = 0; a position's symmetric copies in
-        ``game.symmetries`` order), in that order."""
+        ``game.symmetries`` order), in that order; with ``aux`` also their ownership and
+        score targets. A symmetry moves the points of every target alike (``game.symmetries``
+        of the action numbers gives where each one goes)."""
         positions, copy = np.divmod(chronological, self.copies)
         wanted, back = np.unique(positions, return_inverse=True)
-        x, y, z = self._positions(wanted)
+        found = self._positions(wanted, aux)
         if self.copies == 1 or not len(chronological):
-            return x[back], y[back], z[back]
+            return tuple(part[back] for part in found)
+        x, y = found[0], found[1]
+        index = np.arange(self.game.num_actions)
         variants = []
-        for xi, yi in zip(x, y):
-            symmetric = self.game.symmetries(xi, yi)
+        for xi in x:
+            symmetric = self.game.symmetries(xi, index)
             if len(symmetric) != self.copies:
                 raise ValueError(f"{self.game!r}.symmetries gave {len(symmetric)} cases, not {self.copies}")
             variants.append(symmetric)
         xs = np.stack([variants[b][c][0] for b, c in zip(back, copy)]).astype(np.float32, copy=False)
-        ys = np.stack([variants[b][c][1] for b, c in zip(back, copy)]).astype(np.float32, copy=False)
-        return xs, ys, z[back]
+        moved = np.stack([variants[b][c][1] for b, c in zip(back, copy)])  # where each target entry comes from
+        rows = back[:, None]
+        cases = (xs, y[rows, moved], found[2][back])
+        if aux:
+            cases += (found[3][rows, moved], found[4][back])
+        return cases
 
     def _slots_to_cases(self, slots: np.ndarray) -> np.ndarray:
         return (slots - self._ring_shift()) % max(len(self), 1)
@@ -161,21 +189,27 @@ class ReplayBuffer:
         chosen = rng.choice(len(self), size=min(count, len(self)), replace=False)
         return self._cases_of(self._slots_to_cases(chosen))
 
-    def cases(self, average_positions: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def cases(self, average_positions: bool = False, aux: bool = False) -> tuple[np.ndarray, ...]:
         """Every case (x, distribution, value); with ``average_positions`` each position that
-        occurs more than once becomes one case with the mean of its targets."""
+        occurs more than once becomes one case with the mean of its targets. With ``aux``
+        also (ownership, score): the auxiliary targets of KataGo-style heads."""
         size = len(self)
-        x, y, z = self._cases_of(self._slots_to_cases(np.arange(size)))
+        found = self._cases_of(self._slots_to_cases(np.arange(size)), aux)
         if not average_positions or not size:
-            return x, y, z
+            return found
+        x = found[0]
         _, first, group = np.unique(x.reshape(size, -1), axis=0, return_index=True, return_inverse=True)
         group = group.reshape(-1)
         counts = np.bincount(group).astype(np.float32)
-        y_mean = np.zeros((len(first), y.shape[1]), dtype=np.float32)
-        np.add.at(y_mean, group, y)
-        y_mean /= counts[:, None]
-        z_mean = (np.bincount(group, weights=z) / counts).astype(np.float32)
-        return x[first], y_mean, z_mean
+
+        def mean(target: np.ndarray) -> np.ndarray:
+            if target.ndim == 1:
+                return (np.bincount(group, weights=target) / counts).astype(np.float32)
+            total = np.zeros((len(first), target.shape[1]), dtype=np.float32)
+            np.add.at(total, group, target)
+            return total / counts[:, None]
+
+        return (x[first], *(mean(target) for target in found[1:]))
 
     # ---- the buffer file ---------------------------------------------------------------------------
     def save(self, path: str | Path) -> None:

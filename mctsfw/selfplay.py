@@ -82,6 +82,12 @@ def learning_run_problems(config: dict, registries: Registries, section: str, co
         problems.append(f"{section}.sgf = true: {game} has no SGF (Go and Hex have)")
     if table["backend"] == "ray" and (problem := ray_problem()):
         problems.append(f'{section}.backend = "ray": {problem}')
+    params = config.get("nets", {}).get(name, {})
+    if (params.get("ownership_weight", 0) > 0 or params.get("score_weight", 0) > 0) and game in registries.games:
+        made = registries.games.get(game)(**plugin_params(config, "games", game))
+        if made.ownership(made.initial_state()) is None:
+            problems.append(f"nets.{name}: the ownership and score heads learn who owns the board at the end; "
+                            f"{game} has no territory (Go has): set ownership_weight and score_weight to 0")
     if table["init_net"] and name in registries.nets and game in registries.games:
         made = registries.games.get(game)(**plugin_params(config, "games", game))
         if problem := init_net_problem(table["init_net"], registries.nets.get(name), made):
@@ -640,11 +646,14 @@ class SelfPlayTrainer(ResumableRun):
         """Train the network on the replay buffer: the generation's metrics record, its
         losses and the pace of its games."""
         s = self.settings
-        x, pi, z = self.buffer.cases(average_positions=s.average_positions)
-        stats = self.net.fit(x, pi, z, batch_size=s.minibatch, epochs=s.epochs)
+        heads = getattr(self.net, "aux_heads", ())
+        x, pi, z, *aux = self.buffer.cases(average_positions=s.average_positions, aux=bool(heads))
+        stats = self.net.fit(x, pi, z, batch_size=s.minibatch, epochs=s.epochs,
+                             **({"aux": dict(zip(("ownership", "score"), aux))} if heads else {}))
         record: dict[str, Any] = {
             "kind": "generation", "generation": self.generation + 1, "cases": int(len(x)),
             "loss": float(stats["loss"]), "policy_loss": float(stats["policy_loss"]), "value_loss": float(stats["value_loss"]),
+            **{f"{head}_loss": float(stats[f"{head}_loss"]) for head in heads},
             "learning_rate": float(stats["learning_rate"]),
             "mean_game_length": round(self.generation_moves / s.games_per_generation, 3),
         }

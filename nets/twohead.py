@@ -104,6 +104,9 @@ class PolicyValueNet:
     input_kind = "flat"
     #: the constructor's parameters (the ``[nets.<name>]`` table), each declared once
     parameters = Parameters()
+    #: the auxiliary heads the net trains beside policy and value ("ownership", "score"):
+    #: ``fit`` then needs their targets (``aux``)
+    aux_heads: tuple[str, ...] = ()
 
     def _setup(self, game: Game, params: dict[str, Any]) -> None:
         problems = self.param_problems(params)
@@ -203,7 +206,12 @@ class PolicyValueNet:
         extra = {"momentum": self.momentum} if self.optimizer == "sgd" else {}
         optimizer = getattr(keras.optimizers, OPTIMIZERS[self.optimizer])(learning_rate=self.learning_rate, **extra)
         value_loss = keras.losses.MeanSquaredError() if self.value_head == "tanh" else keras.losses.BinaryCrossentropy()
-        model.compile(optimizer=optimizer, loss={"policy": keras.losses.CategoricalCrossentropy(), "value": value_loss})
+        losses = {"policy": keras.losses.CategoricalCrossentropy(), "value": value_loss}
+        weights = {"policy": 1.0, "value": 1.0}
+        for head in self.aux_heads:
+            losses[head] = keras.losses.MeanSquaredError()
+            weights[head] = float(self.aux_weights[head])
+        model.compile(optimizer=optimizer, loss=losses, loss_weights=weights if self.aux_heads else None)
         # built now, so that a net saved before training loads back without optimizer warnings
         model.optimizer.build(model.trainable_variables)
 
@@ -240,7 +248,7 @@ class PolicyValueNet:
 
     # ---- training -------------------------------------------------------------------------------
     def fit(self, x: np.ndarray, pi: np.ndarray, z: np.ndarray | None = None, batch_size: int = 64,
-            epochs: int = 1) -> dict[str, Any]:
+            epochs: int = 1, aux: dict[str, np.ndarray] | None = None) -> dict[str, Any]:
         """Train on encoded states ``x`` against visit distributions ``pi`` (B, num_actions)
         and value targets ``z`` (B,) in [0, 1] for the player to move (1 win, 0.5 draw, 0 loss).
 
@@ -249,6 +257,12 @@ class PolicyValueNet:
         (binary cross-entropy, or for the tanh head the squared error on the [-1, 1]
         scale), and the optimizer's ``learning_rate`` (for the run's curves). The cases are
         shuffled once by the net's own seeded generator.
+
+        A net with auxiliary heads (``aux_heads``) needs their targets in ``aux``:
+        ``"ownership"`` (B, points: the game's ``ownership`` from the view of the player to
+        move, +1 theirs, -1 the opponent's; a wider array's first columns are taken) and
+        ``"score"`` (B,: the final score for the player to move); each head's loss comes
+        back as ``ownership_loss`` / ``score_loss``.
         """
         if z is None:
             raise ValueError(f"the {self.name} net trains a value head: fit needs value targets z")
@@ -267,6 +281,7 @@ class PolicyValueNet:
             raise ValueError("z must hold win probabilities in [0, 1] (1 win, 0.5 draw, 0 loss)")
         order = self.rng.permutation(len(x))
         targets = {"policy": pi[order], "value": value_targets(z[order], self.value_head)[:, None]}
+        targets.update(self._aux_targets(aux, len(x), order))
         history = self.model.fit(
             x[order], targets, batch_size=int(batch_size), epochs=int(epochs), shuffle=False, verbose=0
         ).history
@@ -275,10 +290,33 @@ class PolicyValueNet:
             "loss": float(history["loss"][-1]),
             "policy_loss": float(history["policy_loss"][-1]),
             "value_loss": float(history["value_loss"][-1]),
+            **{f"{head}_loss": float(history[f"{head}_loss"][-1]) for head in self.aux_heads},
             "learning_rate": float(str(np.asarray(self.model.optimizer.learning_rate, dtype=np.float32))),
             "cases": int(len(x)),
             "epochs": int(epochs),
         }
+
+    def _aux_targets(self, aux: dict[str, np.ndarray] | None, cases: int, order: np.ndarray) -> dict[str, np.ndarray]:
+        """The auxiliary heads' targets for ``fit``, shuffled by ``order``."""
+        if not self.aux_heads:
+            return {}
+        missing = [head for head in self.aux_heads if aux is None or head not in aux]
+        if missing:
+            raise ValueError(f"the {self.name} net trains the {' and '.join(missing)} head(s): fit needs their "
+                             "targets (aux)")
+        targets = {}
+        if "ownership" in self.aux_heads:
+            points = self.input_shape[0] * self.input_shape[1]
+            owned = np.asarray(aux["ownership"], dtype=np.float32)
+            if owned.ndim != 2 or owned.shape[0] != cases or owned.shape[1] < points:
+                raise ValueError(f"ownership targets must have shape ({cases}, {points}), not {owned.shape}")
+            targets["ownership"] = owned[order, :points]
+        if "score" in self.aux_heads:
+            score = np.asarray(aux["score"], dtype=np.float32)
+            if score.shape != (cases,):
+                raise ValueError(f"score targets must have shape ({cases},), not {score.shape}")
+            targets["score"] = (score[order] / self.score_scale)[:, None]
+        return targets
 
     # ---- files ----------------------------------------------------------------------------------
     def save(self, path: str | Path) -> Path:
@@ -305,7 +343,7 @@ class PolicyValueNet:
         except Exception as error:
             raise ModelFileError(f"{path}: cannot be read as a Keras model ({type(error).__name__}: {error})") from None
         outputs = model.output_shape
-        if not (isinstance(outputs, list) and len(outputs) == 2):
+        if not (isinstance(outputs, list) and 2 <= len(outputs) <= 4):
             raise ModelFileError(f"{path}: not a two-headed model (outputs {outputs})")
         expected = tuple(model.input_shape[1:])
         if expected != encoded:
@@ -488,7 +526,7 @@ def _conv3x3(x: np.ndarray, kernel: np.ndarray, bias: np.ndarray) -> np.ndarray:
 class NumpyResNet:
     """The ResNet in inference mode, batch norm folded into the convolutions."""
 
-    def __init__(self, model, blocks: int, value_activation: str):
+    def __init__(self, model, blocks: int, value_activation: str, global_pooling: bool = False):
         def conv_bn(conv: str, bn: str) -> tuple[np.ndarray, np.ndarray]:
             kernel = model.get_layer(conv).get_weights()[0]  # (kh, kw, in, out)
             folded, bias = _fold_batch_norm(kernel, model.get_layer(bn))
@@ -496,7 +534,9 @@ class NumpyResNet:
 
         self.stem = conv_bn("stem_conv", "stem_bn")
         self.blocks = [
-            (conv_bn(f"block{i}_conv1", f"block{i}_bn1"), conv_bn(f"block{i}_conv2", f"block{i}_bn2"))
+            (conv_bn(f"block{i}_conv1", f"block{i}_bn1"), conv_bn(f"block{i}_conv2", f"block{i}_bn2"),
+             [np.asarray(w, dtype=np.float32) for w in model.get_layer(f"block{i}_pool").get_weights()]
+             if global_pooling else None)
             for i in range(1, blocks + 1)
         ]
         (pk, pb), (vk, vb) = conv_bn("policy_conv", "policy_bn"), conv_bn("value_conv", "value_bn")
@@ -511,8 +551,12 @@ class NumpyResNet:
     def __call__(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         relu = NUMPY_ACTIVATIONS["relu"]
         h = relu(_conv3x3(x, *self.stem))
-        for first, second in self.blocks:
+        for first, second, pool in self.blocks:
             r = relu(_conv3x3(h, *first))
+            if pool is not None:  # global pooling: each channel's mean and maximum, a dense layer, a bias per channel
+                pooled = np.concatenate([r.mean(axis=(1, 2)), r.max(axis=(1, 2))], axis=1) @ pool[0]
+                pooled += pool[1]
+                r = r + pooled[:, None, None, :]
             r = _conv3x3(r, *second)
             r += h
             h = relu(r)
@@ -545,6 +589,15 @@ class PolicyValueResNet(PolicyValueNet):
         Setting("value_filters", 1, "1x1 filters of the value head", low=1,
                 hint="channels of the value head's 1x1 convolution"),
         Setting("value_hidden", 64, "dense units of the value head", low=1, hint="units of the value head's hidden layer"),
+        Setting("global_pooling", False, "KataGo's global pooling: in every residual block the mean and the maximum "
+                "of each channel after the first convolution, through a dense layer, bias every point of the second "
+                "(the whole board's state reaches each point at once)"),
+        Setting("ownership_weight", 0.0, "KataGo's ownership head: the weight of its loss, the squared error of each "
+                "point's owner at the game's end (+1 the player to move's, -1 the opponent's; Go); 0 = no such head",
+                low=0),
+        Setting("score_weight", 0.0, "KataGo's score head: the weight of its loss, the squared error of the final "
+                "score (area less komi, for the player to move) over the number of points (Go); 0 = no such head",
+                low=0),
         OPTIMIZER, LEARNING_RATE, MOMENTUM, VALUE_HEAD, L2, SEED,
     )
     #: batch norm's moving averages follow training quickly: self-play trains only a few steps per generation
@@ -561,6 +614,9 @@ class PolicyValueResNet(PolicyValueNet):
         policy_filters: int = parameters.default("policy_filters"),
         value_filters: int = parameters.default("value_filters"),
         value_hidden: int = parameters.default("value_hidden"),
+        global_pooling: bool = parameters.default("global_pooling"),
+        ownership_weight: float = parameters.default("ownership_weight"),
+        score_weight: float = parameters.default("score_weight"),
         optimizer: str = parameters.default("optimizer"),
         learning_rate: float = parameters.default("learning_rate"),
         momentum: float = parameters.default("momentum"),
@@ -570,13 +626,26 @@ class PolicyValueResNet(PolicyValueNet):
     ):
         params = dict(
             blocks=blocks, filters=filters, policy_filters=policy_filters, value_filters=value_filters,
-            value_hidden=value_hidden, optimizer=optimizer, learning_rate=learning_rate, momentum=momentum,
+            value_hidden=value_hidden, global_pooling=global_pooling, ownership_weight=ownership_weight,
+            score_weight=score_weight, optimizer=optimizer, learning_rate=learning_rate, momentum=momentum,
             value_head=value_head, l2=l2, seed=seed,
         )  # fmt: skip
         self._setup(game, params)
         self.blocks, self.filters = int(blocks), int(filters)
         self.policy_filters, self.value_filters, self.value_hidden = int(policy_filters), int(value_filters), int(value_hidden)
+        self.global_pooling = bool(global_pooling)
+        self._set_aux({"ownership": float(ownership_weight), "score": float(score_weight)})
         self._finish()
+
+    def _set_aux(self, weights: dict[str, float]) -> None:
+        """The auxiliary heads: those of a weight above 0."""
+        self.aux_weights = weights
+        self.aux_heads = tuple(head for head in ("ownership", "score") if weights[head] > 0)
+
+    @property
+    def score_scale(self) -> float:
+        """The score head learns the score over this: the board's points."""
+        return float(self.input_shape[0] * self.input_shape[1])
 
     def params(self) -> dict[str, Any]:
         return {
@@ -585,6 +654,9 @@ class PolicyValueResNet(PolicyValueNet):
             "policy_filters": self.policy_filters,
             "value_filters": self.value_filters,
             "value_hidden": self.value_hidden,
+            "global_pooling": self.global_pooling,
+            "ownership_weight": self.aux_weights["ownership"],
+            "score_weight": self.aux_weights["score"],
             **self._optimizer_params(),
             "value_head": self.value_head,
             "l2": self.l2,
@@ -612,6 +684,13 @@ class PolicyValueResNet(PolicyValueNet):
         h = layers.ReLU(name="stem_relu")(conv_bn(inputs, self.filters, 3, "stem_conv", "stem_bn"))
         for i in range(1, self.blocks + 1):
             r = layers.ReLU(name=f"block{i}_relu1")(conv_bn(h, self.filters, 3, f"block{i}_conv1", f"block{i}_bn1"))
+            if self.global_pooling:  # each channel's mean and maximum over the board bias every point
+                pooled = layers.Concatenate(name=f"block{i}_pooled")([
+                    layers.GlobalAveragePooling2D(name=f"block{i}_mean")(r),
+                    layers.GlobalMaxPooling2D(name=f"block{i}_max")(r)])
+                bias = layers.Reshape((1, 1, self.filters), name=f"block{i}_bias")(
+                    dense(pooled, self.filters, "linear", f"block{i}_pool"))
+                r = layers.Add(name=f"block{i}_biased")([r, bias])
             r = conv_bn(r, self.filters, 3, f"block{i}_conv2", f"block{i}_bn2")
             h = layers.ReLU(name=f"block{i}_relu2")(layers.Add(name=f"block{i}_add")([h, r]))
         p = layers.ReLU(name="policy_relu")(conv_bn(h, self.policy_filters, 1, "policy_conv", "policy_bn"))
@@ -619,15 +698,22 @@ class PolicyValueResNet(PolicyValueNet):
         v = layers.ReLU(name="value_relu")(conv_bn(h, self.value_filters, 1, "value_conv", "value_bn"))
         v = dense(layers.Flatten(name="value_flatten")(v), self.value_hidden, "relu", "value_hidden")
         value = dense(v, 1, self._value_activation(), "value")
-        return keras.Model(inputs, [policy, value], name=self.name)
+        outputs = [policy, value]
+        if "ownership" in self.aux_heads:
+            owned = layers.Conv2D(1, 1, activation="tanh", kernel_initializer=self._initializer(next(count)),
+                                  kernel_regularizer=self._regularizer(), name="ownership_conv")(h)
+            outputs.append(layers.Flatten(name="ownership")(owned))
+        if "score" in self.aux_heads:
+            outputs.append(dense(v, 1, "linear", "score"))
+        return keras.Model(inputs, outputs, name=self.name)
 
     def _make_fast(self, model):
-        return NumpyResNet(model, self.blocks, self._value_activation())
+        return NumpyResNet(model, self.blocks, self._value_activation(), self.global_pooling)
 
     def _heads(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         if len(x) <= self.numpy_max_batch:
             return super()._heads(x)
-        probs, v = self._keras_call()(x)
+        probs, v = self._keras_call()(x)[:2]  # the auxiliary heads are for training only
         return np.asarray(probs, dtype=np.float32), np.asarray(v, dtype=np.float32)[:, 0]
 
     def _keras_call(self):
@@ -655,6 +741,10 @@ class PolicyValueResNet(PolicyValueNet):
         self.policy_filters = int(model.get_layer("policy_conv").filters)
         self.value_filters = int(model.get_layer("value_conv").filters)
         self.value_hidden = int(model.get_layer("value_hidden").units)
+        self.global_pooling = "block1_pool" in names
+        compiled = (model.get_compile_config() or {}) if model.optimizer is not None else {}
+        saved = compiled.get("loss_weights") or {}
+        self._set_aux({head: float(saved.get(head, 1.0)) if head in names else 0.0 for head in ("ownership", "score")})
 
 
 @mctsfw.hookimpl

@@ -283,6 +283,7 @@ def test_save_and_load_give_the_same_net(hex3, saved):
     }  # fmt: skip
     assert saved["pv_resnet"][0].params() == {
         "blocks": 1, "filters": 4, "policy_filters": 2, "value_filters": 1, "value_hidden": 5,
+        "global_pooling": False, "ownership_weight": 0.0, "score_weight": 0.0,
         "optimizer": "adam", "learning_rate": 0.001, "value_head": "sigmoid", "l2": 0.0001,
     }  # fmt: skip
     assert x_planes.shape == (5, 3, 3, 4)
@@ -461,3 +462,85 @@ def test_a_resnet_plays_raw_and_refuses_to_drive_rollouts(tmp_path):
     assert raw.select_action(game.initial_state()) in range(9)
     with pytest.raises(ValueError, match="planes"):
         NetRolloutPolicy(game, raw.net)
+
+
+# ---- KataGo's pieces: global pooling, the ownership and score heads ---------------------------------
+def test_global_pooling_runs_alike_in_numpy_and_keras_and_the_aux_heads_survive_a_save(tmp_path):
+    game = mctsfw.make_game("go", size=5)
+    net = PolicyValueResNet(game, blocks=2, filters=6, value_hidden=8, global_pooling=True, ownership_weight=1.5,
+                            score_weight=0.5, seed=2)
+    assert net.aux_heads == ("ownership", "score")
+    scramble(net, seed=2, scale=0.5)
+    x = net.encode_batch(random_states(game, 6, seed=2))
+    outputs = net.model(x, training=False)
+    assert len(outputs) == 4 and np.asarray(outputs[2]).shape == (6, 25) and np.asarray(outputs[3]).shape == (6, 1)
+    expected_p, expected_v = softmax(net.fast(x)[0]), net.fast(x)[1]
+    np.testing.assert_allclose(np.asarray(outputs[0]), expected_p, atol=1e-5)
+    np.testing.assert_allclose(np.asarray(outputs[1])[:, 0], expected_v, atol=1e-5)
+    np.testing.assert_allclose(net.evaluate(x[0])[0], net.evaluate(x)[0][:1], atol=1e-5)  # one state: numpy; a batch: Keras
+    net.save(tmp_path / "katago.keras")
+    back = mctsfw.load_net(tmp_path / "katago.keras", game)
+    assert back.params() == net.params() and back.aux_heads == ("ownership", "score")
+    np.testing.assert_allclose(back.evaluate(x)[0], net.evaluate(x)[0], atol=1e-6)
+
+
+def test_the_aux_heads_train_on_their_targets_and_are_not_trained_without_them():
+    game = mctsfw.make_game("go", size=5)
+    net = PolicyValueResNet(game, blocks=1, filters=8, ownership_weight=1.0, score_weight=1.0, seed=4)
+    states = random_states(game, 48, seed=4)
+    x = net.encode_batch(states)
+    pi = np.full((len(x), game.num_actions), 1 / game.num_actions, np.float32)
+    z = np.full(len(x), 0.5, np.float32)
+    # the owner of each point: its stone's colour, from the mover's view (a rule a convolution learns)
+    owned = np.stack([game.ownership(s) * (1 if game.current_player(s) == 1 else -1) for s in states])
+    score = owned.sum(axis=1)
+    first = net.fit(x, pi, z, batch_size=16, aux={"ownership": owned, "score": score})
+    for _ in range(30):
+        last = net.fit(x, pi, z, batch_size=16, aux={"ownership": owned, "score": score})
+    assert last["ownership_loss"] < 0.5 * first["ownership_loss"] and last["score_loss"] < first["score_loss"]
+    with pytest.raises(ValueError, match="trains the ownership and score head"):
+        net.fit(x, pi, z)
+
+
+def test_self_play_teaches_the_ownership_of_the_final_board_in_every_symmetry(tmp_path):
+    """The replay buffer's ownership targets: at a game's last position the stones stand as
+    they will be counted, so every own stone of the input is owned (+1) and every opponent
+    stone is the opponent's (-1), in each of the 8 symmetric copies; the score target is
+    the final area score for the player to move."""
+    from mctsfw.config import load_config
+    from mctsfw.selfplay import SelfPlayTrainer
+    from tests.test_training import DEFAULTS
+
+    run_dir = tmp_path / "run"
+    config = load_config(DEFAULTS, None, [
+        'game="go"', "games.go.size=5", 'selfplay.net="pv_resnet"', "nets.pv_resnet.blocks=1",
+        "nets.pv_resnet.filters=8", "nets.pv_resnet.ownership_weight=1.5", "nets.pv_resnet.score_weight=0.5",
+        "nets.pv_resnet.global_pooling=true", "selfplay.generations=1", "selfplay.games_per_generation=2",
+        "selfplay.search_games=16", "selfplay.average_positions=false", f'selfplay.run_dir="{run_dir}"'])
+    trainer = SelfPlayTrainer(config, run_dir, progress=False)
+    trainer.train()
+    step = [r for r in trainer.run.read_metrics() if r["kind"] == "generation"][0]
+    assert step["ownership_loss"] > 0 and step["score_loss"] > 0
+    game = trainer.game
+    x, _, _, owned, score = trainer.buffer.cases(aux=True)
+    record = trainer.buffer.records[-1]
+    final = game.state_after(record.moves.tolist(), record.starting_player)
+    before_last = game.state_after(record.moves.tolist()[:-1], record.starting_player)  # the last position learnt
+    sign = 1 if game.current_player(before_last) == 1 else -1
+    last = np.flatnonzero(np.all(x.reshape(len(x), -1)[:, None] == np.stack(
+        [c[0] for c in game.symmetries(game.encode_planes(before_last), np.zeros(game.num_actions))]).reshape(8, -1),
+        axis=2).any(axis=1))
+    assert len(last) >= 8
+    for i in last:
+        own_stones, their_stones = x[i, :, :, 0].reshape(-1), x[i, :, :, 1].reshape(-1)
+        assert (owned[i, :25][own_stones == 1] == 1).all() and (owned[i, :25][their_stones == 1] == -1).all()
+        assert score[i] == sign * game.score(final)
+    assert game.is_final(final)
+
+
+def test_the_aux_heads_need_a_game_with_territory(tmp_path):
+    from tests.test_imitation import cli
+
+    done = cli("selfplay", "--game", "hex", "--run-dir", tmp_path / "run", "--set", 'selfplay.net="pv_resnet"',
+               "--set", "nets.pv_resnet.ownership_weight=1")
+    assert done.returncode == 2 and "hex has no territory (Go has)" in done.stderr
