@@ -550,7 +550,8 @@ def model_actor(
     params = dict(policy_params or {})
     weight = params.get("value_weight", 1.0) if value_weight is None else value_weight  # PUCT declares lambda
     if has_role(net, POLICY_VALUE):
-        evaluator: LeafEvaluator = value_evaluator(game, net, weight, seed=seed)
+        evaluator: LeafEvaluator = value_evaluator(game, net, weight, seed=seed,
+                                                   random_symmetry=bool(params.get("random_symmetry", False)))
         tree_policy = tree_policy or "puct"
     else:
         if weight != 1:

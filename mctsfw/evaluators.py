@@ -262,19 +262,40 @@ class NetValue(LeafEvaluator):
     informed_priors = True
     batch_size = NET_BATCH
 
-    def __init__(self, game: Game, net: Any):
+    def __init__(self, game: Game, net: Any, random_symmetry: bool = False, seed: Any = None):
         super().__init__(game)
         require_role(net, POLICY_VALUE, "value-head leaf evaluation")
         self.net = net
         self.calls = 0
         self.states_evaluated = 0
+        #: KataGo's: each state judged in one of the board's symmetries, drawn at random
+        self.random_symmetry = bool(random_symmetry)
+        self.rng = np.random.default_rng(seed)
+
+    def judge(self, states: Sequence[State]) -> tuple[np.ndarray, np.ndarray]:
+        """(values, masked priors) of ``states`` by one network call; with ``random_symmetry``
+        each state is turned by a symmetry of the board drawn at random (``game.symmetries``)
+        and its priors turned back."""
+        x = self.net.encode_batch(states)
+        moved = None
+        if self.random_symmetry:
+            index = np.arange(self.game.num_actions)
+            moved = np.empty((len(x), self.game.num_actions), dtype=np.int64)
+            for i in range(len(x)):
+                turns = self.game.symmetries(x[i], index)
+                x[i], moved[i] = turns[int(self.rng.integers(len(turns)))]
+        probs, values = self.net.evaluate(x)
+        if moved is not None:  # the prior of entry j is that of the action moved[j] came from
+            back = np.empty_like(probs)
+            np.put_along_axis(back, moved, probs, axis=1)
+            probs = back
+        masks = np.stack([self.game.legal_mask(state) for state in states])
+        return np.asarray(values, dtype=np.float64), masked_policy(probs, masks)
 
     def evaluate(self, states: Sequence[State], with_priors: bool = True) -> tuple[np.ndarray, np.ndarray]:
-        probs, values = self.net.evaluate(self.net.encode_batch(states))
-        masks = np.stack([self.game.legal_mask(state) for state in states])
         self.calls += 1
         self.states_evaluated += len(states)
-        return np.asarray(values, dtype=np.float64), masked_policy(probs, masks)
+        return self.judge(states)
 
     @classmethod
     def evaluate_many(cls, evaluators: Sequence["NetValue"], batches: Sequence[Sequence[State]],
@@ -289,11 +310,8 @@ class NetValue(LeafEvaluator):
         for i, evaluator in enumerate(evaluators):
             by_net.setdefault(id(evaluator.net), []).append(i)
         for indices in by_net.values():
-            net, game = evaluators[indices[0]].net, evaluators[indices[0]].game
             states = [state for i in indices for state in batches[i]]
-            probs, values = net.evaluate(net.encode_batch(states))
-            priors = masked_policy(probs, np.stack([game.legal_mask(state) for state in states]))
-            values = np.asarray(values, dtype=np.float64)
+            values, priors = evaluators[indices[0]].judge(states)
             start = 0
             for i in indices:
                 end = start + len(batches[i])
@@ -347,16 +365,20 @@ class MixedEvaluator(LeafEvaluator):
 #: read by whoever builds its evaluator (``value_evaluator``)
 VALUE_WEIGHT = Setting("value_weight", 1.0, "lambda: leaf value = lambda * value head + (1 - lambda) * random playout",
                        low=0, high=1)
+#: KataGo's random symmetry at inference, declared with lambda by the same tree policies
+RANDOM_SYMMETRY = Setting("random_symmetry", False, "KataGo: the network judges each position turned by one of the "
+                          "board's symmetries drawn at random (its priors turned back), so that no one orientation's "
+                          "quirks steer the search")
 
 
 def value_evaluator(game: Game, net: Any, value_weight: float = 1.0, seed: int | None = None,
-                    value: NetValue | None = None) -> LeafEvaluator:
+                    value: NetValue | None = None, random_symmetry: bool = False) -> LeafEvaluator:
     """The evaluator of a policy-and-value net: its value head, mixed with random
     rollouts when ``value_weight`` (lambda) < 1. ``value``: a ``NetValue`` of ``net``
     shared with other searches (lock-step games), so that its ``calls`` count the
     network calls of them all."""
     if value is None:
-        value = NetValue(game, net)
+        value = NetValue(game, net, random_symmetry, seed)
     elif value.net is not net:
         raise ValueError("a shared NetValue must judge with the same network")
     if value_weight == 1:

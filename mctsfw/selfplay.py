@@ -208,12 +208,15 @@ def searcher(game: Game, net, policy: TreePolicy, seed: int, batch_size: int, ro
     when the policy's ``value_weight`` < 1), leaves batched under virtual loss. Root noise
     for self-play games only. ``value``: a ``NetValue`` of ``net`` shared by the games of
     a lock-step group."""
-    evaluator = value_evaluator(game, net, policy.value_weight, seed=seed, value=value)
+    evaluator = value_evaluator(game, net, policy.value_weight, seed=seed, value=value,
+                                random_symmetry=getattr(policy, "random_symmetry", False))
     return MCTS(game, policy, evaluator, seed=seed, batch_size=batch_size, root_noise=root_noise)
 
 
 #: the third word of the seed that decides whether a game may resign (the game's own stream is (seed, number))
 NO_RESIGN_STREAM = 1
+#: the third word of the seed of a lock-step group's random symmetries (from its first game's number)
+SYMMETRY_STREAM = 2
 
 
 def plays_to_the_end(s: SelfPlaySettings, number: int, seed: int) -> bool:
@@ -360,7 +363,7 @@ def self_play_games(game: Game, net, policy: TreePolicy, s: SelfPlaySettings, nu
     judged by one call of the shared network per round, so a big network sees batches
     of up to ``lockstep * batch_size`` states. A game that ends drops out; the group is
     done when every game is. A group of one plays exactly the game played alone."""
-    value = NetValue(game, net)
+    value = NetValue(game, net, getattr(policy, "random_symmetry", False), seed=[seed, numbers[0], SYMMETRY_STREAM])
     games = [SelfPlayGame(game, net, policy, s, number, seed, value) for number in numbers]
     playing = [g for g in games if not g.over]
     while playing:

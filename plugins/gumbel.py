@@ -26,7 +26,7 @@ import random
 import numpy as np
 
 import mctsfw
-from mctsfw.evaluators import VALUE_WEIGHT
+from mctsfw.evaluators import RANDOM_SYMMETRY, VALUE_WEIGHT
 from mctsfw.mcts import Node, TreePolicy, best_child
 from mctsfw.schema import Parameters, Setting
 
@@ -72,18 +72,21 @@ class Gumbel(TreePolicy):
         Setting("gumbel_scale", 1.0, "the Gumbel noise's scale in self-play (searches with root noise); "
                 "players draw none", low=0),
         VALUE_WEIGHT,
+        RANDOM_SYMMETRY,
     )
 
     def __init__(self, max_considered: int = parameters.default("max_considered"),
                  c_visit: float = parameters.default("c_visit"),
                  c_scale: float = parameters.default("c_scale"),
                  gumbel_scale: float = parameters.default("gumbel_scale"),
-                 value_weight: float = parameters.default("value_weight")):
+                 value_weight: float = parameters.default("value_weight"),
+                 random_symmetry: bool = parameters.default("random_symmetry")):
         self.max_considered = int(max_considered)
         self.c_visit = float(c_visit)
         self.c_scale = float(c_scale)
         self.gumbel_scale = float(gumbel_scale)
         self.value_weight = float(value_weight)
+        self.random_symmetry = bool(random_symmetry)
         self._pending = None  # the untried action select_child chose (``untried_index`` gives it a child)
 
     # ---- the improved policy -------------------------------------------------------------------

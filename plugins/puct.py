@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 import mctsfw
-from mctsfw.evaluators import VALUE_WEIGHT
+from mctsfw.evaluators import RANDOM_SYMMETRY, VALUE_WEIGHT
 from mctsfw.mcts import Node, TreePolicy
 from mctsfw.schema import Parameters, Setting
 
@@ -45,6 +45,7 @@ class PUCT(TreePolicy):
         Setting("dirichlet_epsilon", 0.25, "share of noise in the root's priors in self-play (players never add noise)",
                 low=0, high=1),
         VALUE_WEIGHT,
+        RANDOM_SYMMETRY,
         Setting("first_play", "parent", 'the value a move not tried yet is assumed to have (first-play urgency): '
                 '"parent" (the parent\'s mean for its player), "reduction" (that less fpu_reduction, as Leela Zero '
                 'and KataGo), "loss" or "win"', choices=FIRST_PLAY),
@@ -56,6 +57,7 @@ class PUCT(TreePolicy):
                  dirichlet_alpha: float = parameters.default("dirichlet_alpha"),
                  dirichlet_epsilon: float = parameters.default("dirichlet_epsilon"),
                  value_weight: float = parameters.default("value_weight"),
+                 random_symmetry: bool = parameters.default("random_symmetry"),
                  first_play: str = parameters.default("first_play"),
                  fpu_reduction: float = parameters.default("fpu_reduction")):
         self.c_puct = float(c_puct)
@@ -64,6 +66,7 @@ class PUCT(TreePolicy):
         self.dirichlet_alpha = float(dirichlet_alpha)
         self.dirichlet_epsilon = float(dirichlet_epsilon)
         self.value_weight = float(value_weight)
+        self.random_symmetry = bool(random_symmetry)
 
     @classmethod
     def param_problems(cls, params: dict) -> list[str]:

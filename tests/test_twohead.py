@@ -544,3 +544,34 @@ def test_the_aux_heads_need_a_game_with_territory(tmp_path):
     done = cli("selfplay", "--game", "hex", "--run-dir", tmp_path / "run", "--set", 'selfplay.net="pv_resnet"',
                "--set", "nets.pv_resnet.ownership_weight=1")
     assert done.returncode == 2 and "hex has no territory (Go has)" in done.stderr
+
+
+def test_a_random_symmetry_at_inference_turns_the_priors_back():
+    """With ``random_symmetry`` each judgement is the network's on one of the 8 turned
+    boards, its priors turned back onto the position's own points; without it, the plain one."""
+    from mctsfw.evaluators import NetValue
+
+    game = mctsfw.make_game("go", size=5)
+    net = PolicyValueResNet(game, blocks=1, filters=6, value_hidden=8, seed=5)
+    scramble(net, seed=5, scale=0.5)
+    state = game.state_after([0, 7, 13])
+    x = net.encode(state)
+    index = np.arange(game.num_actions)
+    mask = game.legal_mask(state)
+    expected = []
+    for turned, moved in game.symmetries(x, index):
+        probs, value = net.evaluate(turned)
+        back = np.empty(game.num_actions, dtype=np.float32)
+        back[moved] = probs[0]
+        expected.append((value[0], back * mask / (back * mask).sum()))
+    plain = NetValue(game, net).evaluate([state])
+    np.testing.assert_allclose(plain[1][0], expected[0][1], atol=1e-5)
+    judge = NetValue(game, net, random_symmetry=True, seed=1)
+    seen = set()
+    for _ in range(40):
+        values, priors = judge.evaluate([state, state])
+        for v, p in zip(values, priors):
+            k = [i for i, (ev, ep) in enumerate(expected) if abs(ev - v) < 1e-5 and np.allclose(ep, p, atol=1e-5)]
+            assert k, "a judgement that is none of the 8 turned ones"
+            seen.add(k[0])
+    assert len(seen) >= 6
