@@ -516,6 +516,23 @@ def test_a_full_9x9_game_against_gnu_go_scored_alike(our_colour):
 
 
 @needs_gnugo
+def test_a_match_refereed_by_gnu_go_takes_its_final_score():
+    """``play_match(judged=True)``: GNU Go's final_score decides each finished game, in
+    both seats (the strength report and the imitation games referee Go this way)."""
+    game = mctsfw.make_game("go", size=9, komi=7.5)
+    gnugo = GtpActor(game, [GNUGO, "--mode", "gtp", "--level", "1", "--chinese-rules", "--capture-all-dead",
+                            "--positional-superko", "--seed", "2"])
+    try:
+        result = play_match(game, mctsfw.make_actor("random", game, seed=5), gnugo, 2, seating=(1, 2), openers=(1,),
+                            judged=True)
+    finally:
+        gnugo.close()
+    for record, a_player in zip(result.records, result.a_players):
+        assert record.score is not None and record.score == game.score(record.states[-1])
+        assert record.winner == (1 if record.score > 0 else 2) == 3 - a_player  # GNU Go wins, by its own count
+
+
+@needs_gnugo
 def test_gnu_go_as_a_player_in_play_and_compare():
     # without --capture-all-dead GNU Go passes with dead stones of ours on its side, and
     # area scoring as the board stands counts them: it can lose to random then
