@@ -25,6 +25,10 @@ games, which it has not learnt yet: ``move_accuracy`` in the step's metrics line
 share of positions whose played move is the network's most probable one) shows how
 close it comes to its teachers.
 
+The openings follow from (seed, game number) alone; the players' own choices do not
+where they draw random numbers (a search, an engine's): with ``workers > 1`` each worker
+process seeds its players its own way, so a game depends on which worker played it.
+
 Self-play then starts from the network: ``cli.py selfplay --init-net
 RUN_DIR/checkpoints/NET_genNNNN.keras`` (``selfplay.init_net``).
 """
@@ -42,6 +46,7 @@ from mctsfw.config import plugin_params
 from mctsfw.game import Game
 from mctsfw.hookspecs import hookimpl
 from mctsfw.match import play_game
+from mctsfw.players import close_actors
 from mctsfw.plugin_manager import Registries, default_registries
 from mctsfw.records import RecordedGame
 from mctsfw.replay import game_result
@@ -130,7 +135,7 @@ def random_opening(game: Game, starter: int, count: int, rng: np.random.Generato
     return moves
 
 
-def imitation_game(game: Game, players: dict, s: ImitateSettings, referee: str, number: int,
+def imitation_game(game: Game, players: dict, s: ImitateSettings, number: int,
                    seed: int) -> tuple[dict[str, Any], RecordedGame]:
     """Game ``number`` of a run with seed ``seed`` between ``players``: (its metrics record,
     the game with its targets: the moves played after the opening, the result)."""
@@ -138,7 +143,7 @@ def imitation_game(game: Game, players: dict, s: ImitateSettings, referee: str, 
     rng = np.random.default_rng([seed, number])
     seats = players if number % 2 else {1: players[2], 2: players[1]}  # both players play both sides
     opening = random_opening(game, 1, s.opening_moves, rng)
-    played = play_game(game, seats, 1, opening=opening, judged=referee == "engine")
+    played = play_game(game, seats, 1, opening=opening, judged=s.referee == "engine")
     winner, score = played.winner, played.score
     if score is None and played.resigned is None and hasattr(game, "score"):
         score = float(game.score(played.states[-1]))
@@ -168,14 +173,13 @@ _worker: dict[str, Any] = {}
 def _worker_game(config: dict, numbers: list[int], seed: int) -> list[tuple[dict[str, Any], RecordedGame]]:
     die_if_asked(numbers)
     if _worker.get("config") != config:
-        for actor in _worker.get("players", {}).values():
-            actor.close()
+        close_actors(_worker.get("players", {}).values())
         settings, game, _, _ = imitation_pieces(config, default_registries())
         _worker.clear()
         _worker.update(config=config, settings=settings, game=game,
                        players=make_imitation_players(config, game, seed + os.getpid()))
-    return [imitation_game(_worker["game"], _worker["players"], _worker["settings"], config["imitate"]["referee"],
-                           number, seed) for number in numbers]
+    return [imitation_game(_worker["game"], _worker["players"], _worker["settings"], number, seed)
+            for number in numbers]
 
 
 class ImitationTrainer(SelfPlayTrainer):
@@ -198,8 +202,7 @@ class ImitationTrainer(SelfPlayTrainer):
             if self._players is None:
                 self._players = make_imitation_players(self.config, self.game, self.seed)
             for number in numbers:
-                yield imitation_game(self.game, self._players, s, self.config["imitate"]["referee"], number,
-                                     self.seed), True
+                yield imitation_game(self.game, self._players, s, number, self.seed), True
             return
         if self._backend is None:
             self._backend = make_backend(s.backend, s.workers, s.ray_address)
@@ -244,6 +247,5 @@ class ImitationTrainer(SelfPlayTrainer):
     def close(self, aborted: bool) -> None:
         super().close(aborted)
         if self._players is not None:
-            for actor in self._players.values():
-                actor.close()
+            close_actors(self._players.values())
             self._players = None
