@@ -82,16 +82,17 @@ def learning_run_problems(config: dict, registries: Registries, section: str, co
         problems.append(f"{section}.sgf = true: {game} has no SGF (Go and Hex have)")
     if table["backend"] == "ray" and (problem := ray_problem()):
         problems.append(f'{section}.backend = "ray": {problem}')
+    if game not in registries.games:
+        return problems
     params = config.get("nets", {}).get(name, {})
-    if (params.get("ownership_weight", 0) > 0 or params.get("score_weight", 0) > 0) and game in registries.games:
-        made = registries.games.get(game)(**plugin_params(config, "games", game))
-        if made.ownership(made.initial_state()) is None:
-            problems.append(f"nets.{name}: the ownership and score heads learn who owns the board at the end; "
-                            f"{game} has no territory (Go has): set ownership_weight and score_weight to 0")
-    if table["init_net"] and name in registries.nets and game in registries.games:
-        made = registries.games.get(game)(**plugin_params(config, "games", game))
-        if problem := init_net_problem(table["init_net"], registries.nets.get(name), made):
-            problems.append(f"{section}.init_net = {table['init_net']!r}: {problem}")
+    aux = params.get("ownership_weight", 0) > 0 or params.get("score_weight", 0) > 0
+    made = registries.games.get(game)(**plugin_params(config, "games", game)) if aux or table["init_net"] else None
+    if aux and made.ownership(made.initial_state()) is None:
+        problems.append(f"nets.{name}: the ownership and score heads learn who owns the board at the end; "
+                        f"{game} has no territory (Go has): set ownership_weight and score_weight to 0")
+    if table["init_net"] and name in registries.nets and (
+            problem := init_net_problem(table["init_net"], registries.nets.get(name), made)):
+        problems.append(f"{section}.init_net = {table['init_net']!r}: {problem}")
     return problems
 
 
