@@ -60,6 +60,8 @@ from mctsfw.schema import Parameters, Setting
 MIN_SIZE, MAX_SIZE = 5, 19
 #: no random numbers given to the compiled playout: it draws its own
 NO_UNIFORMS = np.zeros(0, dtype=np.float64)
+#: the compiled playout once looked for: the function, or False without numba
+_KERNEL = None
 
 
 def playout_kernel():
@@ -75,7 +77,6 @@ def playout_kernel():
     return _KERNEL or None
 
 
-_KERNEL = None
 MARKS = {1: "X", 2: "O"}
 COLOURS = {1: "black", 2: "white"}
 #: GTP column letters: A to T without I
@@ -332,22 +333,23 @@ class Go(Game):
         """(black's area, white's area): stones plus the empty points that reach only that colour."""
         return self._areas(state[1], state[2])
 
-    def _areas(self, black: int, white: int) -> tuple[int, int]:
+    def _territories(self, black: int, white: int) -> tuple[int, int]:
+        """(black's, white's) empty points: those that reach only that colour's stones."""
         empty = self.full & ~(black | white)
         reach_b = self._flood(self._dilate(black) & empty, empty) if black else 0
         reach_w = self._flood(self._dilate(white) & empty, empty) if white else 0
-        return (black.bit_count() + (reach_b & ~reach_w).bit_count(),
-                white.bit_count() + (reach_w & ~reach_b).bit_count())
+        return reach_b & ~reach_w, reach_w & ~reach_b
+
+    def _areas(self, black: int, white: int) -> tuple[int, int]:
+        own_b, own_w = self._territories(black, white)
+        return black.bit_count() + own_b.bit_count(), white.bit_count() + own_w.bit_count()
 
     def ownership(self, state: GoState) -> np.ndarray:
         """Each point's owner as the area count sees the position: +1 black's (a stone, or
         an empty point that reaches black's stones only), -1 white's, 0 neither (dame)."""
         black, white = state[1], state[2]
-        empty = self.full & ~(black | white)
-        reach_b = self._flood(self._dilate(black) & empty, empty) if black else 0
-        reach_w = self._flood(self._dilate(white) & empty, empty) if white else 0
-        return (self._cells(black | (reach_b & ~reach_w)).astype(np.float32)
-                - self._cells(white | (reach_w & ~reach_b)).astype(np.float32))
+        own_b, own_w = self._territories(black, white)
+        return self._cells(black | own_b).astype(np.float32) - self._cells(white | own_w).astype(np.float32)
 
     def score(self, state: GoState) -> float:
         """Black's area minus white's area minus komi, for the position as it stands."""
