@@ -46,9 +46,9 @@ def _slot(table, key):
 
 
 @njit(cache=True)
-def _group_has_liberty(board, start, colour, skip, stride, stack, mark, stamp):
-    """Whether the group of ``colour`` at ``start`` touches an empty point other than
-    ``skip`` (the point just played, which counts as ``colour``'s when it is theirs)."""
+def _group_has_liberty(board, start, colour, stride, stack, mark, stamp):
+    """Whether the group of ``colour`` at ``start`` touches an empty point; its stones
+    searched bear ``stamp`` in ``mark`` (all of them when it has no liberty)."""
     top = 0
     stack[top] = start
     top += 1
@@ -59,9 +59,9 @@ def _group_has_liberty(board, start, colour, skip, stride, stack, mark, stamp):
         for d in (1, -1, stride, -stride):
             q = p + d
             v = board[q]
-            if v == EMPTY and q != skip:
+            if v == EMPTY:
                 return True
-            if (v == colour or q == skip) and mark[q] != stamp:
+            if v == colour and mark[q] != stamp:
                 mark[q] = stamp
                 stack[top] = q
                 top += 1
@@ -134,7 +134,7 @@ def playout(board, size, player, passes, left, h, seen, komi, keys, point_of, ac
                 q = p + d
                 if board[q] == other and taken[q] == 0:
                     stamp += 1
-                    if not _group_has_liberty(board, q, other, -1, stride, stack, mark, stamp):
+                    if not _group_has_liberty(board, q, other, stride, stack, mark, stamp):
                         # the liberty search went through the whole group: its stones bear the stamp
                         top = 0
                         group[top] = q
@@ -163,7 +163,7 @@ def playout(board, size, player, passes, left, h, seen, komi, keys, point_of, ac
                         break
                 if not liberty:
                     stamp += 1
-                    if not _group_has_liberty(board, p, colour, -1, stride, stack, mark, stamp):
+                    if not _group_has_liberty(board, p, colour, stride, stack, mark, stamp):
                         board[p] = EMPTY
                         continue  # suicide
             nh = h ^ keys[colour, p]
