@@ -41,11 +41,10 @@ def game_result(winner: int | None, player: int) -> float:
     return 0.5 if winner is None else float(winner == player)
 
 
-def auxiliary_targets(game: Game, record: RecordedGame) -> tuple[np.ndarray, float]:
-    """(each point's owner, the score) at the end of a recorded game, for player 1: +1 a
+def auxiliary_targets(game: Game, final: State) -> tuple[np.ndarray, float]:
+    """(each point's owner, the score) in a game's final position, for player 1: +1 a
     point of player 1's, -1 of player 2's (``Game.ownership``), and the area score less
     komi (``Game.score``); zeros for a game without territory."""
-    final = game.state_after(record.moves.tolist(), record.starting_player)
     owned = game.ownership(final)
     if owned is None:
         return np.zeros(0, np.float32), 0.0
@@ -140,9 +139,11 @@ class ReplayBuffer:
         for g in np.unique(games):
             at = np.flatnonzero(games == g)
             record = self.games.record(int(g))
-            replayed = list(record.states(self.game, int(positions[at].max()) + 1))
+            # with aux the whole game: its final position gives the auxiliary targets
+            replayed = list(record.states(self.game, None if aux else int(positions[at].max()) + 1))
             if aux:
-                final_owned, final_score = auxiliary_targets(self.game, record)
+                final = self.game.next_state(replayed[-1], int(record.moves[-1]))
+                final_owned, final_score = auxiliary_targets(self.game, final)
             for i in at:
                 states[i] = replayed[positions[i]]
                 y[i] = record.distribution(int(positions[i]), num_actions)
