@@ -1,6 +1,6 @@
 """How strong self-play makes a network per minute of training, one curve per recipe.
 
-    python benchmarks/learning.py [--games-list connect4,hex5,hex7] [--recipes today,gumbel,caps,both]
+    python benchmarks/learning.py [--games-list connect4,hex5,hex7,go9] [--recipes today,gumbel,caps,both]
                                   [--minutes 20] [--parallel 2] [--points 5] [--eval-games 20]
                                   [--out runs/learning] [--target 0.5]
 
@@ -30,6 +30,21 @@ minutes each needed to reach ``--target``, draws ``OUT/learning.png`` (one panel
 and logs every score to TensorBoard (``tensorboard --logdir OUT/tb``: the step is the
 training second).
 
+Go 9x9 (``go9``) is learnt from GNU Go instead (``cli.py imitate`` with the ``[imitate]``
+section of ``configs/go9.toml``: GNU Go level 10 against itself, 10 games a generation,
+one pass over the replay), and its recipes are KataGo's pieces (Wu 2019), each alone:
+
+- ``plain``: the configuration's network as it is;
+- ``aux``: an ownership head (weight 1.5) and a score head (weight 0.5) as auxiliary targets;
+- ``pool``: global pooling in every residual block.
+
+Its checkpoints play with PUCT (200 simulations, leaves half value head and half light
+playout) against GNU Go level 1, GNU Go's ``final_score`` the referee, Black opening every
+game and the network taking each colour in half of them; the table also shows each run's
+last ``move_accuracy`` (the share of GNU Go's moves in games it had not yet seen that the
+network ranked first). The fourth piece, ``random_symmetry``, changes only the search, so
+it is measured on one network: ``scripts/strength_report.py --random-symmetry``.
+
 Training runs that finished are kept (``OUT/GAME/RECIPE/done.json``) and the scores of
 each checkpoint are saved as they come (``OUT/GAME/RECIPE/scores.json``), so a second run
 of the command only does what is missing. A training run cut short is started afresh: its
@@ -47,6 +62,7 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -57,18 +73,12 @@ import mctsfw  # noqa: E402
 from mctsfw.config import load_config, plugin_params  # noqa: E402
 from mctsfw.curves import EventFile  # noqa: E402
 from mctsfw.match import play_match  # noqa: E402
+from mctsfw.players import close_actors  # noqa: E402
 from mctsfw.runs import RunDir  # noqa: E402
+from plugins.gtp import gnugo_spec  # noqa: E402
 from search_strength import BALANCED, wilson  # noqa: E402
 
-#: game -> (its shipped configuration, the UCT opponents' search games)
-GAMES = {
-    "connect4": ("models/connect4/config.toml", (200, 1000)),
-    "hex5": ("models/hex5-az/config.toml", (200, 1000)),
-    "hex7": ("configs/hex7.toml", (200, 1000)),
-}
-#: games with perfect results: the share of won positions kept against perfect play is measured too
-PERFECT = {"hex5"}
-#: what every recipe changes in the game's configuration
+#: what every self-play recipe changes in the game's configuration
 COMMON = ["selfplay.games_per_generation=20", "selfplay.generations=100000", "selfplay.workers=1",
           "selfplay.sgf=false", "selfplay.seed=1"]
 RECIPES = {
@@ -79,6 +89,46 @@ RECIPES = {
              "selfplay.fast_search_games=16"],
     "mix": ['selfplay.value_target="mix"', "selfplay.value_mix=0.5"],
 }
+#: KataGo's pieces that change what the network learns, each alone (Go: imitation of GNU Go)
+KATAGO = {
+    "plain": [],
+    "aux": ["nets.pv_resnet.ownership_weight=1.5", "nets.pv_resnet.score_weight=0.5"],
+    "pool": ["nets.pv_resnet.global_pooling=true"],
+}
+
+
+@dataclass(frozen=True)
+class Bench:
+    """How a game is learnt and measured: its configuration, the command that trains it
+    (with what every recipe changes and the recipes), the opponents (a column name and
+    ``make_actor``'s spec and parameters each, the strongest last) and the network's own
+    parameters as a player (none: the raw network)."""
+
+    config: str
+    opponents: dict[str, tuple[str, dict]]
+    command: str = "selfplay"
+    common: tuple[str, ...] = tuple(COMMON)
+    recipes: dict[str, list[str]] = field(default_factory=lambda: RECIPES)
+    agent: dict = field(default_factory=dict)
+    first_player_starts: bool = False  # Go: Black opens every game
+
+
+def uct(*budgets: int) -> dict[str, tuple[str, dict]]:
+    return {f"UCT({n})": ("mcts", {"search_games": n}) for n in budgets}
+
+
+GAMES = {
+    "connect4": Bench("models/connect4/config.toml", uct(200, 1000)),
+    "hex5": Bench("models/hex5-az/config.toml", uct(200, 1000)),
+    "hex7": Bench("configs/hex7.toml", uct(200, 1000)),
+    "go9": Bench("configs/go9.toml", {"GNU Go 1": (gnugo_spec(1), {})}, command="imitate",
+                 common=("imitate.games_per_generation=10", "imitate.generations=100000", "imitate.workers=1",
+                         "imitate.epochs=1", "imitate.sgf=false", "imitate.seed=1"),
+                 recipes=KATAGO, agent={"search_games": 200, "policy_params": {"value_weight": 0.5}},
+                 first_player_starts=True),
+}
+#: games with perfect results: the share of won positions kept against perfect play is measured too
+PERFECT = {"hex5"}
 #: one core each: TensorFlow's and the BLAS's thread pools
 ONE_CORE = {"TF_NUM_INTRAOP_THREADS": "1", "TF_NUM_INTEROP_THREADS": "1", "OMP_NUM_THREADS": "1",
             "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "TF_CPP_MIN_LOG_LEVEL": "2"}
@@ -96,9 +146,10 @@ def train(runs: list[tuple[str, str, Path]], minutes: float, parallel: int) -> N
                 if directory.exists():  # cut short earlier: its minutes would not be one stretch
                     shutil.rmtree(directory)
                 directory.mkdir(parents=True)
-                config, _ = GAMES[key]
-                args = [sys.executable, str(ROOT / "cli.py"), "selfplay", "--no-progress", "--config", str(ROOT / config),
-                        "--run-dir", str(directory / "run"), *sum((["--set", s] for s in COMMON + RECIPES[recipe]), [])]
+                bench = GAMES[key]
+                args = [sys.executable, str(ROOT / "cli.py"), bench.command, "--no-progress", "--config",
+                        str(ROOT / bench.config), "--run-dir", str(directory / "run"),
+                        *sum((["--set", s] for s in [*bench.common, *bench.recipes[recipe]]), [])]
                 log = open(directory / "train.log", "w")
                 started = time.time()
                 (directory / "started.json").write_text(json.dumps({"time": started}))
@@ -149,12 +200,26 @@ def chosen(checkpoints: list[tuple[float, int, Path]], minutes: float, points: i
 
 
 # ---- evaluation ------------------------------------------------------------------------------------
-def score(game, model: Path, search_games: int, games: int, seed: int) -> float:
-    """The raw network's score (draws half) against UCT(search_games), both colours."""
-    net = mctsfw.make_actor(model, game)
-    uct = mctsfw.make_actor("mcts", game, search_games=search_games, seed=seed)
-    tally = play_match(game, net, uct, games, **BALANCED).tally()
+def score(game, bench: Bench, model: Path, opponent: tuple[str, dict], games: int, seed: int) -> float:
+    """The network's score (draws half) against the opponent, both colours; an outside
+    engine that counts games (GNU Go) referees them."""
+    spec, params = opponent
+    net = mctsfw.make_actor(model, game, seed=seed, **bench.agent)
+    other = mctsfw.make_actor(spec, game, seed=seed, **params)
+    try:
+        schedule = {"seating": (1, 2), "openers": (1,)} if bench.first_player_starts else BALANCED
+        tally = play_match(game, net, other, games, judged=True, **schedule).tally()
+    finally:
+        close_actors([net, other])
     return (tally.wins + 0.5 * tally.draws) / max(games, 1)
+
+
+def move_accuracy(directory: Path) -> tuple[int, float] | None:
+    """(generation, move_accuracy) of an imitation run's last measured network: generation
+    N's checkpoint met the games of generation N + 1 before it learnt them."""
+    measured = [(line["generation"] - 1, line["move_accuracy"]) for line in RunDir(directory / "run").read_metrics()
+                if line.get("kind") == "generation" and "move_accuracy" in line]
+    return measured[-1] if measured else None
 
 
 def kept(game, model: Path, games: int, solver) -> float:
@@ -169,21 +234,22 @@ def kept(game, model: Path, games: int, solver) -> float:
 def evaluate(key: str, recipe: str, directory: Path, minutes: float, points: int, eval_games: int,
              events: EventFile) -> list[dict]:
     """The scores of the chosen checkpoints against each opponent (computed once, kept in scores.json)."""
-    config_path, opponents = GAMES[key]
-    config = load_config(ROOT / "hexzero.toml", ROOT / config_path)
+    bench = GAMES[key]
+    config = load_config(ROOT / "hexzero.toml", ROOT / bench.config)
     game = mctsfw.make_game(config["game"], **plugin_params(config, "games", config["game"]))
     saved = directory / "scores.json"
     scores = json.loads(saved.read_text()) if saved.exists() else {}
     rows, solver = [], None
     for seconds, generation, path in chosen(checkpoints_in_time(directory), minutes, points):
         row = {"seconds": round(seconds, 1), "generation": generation}
-        for n in opponents:
-            name = f"{path.name} vs UCT({n})/{eval_games}"
+        for column, opponent in bench.opponents.items():
+            name = f"{path.name} vs {column}/{eval_games}"
             if name not in scores:
-                scores[name] = score(game, path, n, eval_games, seed=generation)
+                scores[name] = score(game, bench, path, opponent, eval_games, seed=generation)
                 saved.write_text(json.dumps(scores, indent=1))
-                events.add([(f"{key}/{recipe}/vs_uct{n}", scores[name], int(seconds))])
-            row[f"UCT({n})"] = scores[name]
+                tag = column.lower().replace("(", "").replace(")", "").replace(" ", "")
+                events.add([(f"{key}/{recipe}/vs_{tag}", scores[name], int(seconds))])
+            row[column] = scores[name]
         if key in PERFECT:
             name = f"{path.name} kept against perfect play/{eval_games}"
             if name not in scores:
@@ -216,14 +282,15 @@ def draw(results: dict, path: Path) -> None:
 
     figure, axes = plt.subplots(1, len(results), figsize=(5 * len(results), 4), squeeze=False)
     for ax, (key, by_recipe) in zip(axes[0], results.items()):
-        strongest = f"UCT({max(GAMES[key][1])})"
+        strongest = list(GAMES[key].opponents)[-1]
         for recipe, rows in by_recipe.items():
             line, = ax.plot([r["seconds"] / 60 for r in rows], [r[strongest] for r in rows], marker="o", label=recipe)
             if key in PERFECT:  # dashed, the same colour: won positions kept against perfect play
                 ax.plot([r["seconds"] / 60 for r in rows], [r["kept"] for r in rows], linestyle="--",
                         color=line.get_color(), alpha=0.7)
         kept_line = "\n(dashed: won positions kept, against perfect play)" if key in PERFECT else ""
-        ax.set_title(f"{key}: raw network against {strongest}{kept_line}", fontsize=10)
+        who = "PUCT" if GAMES[key].agent else "raw network"
+        ax.set_title(f"{key}: {who} against {strongest}{kept_line}", fontsize=10)
         ax.set_xlabel("training minutes (one core)")
         ax.set_ylabel("score")
         ax.set_ylim(-0.02, 1.02)
@@ -235,8 +302,10 @@ def draw(results: dict, path: Path) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--games-list", default=",".join(GAMES), help=f"some of {', '.join(GAMES)}")
-    parser.add_argument("--recipes", default=",".join(RECIPES), help=f"some of {', '.join(RECIPES)}")
+    parser.add_argument("--games-list", default=",".join(k for k, b in GAMES.items() if b.command == "selfplay"),
+                        help=f"some of {', '.join(GAMES)} (default: the self-play games)")
+    parser.add_argument("--recipes", default="", help="some of each game's recipes (default: all of them): "
+                        + "; ".join(f"{k}: {', '.join(b.recipes)}" for k, b in GAMES.items()))
     parser.add_argument("--minutes", type=float, default=20.0, help="training minutes of each recipe")
     parser.add_argument("--parallel", type=int, default=2, help="recipes trained at once (one core each)")
     parser.add_argument("--points", type=int, default=5, help="times at which the checkpoints are measured")
@@ -244,31 +313,37 @@ def main() -> None:
     parser.add_argument("--target", type=float, default=0.5, help="the score against the strongest opponent to reach")
     parser.add_argument("--out", default="runs/learning", help="where the runs, scores and picture go")
     args = parser.parse_args()
-    keys, recipes = args.games_list.split(","), args.recipes.split(",")
-    unknown = [k for k in keys if k not in GAMES] + [r for r in recipes if r not in RECIPES]
+    keys, asked = args.games_list.split(","), [r for r in args.recipes.split(",") if r]
+    unknown = [k for k in keys if k not in GAMES]
+    unknown += [r for r in asked if not any(r in GAMES[k].recipes for k in keys if k in GAMES)]
     if unknown:
         parser.error(f"unknown: {', '.join(unknown)}")
+    recipes = {k: [r for r in GAMES[k].recipes if not asked or r in asked] for k in keys}
     out = Path(args.out)
     print(f"{args.minutes} training minutes a recipe, {args.parallel} at once; "
           f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}")
-    train([(k, r, out / k / r) for k in keys for r in recipes], args.minutes, args.parallel)
+    train([(k, r, out / k / r) for k in keys for r in recipes[k]], args.minutes, args.parallel)
     events = EventFile(out / "tb")
     results: dict = {}
     for key in keys:
-        strongest = f"UCT({max(GAMES[key][1])})"
-        print(f"\n{key}: the raw network's score (of {args.eval_games} games) by training minute")
+        bench = GAMES[key]
+        strongest = list(bench.opponents)[-1]
+        who = "PUCT's" if bench.agent else "the raw network's"
+        print(f"\n{key}: {who} score (of {args.eval_games} games) by training minute")
         results[key] = {}
-        for recipe in recipes:
+        for recipe in recipes[key]:
             rows = evaluate(key, recipe, out / key / recipe, args.minutes, args.points, args.eval_games, events)
             results[key][recipe] = rows
             line = "  ".join(f"{r['seconds'] / 60:4.1f} min gen {r['generation']:3d}: "
-                             + " ".join(f"{c} {r[c]:.0%}" for c in r if c.startswith("UCT") or c == "kept")
+                             + " ".join(f"{c} {r[c]:.0%}" for c in r if c in bench.opponents or c == "kept")
                              for r in rows)
             reached = minutes_to(rows, strongest, args.target)
             low, high = wilson(rows[-1][strongest], args.eval_games)
+            accuracy = move_accuracy(out / key / recipe) if bench.command == "imitate" else None
             print(f"  {recipe:<7} {line}")
             print(f"          last: {rows[-1][strongest]:.0%} ({low:.0%}-{high:.0%}) against {strongest}; "
-                  f"{args.target:.0%} reached " + (f"after {reached:.1f} min" if reached is not None else "not yet"))
+                  f"{args.target:.0%} reached " + (f"after {reached:.1f} min" if reached is not None else "not yet")
+                  + (f"; move accuracy {accuracy[1]:.1%} (generation {accuracy[0]})" if accuracy else ""))
     draw(results, out / "learning.png")
     print(f"\npicture: {out / 'learning.png'}; curves: tensorboard --logdir {out / 'tb'}")
 

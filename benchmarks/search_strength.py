@@ -28,6 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import mctsfw  # noqa: E402
 from mctsfw.match import play_match  # noqa: E402
+from plugins.gtp import gnugo_spec  # noqa: E402
 
 GAMES = {
     "gomoku9": ("gomoku", {"size": 9}),
@@ -90,8 +91,7 @@ def main() -> None:
         if args.gnugo and name == "go":
             gnugo = shutil.which("gnugo") or shutil.which("gnugo", path="/usr/games")
             if gnugo:
-                engine = mctsfw.make_actor(f"gtp:{gnugo} --mode gtp --level 1 --chinese-rules --capture-all-dead "
-                                           "--positional-superko", game)
+                engine = mctsfw.make_actor(gnugo_spec(1, gnugo), game)
                 seconds = args.gnugo_seconds or s
                 try:
                     for label, options in (("new", {}), ("rave", {"tree_policy": "rave"})):

@@ -581,6 +581,13 @@ def find_program(name: str) -> str | None:
     return shutil.which(name) or shutil.which(name, path="/usr/games:/usr/local/games")
 
 
+def gnugo_spec(level: int, program: str = "gnugo") -> str:
+    """The player spec of GNU Go as this project's Go opponent and referee: area (Chinese)
+    rules, dead stones captured before it passes (so its games end with the board as it
+    counts it) and positional superko, as the Go rules here."""
+    return f"gtp:{program} --mode gtp --level {level} --chinese-rules --capture-all-dead --positional-superko"
+
+
 class GtpProcess:
     """An outside GTP engine process: ``send(command) -> response text``, raising
     GtpEngineError for a failure (``? reason``), a death or silence beyond ``timeout``."""

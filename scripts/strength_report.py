@@ -1,11 +1,16 @@
 """How strong is a trained network? Win rates against fixed opponents, both colours.
 
     python scripts/strength_report.py models/hex5/anet_ep0200.keras [--games 40] [--search-games 200]
-    python scripts/strength_report.py models/go9/pv_resnet_gen0040.keras --game go --size 9 \
-        --seconds 1 --no-raw --first-player-starts --gnugo 1,5,10 --games 20
+    python scripts/strength_report.py models/go9/pv_resnet_gen0010.keras --game go --size 9 \
+        --seconds 1 --value-weight 0.5 --no-raw --first-player-starts --gnugo 1,5,10 --games 20
+    python scripts/strength_report.py models/go13/pv_resnet_gen0004.keras --config configs/go13.toml \
+        --seconds 1 --first-player-starts --opponents random --gnugo 1 --games 10
 
 Agents: the raw network playing greedily, and MCTS with the network's rollouts
-(``--search-games``, or ``--seconds`` a move). Opponents: a uniformly random player and plain UCT-MCTS with
+(``--search-games``, or ``--seconds`` a move; ``--random-symmetry``: its network judges
+each position in one of the board's symmetries drawn at random). The game is ``--game``
+(and ``--size``) or a config's (``--config``: a network with history planes needs its
+config's game). Opponents: a uniformly random player and plain UCT-MCTS with
 random rollouts at 100, 500 and 1,000 search games; saved networks, outside GTP engines,
 OpenSpiel's MCTS, GNU Go at the ``--gnugo`` levels (komi 7.5, Chinese rules, ``--capture-all-dead
 --positional-superko``). Every pairing plays ``--games``
@@ -23,21 +28,20 @@ import json
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
 
 import mctsfw  # noqa: E402
 from mctsfw.actors import registered_actor_kind  # noqa: E402
+from mctsfw.config import load_config, plugin_params  # noqa: E402
 from mctsfw.match import play_match  # noqa: E402
+from plugins.gtp import gnugo_spec  # noqa: E402
 
 #: the agent is player 1 in the even games; it moves first in games 0 and 1 of every four
 #: (as player 1, then as player 2), second in games 2 and 3
 BALANCED = {"seating": (1, 2), "openers": ("a", "a", "b", "b")}
 #: the agent's colour alternates as above; player 1 opens every game
 FIRST_PLAYER_STARTS = {"seating": (1, 2), "openers": (1,)}
-
-
-#: GNU Go as the Go opponent: area (Chinese) rules, dead stones captured before it passes
-GNUGO = "gtp:gnugo --mode gtp --level {level} --chinese-rules --capture-all-dead --positional-superko"
 
 
 def evaluate(game, agent, opponent, games: int, first_player_starts: bool = False) -> dict:
@@ -61,6 +65,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("model", help="a saved network (.keras)")
     parser.add_argument("--game", default="hex")
+    parser.add_argument("--config", metavar="FILE", help="the game and its settings from this config (a network "
+                                                         "trained with history planes needs its config's game)")
     parser.add_argument("--size", type=int, help="board side, for games that have one (default: the game's own)")
     parser.add_argument("--games", type=int, default=40, help="games per pairing (a multiple of 4 is fair)")
     parser.add_argument("--search-games", type=int, default=200, help="search games of the network-guided MCTS agent (0: only the raw network)")
@@ -73,24 +79,33 @@ def main() -> None:
     parser.add_argument("--no-raw", action="store_true", help="leave out the raw network")
     parser.add_argument("--value-weight", type=float, default=1.0,
                         help="PUCT's lambda for a policy-and-value network: lambda * value + (1 - lambda) * playout")
+    parser.add_argument("--random-symmetry", action="store_true",
+                        help="the searching agent's network judges each position in a random symmetry (KataGo)")
     parser.add_argument("--first-player-starts", action="store_true", help="player 1 opens every game")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", help="also write the results here")
     args = parser.parse_args()
 
-    game = mctsfw.make_game(args.game, **({"size": args.size} if args.size else {}))
+    name, settings = args.game, {}
+    if args.config:
+        config = load_config(ROOT / "hexzero.toml", args.config)
+        name, settings = config["game"], plugin_params(config, "games", config["game"])
+    game = mctsfw.make_game(name, **{**settings, **({"size": args.size} if args.size else {})})
     agents = {}
     if not args.no_raw:
         agents["raw network (greedy)"] = mctsfw.make_actor(args.model, game, search_games=0, selection="greedy", seed=args.seed)
     if args.search_games > 0 or args.seconds:
-        extra = {"policy_params": {"value_weight": args.value_weight}} if args.value_weight != 1.0 else {}
-        lam = f", lambda {args.value_weight}" if extra else ""
+        policy = {"value_weight": args.value_weight} if args.value_weight != 1.0 else {}
+        policy.update({"random_symmetry": True} if args.random_symmetry else {})
+        extra = {"policy_params": policy} if policy else {}
+        lam = (f", lambda {args.value_weight}" if args.value_weight != 1.0 else "") + \
+            (", random symmetry" if args.random_symmetry else "")
         budget = {"time_limit": args.seconds, "search_games": 0} if args.seconds else {"search_games": args.search_games}
         agents[f"network + search({f'{args.seconds:g} s' if args.seconds else args.search_games}{lam})"] = \
             mctsfw.make_actor(args.model, game, seed=args.seed, **budget, **extra)
     opponents = {}
     specs = [spec for spec in args.opponents.split(",") if spec]
-    specs += [GNUGO.format(level=level) for level in (args.gnugo or "").split(",") if level]
+    specs += [gnugo_spec(int(level)) for level in (args.gnugo or "").split(",") if level]
     for spec in specs:
         if spec == "random":
             opponents["random"] = mctsfw.make_actor("random", game, seed=args.seed + 1)

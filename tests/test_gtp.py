@@ -17,7 +17,7 @@ import pytest
 import mctsfw
 from mctsfw.actors import Actor, ActorError, Resignation
 from mctsfw.match import play_game, play_match
-from plugins.gtp import GtpActor, GtpEngine, GtpEngineError, TimeBudget, find_program, score_text
+from plugins.gtp import GtpActor, GtpEngine, GtpEngineError, TimeBudget, find_program, gnugo_spec, score_text
 from tests.test_plugins import ROOT, run_cli
 
 PYTHON = sys.executable
@@ -536,7 +536,7 @@ def test_a_match_refereed_by_gnu_go_takes_its_final_score():
 def test_gnu_go_as_a_player_in_play_and_compare():
     # without --capture-all-dead GNU Go passes with dead stones of ours on its side, and
     # area scoring as the board stands counts them: it can lose to random then
-    spec = f"gtp:{GNUGO} --mode gtp --level 1 --chinese-rules --capture-all-dead --positional-superko"
+    spec = gnugo_spec(1, GNUGO)
     result = run_cli("play", "--game", "go", "--size", "9", "--p1", "random", "--p2", spec, "--no-display",
                      "--seed", "1")
     assert result.returncode == 0, result.stderr
