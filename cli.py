@@ -216,6 +216,16 @@ def build_parser() -> argparse.ArgumentParser:
                      help="a searching player answers genmove with resign when its chosen move's value (1 win, "
                           "0 loss) is below X (default 0: never resigns)")
 
+    pbrain = command("pbrain", "speak the Gomocup brain protocol on stdin/stdout: for Piskvork, Yixin-Board, "
+                               "the Gomocup manager (Gomoku)")
+    config_flag(pbrain, "--game", "game")
+    pbrain.add_argument("--size", type=int, help="board size (config: games.gomoku.size); the manager's START "
+                                                 "changes it")
+    pbrain.add_argument("--p", "--player", dest="player", default="mcts", metavar="PLAYER",
+                        help="who plays: random, mcts, a model path, or gtp:COMMAND (default: mcts)")
+    search_flags(pbrain, "; the manager's INFO timeout_turn and time_left may stop a search sooner")
+    config_flag(pbrain, "--seed", "mcts.seed")
+
     serve = command("serve", "the board in the browser: a person plays an agent on a local web page")
     config_flag(serve, "--game", "game")
     serve.add_argument("--size", type=int, help="board size for games that have one (config: games.<game>.size)")
@@ -734,7 +744,34 @@ def command_gtp(args: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS = {"gtp": command_gtp, "play": command_play, "train": command_train, "selfplay": command_selfplay, "imitate": command_imitate, "topp": command_topp, "compare": command_compare, "plugins": command_plugins,
+def command_pbrain(args: argparse.Namespace) -> int:
+    from plugins.gtp import serve
+    from plugins.pbrain import PbrainEngine
+
+    game_name = flag(args, "game") or "gomoku"
+    if game_name != "gomoku":
+        print(f"error: --game {game_name}: the Gomocup protocol plays Gomoku only (--game gomoku)", file=sys.stderr)
+        return 2
+    config = load_config(local_config(), args.config, args.overrides + play_overrides(args, game_name))
+    if args.player == "human":
+        print("error: --p human: a brain needs an agent (random, mcts, a model path or gtp:COMMAND)", file=sys.stderr)
+        return 2
+    problem = actor_spec_problem(args.player)
+    if problem:
+        print(f"error: --p {problem}", file=sys.stderr)
+        return 2
+    seed = None if config["mcts"]["seed"] == -1 else config["mcts"]["seed"]
+    try:
+        engine = PbrainEngine(game_name, plugin_params(config, "games", game_name),
+                              lambda game: make_player(args.player, game, config, seed))
+    except ValueError as error:  # an actor the game cannot have (bad parameters, an engine that failed)
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    serve(engine)
+    return 0
+
+
+COMMANDS = {"gtp": command_gtp, "pbrain": command_pbrain, "play": command_play, "train": command_train, "selfplay": command_selfplay, "imitate": command_imitate, "topp": command_topp, "compare": command_compare, "plugins": command_plugins,
             "serve": command_serve}
 
 

@@ -32,7 +32,7 @@ import mctsfw
 from mctsfw.game import Forcing, Game, IllegalMoveError, letter_cell_name, parse_letter_cell
 from mctsfw.schema import Parameters, Setting
 
-MIN_SIZE, MAX_SIZE = 5, 19
+MIN_SIZE, MAX_SIZE = 5, 20  # 20: the Gomocup freestyle board
 MARKS = {1: "X", 2: "O"}
 COLOURS = {1: "black", 2: "white"}
 

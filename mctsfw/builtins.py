@@ -23,6 +23,7 @@ BUILTIN_PLUGINS = [
     "plugins.gif",
     "plugins.topp",
     "plugins.gtp",
+    "plugins.pbrain",  # the Gomocup brain protocol: cli.py pbrain, pbrain:COMMAND players
     "plugins.openspiel",  # OpenSpiel's MCTS as an opponent (the differential extra)
     "plugins.web",  # declares [serve]; the web board of cli.py serve
 ]

@@ -556,7 +556,7 @@ class GtpEngineError(ActorError):
 
 
 #: engines started by this process, killed at exit whatever happened
-_LIVE: "weakref.WeakSet[GtpProcess]" = weakref.WeakSet()
+_LIVE: "weakref.WeakSet[EngineProcess]" = weakref.WeakSet()
 
 
 def _kill_live_engines() -> None:
@@ -588,16 +588,22 @@ def gnugo_spec(level: int, program: str = "gnugo") -> str:
     return f"gtp:{program} --mode gtp --level {level} --chinese-rules --capture-all-dead --positional-superko"
 
 
-class GtpProcess:
-    """An outside GTP engine process: ``send(command) -> response text``, raising
-    GtpEngineError for a failure (``? reason``), a death or silence beyond ``timeout``."""
+class EngineProcess:
+    """An outside program spoken to in lines on its stdin and stdout (a GTP engine, a
+    Gomocup brain): ``write(line)``, ``next_line(command)``; a death or silence beyond
+    ``timeout`` raises the protocol's ``error`` (the process killed first). Its stderr is
+    kept for the message; it dies with us (``_LIVE``, ``PR_SET_PDEATHSIG``)."""
 
-    def __init__(self, argv: list[str], timeout: float = 600.0):
+    title = "engine"  # how messages name it
+    error: type[ActorError] = ActorError
+    quit_command = "quit"
+
+    def __init__(self, argv: list[str], timeout: float = 600.0, spec: str = "gtp", example: str = ""):
         if not argv:
-            raise ActorError("gtp: give the engine's command, e.g. gtp:\"gnugo --mode gtp --level 1\"")
+            raise ActorError(f"{spec}: give the engine's command, e.g. {spec}:{example}")
         program = find_program(argv[0]) if os.sep not in argv[0] else argv[0]
         if program is None or not os.access(program, os.X_OK):
-            raise ActorError(f"gtp: cannot find the engine program {argv[0]!r} (on PATH or in /usr/games)")
+            raise ActorError(f"{spec}: cannot find the engine program {argv[0]!r} (on PATH or in /usr/games)")
         self.argv = [program, *argv[1:]]
         self.timeout = timeout
         self.process = subprocess.Popen(
@@ -619,12 +625,12 @@ class GtpProcess:
             pass
         put(None)
 
-    def _failure(self, what: str) -> GtpEngineError:
+    def _failure(self, what: str) -> ActorError:
         self.kill()
         tail = "".join(line for line in self.errors if line).strip().splitlines()[-3:]
-        return GtpEngineError(f"GTP engine {shlex.join(self.argv)}: {what}" + (f" (its stderr: {' | '.join(tail)})" if tail else ""))
+        return self.error(f"{self.title} {shlex.join(self.argv)}: {what}" + (f" (its stderr: {' | '.join(tail)})" if tail else ""))
 
-    def send(self, command: str) -> str:
+    def write(self, command: str) -> None:
         if self.process.poll() is not None:
             raise self._failure(f"it has exited (status {self.process.returncode}) before {command!r}")
         try:
@@ -632,27 +638,16 @@ class GtpProcess:
             self.process.stdin.flush()
         except (BrokenPipeError, OSError):
             raise self._failure(f"it stopped reading before {command!r}") from None
-        lines: list[str] = []
-        while True:
-            try:
-                line = self.lines.get(timeout=self.timeout)
-            except queue.Empty:
-                raise self._failure(f"no answer to {command!r} in {self.timeout:g} s") from None
-            if line is None:
-                raise self._failure(f"it exited while answering {command!r}")
-            line = line.rstrip("\r\n")
-            if not lines and not line.strip():
-                continue  # blank lines before a response
-            if lines and not line.strip():
-                break
-            lines.append(line)
-        head = re.match(r"([=?])\d*\s?(.*)", lines[0])
-        if head is None:
-            raise self._failure(f"answered {lines[0]!r} to {command!r}, not a GTP response")
-        text = "\n".join([head.group(2), *lines[1:]]).strip()
-        if head.group(1) == "?":
-            raise GtpCommandRefused(command, text)
-        return text
+
+    def next_line(self, command: str) -> str:
+        """The next line of its answer to ``command``, without the line's end."""
+        try:
+            line = self.lines.get(timeout=self.timeout)
+        except queue.Empty:
+            raise self._failure(f"no answer to {command!r} in {self.timeout:g} s") from None
+        if line is None:
+            raise self._failure(f"it exited while answering {command!r}")
+        return line.rstrip("\r\n")
 
     def kill(self) -> None:
         if self.process.poll() is None:
@@ -669,15 +664,44 @@ class GtpProcess:
         _LIVE.discard(self)
 
     def close(self) -> None:
-        """``quit``, a moment to leave, then the process is killed if still there."""
+        """``quit`` (the protocol's goodbye), a moment to leave, then the process is killed if still there."""
         if self.process.poll() is None:
             try:
-                self.process.stdin.write("quit\n")
+                self.process.stdin.write(self.quit_command + "\n")
                 self.process.stdin.flush()
                 self.process.wait(timeout=2)
             except (OSError, ValueError, subprocess.TimeoutExpired):
                 pass
         self.kill()
+
+
+class GtpProcess(EngineProcess):
+    """An outside GTP engine process: ``send(command) -> response text``, raising
+    GtpEngineError for a failure (``? reason``), a death or silence beyond ``timeout``."""
+
+    title = "GTP engine"
+    error = GtpEngineError
+
+    def __init__(self, argv: list[str], timeout: float = 600.0):
+        super().__init__(argv, timeout, "gtp", '"gnugo --mode gtp --level 1"')
+
+    def send(self, command: str) -> str:
+        self.write(command)
+        lines: list[str] = []
+        while True:
+            line = self.next_line(command)
+            if not lines and not line.strip():
+                continue  # blank lines before a response
+            if lines and not line.strip():
+                break
+            lines.append(line)
+        head = re.match(r"([=?])\d*\s?(.*)", lines[0])
+        if head is None:
+            raise self._failure(f"answered {lines[0]!r} to {command!r}, not a GTP response")
+        text = "\n".join([head.group(2), *lines[1:]]).strip()
+        if head.group(1) == "?":
+            raise GtpCommandRefused(command, text)
+        return text
 
 
 class GtpCommandRefused(GtpEngineError):

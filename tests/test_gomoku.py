@@ -278,7 +278,7 @@ def test_state_after_rebuilds_every_state_of_random_games():
 
 @pytest.mark.parametrize(
     "params, problem",
-    [({"size": 4}, "size"), ({"size": 20}, "size"), ({"size": "9"}, "size"), ({"connect": 2}, "connect"),
+    [({"size": 4}, "size"), ({"size": 21}, "size"), ({"size": "9"}, "size"), ({"connect": 2}, "connect"),
      ({"size": 5, "connect": 6}, "connect: 6 in a row cannot fit"), ({"exactly_five": 1}, "exactly_five"),
      ({"history": -1}, "history"), ({"history": 9}, "history"), ({"rows": 9}, "rows")],
 )
