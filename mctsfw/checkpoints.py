@@ -82,9 +82,15 @@ def net_class_for(path: str | os.PathLike) -> type:
     """
     from mctsfw.plugin_manager import default_registries
 
+    from mctsfw.files import checked_size
+
     path = Path(path)
-    if not path.is_file():
-        raise ModelFileError(f"{path}: no such model file")
+    try:
+        checked_size(path, "model")
+    except FileNotFoundError:
+        raise ModelFileError(f"{path}: no such model file") from None
+    except OSError as error:  # a directory, a device, a FIFO, too large
+        raise ModelFileError(f"{path}: {error.strerror or error}") from None
     registry = default_registries().nets
     for name in registry.names():
         cls = registry.get(name)

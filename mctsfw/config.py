@@ -166,14 +166,17 @@ def resumable_keys(registries: Registries | None = None) -> list[str]:
 # ---- loading ------------------------------------------------------------------------------
 def read_toml(path: str | Path) -> dict:
     """A TOML file as a dict; ConfigError naming the file for anything that is not one."""
+    from mctsfw.files import read_text
+
     path = Path(path)
     try:
-        text = path.read_bytes().decode("utf-8")
-        return tomllib.loads(text)
+        return tomllib.loads(read_text(path, "config"))
     except FileNotFoundError:
         raise ConfigError([f"file not found: {path}"], str(path)) from None
     except IsADirectoryError:
         raise ConfigError(["a directory, not a TOML file"], str(path)) from None
+    except OSError as error:  # not a regular file, too large, not readable
+        raise ConfigError([f"cannot be read: {error.strerror or error}"], str(path)) from None
     except UnicodeDecodeError as error:
         raise ConfigError([f"not a TOML file: not UTF-8 text (byte {error.start})"], str(path)) from None
     except tomllib.TOMLDecodeError as error:

@@ -28,6 +28,7 @@ from typing import Any, Iterator, Sequence
 
 import numpy as np
 
+from mctsfw.files import read_text
 from mctsfw.game import Action, Game, State
 
 
@@ -264,4 +265,4 @@ def append_game_line(path: str | Path, line: dict[str, Any]) -> None:
 
 def read_game_lines(path: str | Path) -> list[dict[str, Any]]:
     """The games of a JSON-lines file written with :func:`append_game_line` (``play --record``)."""
-    return [json.loads(line) for line in Path(path).read_text().splitlines() if line.strip()]
+    return [json.loads(line) for line in read_text(path, "records").splitlines() if line.strip()]

@@ -40,6 +40,7 @@ import tomli_w
 
 from mctsfw.checkpoints import atomic_path
 from mctsfw.curves import TB_DIR, RunCurves
+from mctsfw.files import read_text
 from mctsfw.interrupts import StopSignals, interrupt_reported
 
 CHECKPOINT_PATTERN = re.compile(r"^(?P<net>.+)_(?:ep|gen)(?P<episode>\d+)\.keras$")
@@ -172,7 +173,7 @@ class RunDir:
         if not self.metrics_path.exists():
             return []
         records = []
-        for line in self.metrics_path.read_text().splitlines():
+        for line in read_text(self.metrics_path, "records").splitlines():
             try:
                 records.append(json.loads(line))
             except json.JSONDecodeError:
@@ -197,7 +198,7 @@ def save_progress(directory: Path, progress: dict[str, Any], rng: random.Random,
 
 def load_progress(directory: Path) -> tuple[dict[str, Any], random.Random, np.random.Generator]:
     """The progress saved by ``save_progress`` and the two random streams, where they were."""
-    progress = json.loads((Path(directory) / "progress.json").read_text())
+    progress = json.loads(read_text(Path(directory) / "progress.json", "json"))
     rng = random.Random()
     rng.setstate(_tuples(progress.pop("python_rng")))
     np_rng = np.random.default_rng()

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from mctsfw.checkpoints import atomic_path
+from mctsfw.files import read_bytes
 from mctsfw.game import Action, Game, IllegalMoveError, State
 
 #: what people call the SGF game numbers that may come up in an error message
@@ -461,8 +462,8 @@ def read_sgf_file(path: str | Path, game: Game | None = None, params: dict | Non
     """``read_sgf`` of a file (UTF-8, else Latin-1); SgfError names the file and the reason."""
     path = Path(path)
     try:
-        raw = path.read_bytes()
-    except OSError as error:
+        raw = read_bytes(path, "sgf")
+    except OSError as error:  # missing, not a regular file (FileRefused), too large
         raise SgfError(f"{path}: cannot be read ({error.strerror or error})") from None
     try:
         text = raw.decode("utf-8")

@@ -38,6 +38,7 @@ import mctsfw
 from mctsfw.actors import Actor
 from mctsfw.game import Game
 from mctsfw.match import Display, GameRecord, play_match, replay_record
+from mctsfw.files import read_text
 from mctsfw.ratings import RANDOM_LABEL, Ratings, fit_ratings
 from mctsfw.schema import Section, Setting
 
@@ -232,7 +233,7 @@ class TOPPResult:
 
     @classmethod
     def load(cls, path: str | Path) -> "TOPPResult":
-        return cls.from_dict(json.loads(Path(path).read_text()))
+        return cls.from_dict(json.loads(read_text(path, "json")))
 
     # ---- text ----------------------------------------------------------------------------
     def table(self) -> str:
