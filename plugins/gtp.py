@@ -194,6 +194,7 @@ class GtpEngine:
         self.starting_player, self.moves = 1, []
         self.state = self.game.initial_state(1)
         self.undo_stack: list[tuple[int, list[Action]]] = []
+        self.swap: tuple[int, list[Action]] | None = None  # the position a swap-pieces made, in this game
         self.actor.reset()
 
     def _rebuild(self, changes: dict[str, Any], moves: list[Action] = (), starting: int = 1,
@@ -249,6 +250,8 @@ class GtpEngine:
         ``Game.swapped``, whatever ``games.hex.swap`` says (the controller keeps the rules)."""
         if player == self.starting_player or self.game.is_final(self.state):
             raise GtpError("swap-pieces is the second player's first move")
+        if self.swap is not None and self.starting_player == self.swap[0] and self.moves[:1] == self.swap[1]:
+            raise GtpError("swap-pieces was played already in this game: the swap is the second player's first move")
         try:
             starting, moves = self.game.swapped(self.starting_player, self.moves)
         except IllegalMoveError:
@@ -298,7 +301,9 @@ class GtpEngine:
         move = " ".join(args[1:])  # a game may write a move in words: Connect Four's "column 4"
         text = move.lower()
         if text == "swap-pieces" and self.game_name in SWAP_PIECES_GAMES:
-            self._move_to(*self._swap_pieces(player))
+            starting, moves, state = self._swap_pieces(player)
+            self._move_to(starting, moves, state)
+            self.swap = (starting, list(moves))
             return ""
         if text == "resign":
             raise GtpError("resign is not a move; start a new game with clear_board")

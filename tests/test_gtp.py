@@ -113,6 +113,20 @@ def test_swap_pieces_mirrors_the_first_stone_and_undo_takes_it_back():
     assert ask(engine, "play b swap-pieces").startswith("? swap-pieces is the second player's first move")
 
 
+def test_a_second_swap_pieces_is_refused_and_changes_nothing():
+    engine = hex_engine(size=5)
+    ok(engine, "play b b1")
+    ok(engine, "play w swap-pieces")
+    before = position(engine)
+    # Black (now the second player of the swapped game) may not swap back
+    assert ask(engine, "play b swap-pieces") == ("? swap-pieces was played already in this game: the swap is the "
+                                                 "second player's first move")
+    assert position(engine) == before
+    ok(engine, "undo")  # the swap taken back: White may swap again
+    ok(engine, "play w swap-pieces")
+    assert position(engine) == before
+
+
 BAD_COMMANDS = [
     ("play", "? play takes a color and a move"),
     ("play b", "? play takes a color and a move"),
