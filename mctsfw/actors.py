@@ -348,7 +348,11 @@ class HumanActor(Actor):
             self.output_fn("you may swap (the pie rule): type swap to take the first move as yours, or play a move")
         prompt = f"player {self.game.current_player(state)}, your move ({self.game.move_help}; or help): "
         while True:
-            text = self.input_fn(prompt)
+            try:
+                text = self.input_fn(prompt)
+            except EOFError:  # Ctrl-D, or the end of piped input: as quit, the game so far kept
+                self.output_fn("\nno more input: the session ends (as quit)")
+                raise Quit() from None
             command = text.strip().lower()
             if command in ("help", "?"):
                 self.output_fn(self.help_text())

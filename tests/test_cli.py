@@ -51,9 +51,17 @@ def test_agents_play_nim(misere):
     assert "player 1 (mcts(1000 games)) wins" in result.stdout
 
 
-def test_running_out_of_input_ends_cleanly():
+def test_running_out_of_input_ends_as_quit_and_keeps_the_record(tmp_path):
+    """Ctrl-D (the end of input) at the move prompt is quit: the session ends with status
+    0 and the game so far is saved."""
+    record = tmp_path / "game.sgf"
+    result = run_cli("play", "--game", "hex", "--size", "3", "--p1", "human", "--p2", "random", "--seed", "1",
+                     "--no-display", "--record", str(record), stdin="a1\n")
+    assert result.returncode == 0, result.stderr
+    assert "no more input: the session ends (as quit)" in result.stdout and "player 1 quit" in result.stdout
+    assert ";B[a1];W[" in record.read_text()
     result = run_cli("play", "--p1", "human", "--p2", "mcts", "--search-games", "10", stdin="")
-    assert result.returncode == 1 and "no more input" in result.stderr
+    assert result.returncode == 0 and "Traceback" not in result.stderr
 
 
 def test_play_saves_each_game_as_a_gif(tmp_path):
