@@ -93,6 +93,12 @@ class Actor:
         times a move and once at its end); None stops it. False: this actor does not search."""
         return False
 
+    def interrupt(self) -> bool:
+        """Ask a search under way (on another thread) to end now, the move being the best
+        found so far; a request made just before a search starts ends that one at once.
+        False: this actor does not search."""
+        return False
+
     def analyse(self, state: State) -> SearchProgress | None:
         """What the actor's search makes of ``state`` (the player to move there need not
         be this actor's): a person's hint reads it. None: this actor does not search."""
@@ -281,6 +287,10 @@ class MCTSActor(Actor):
 
     def watch(self, callback: Callable[[SearchProgress], None] | None) -> bool:
         self.mcts.on_progress = callback
+        return True
+
+    def interrupt(self) -> bool:
+        self.mcts.stop_requested = True
         return True
 
     def analyse(self, state: State) -> SearchProgress:

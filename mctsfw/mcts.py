@@ -393,6 +393,9 @@ class MCTS:
         #: called with a ``SearchProgress`` every ``progress_interval`` seconds of a search and at its end
         self.on_progress: Callable[[SearchProgress], None] | None = None
         self.progress_interval = 0.1
+        #: set (from another thread) to end the search under way after its present batch: the
+        #: move is then the best so far (``MCTSActor.interrupt``); cleared when a search ends
+        self.stop_requested = False
         self._clean_priors: tuple[Node, dict[Action, float]] | None = None  # the noised root's own priors
 
     # ---- the public API -------------------------------------------------------------
@@ -495,7 +498,7 @@ class MCTS:
             if solver and proven:
                 self.prove(paths)
             done += len(paths)
-            if root.proven is not None:
+            if root.proven is not None or self.stop_requested:
                 break
             if time_limit is not None or report is not None:
                 now = time.perf_counter()
@@ -504,6 +507,7 @@ class MCTS:
                 if report is not None and now >= next_report:
                     report(SearchProgress.of(root, done, now - started, policy.root_choice(root)))
                     next_report = now + self.progress_interval
+        self.stop_requested = False
         if report is not None:
             report(SearchProgress.of(root, done, time.perf_counter() - started, policy.root_choice(root)))
         return done

@@ -14,12 +14,17 @@ reason as ``{"error": ...}`` and changes nothing. A game no plugin draws is show
 The agent thinks on a thread of its own, never on a request's: the page polls
 ``/api/state`` and sees the search grow (``Actor.watch``: visits as a heat map, the win
 estimate, seconds). While it thinks, changes to the game (undo, new game, swap) are
-refused with the reason rather than pulling the position from under the search.
+refused with the reason rather than pulling the position from under the search; the
+person may stop the search (the agent plays its best move so far) or resign.
+
+Only the board's own page plays (``BoardRequestHandler._foreign``): a POST is JSON and, with
+an ``Origin``, comes from the board's address; a ``Host`` naming another site is refused.
 """
 
 from __future__ import annotations
 
 import json
+import socket
 import threading
 import time
 from http import HTTPStatus
@@ -237,6 +242,25 @@ class WebBoard:
             starting, moves = self.game.swapped(self.starting_player, list(self.moves))
             self._restart(list(moves), starting, swap_taken=True)
 
+    def resign(self) -> None:
+        """The person resigns the game (also while the agent thinks: its search is stopped
+        and its move not played)."""
+        with self._lock:
+            if self.over():
+                raise BoardError(HTTPStatus.CONFLICT, "the game is over: start a new one")
+            self.resigned = self.human
+            if self.thinking:
+                self.agent.interrupt()
+
+    def stop(self) -> None:
+        """The agent's search is asked to end now: it plays the best move found so far."""
+        with self._lock:
+            if not self.thinking:
+                raise BoardError(HTTPStatus.CONFLICT, "the agent is not thinking")
+            if not self.agent.interrupt():
+                raise BoardError(HTTPStatus.CONFLICT, f"{self.agent.label} does not search: it cannot be stopped")
+            self.notice = "the agent was asked to stop: it plays the best move it has found"
+
     def record(self) -> tuple[str, str, str]:
         """(file name, content type, text) of the game so far: SGF where the game has it,
         else the move list as JSON (``mctsfw.records.game_line``)."""
@@ -316,7 +340,7 @@ class WebBoard:
         with self._lock:
             seconds = time.perf_counter() - started
             mover = self.game.current_player(state)
-            if ply == len(self.moves):  # still the position it thought about
+            if ply == len(self.moves) and self.resigned is None:  # still the position it thought about, the game on
                 if resigned:
                     self.resigned = mover
                 elif action is not None:
@@ -371,9 +395,31 @@ def make_server(board: WebBoard, host: str = "127.0.0.1", port: int = 8000) -> T
         pass
 
     Handler.board = board
-    server = ThreadingHTTPServer((host, port), Handler)
-    server.daemon_threads = True  # a page left open does not keep the program alive
+    names = {*LOCAL_HOSTS, host.strip("[]").lower()}
+    if host not in LOCAL_HOSTS:  # served to other machines: they may name this one
+        names |= {socket.gethostname().lower(), socket.getfqdn().lower()}
+    Handler.host_names = frozenset(names)
+    server = BoardServer((host, port), Handler)
     return server
+
+
+class BoardServer(ThreadingHTTPServer):
+    """The standard library's threading server with room for many connections at once (its
+    listen backlog is 5 by default: a burst of clients had connections reset), a thread a
+    request that does not keep the program alive, and a client that hangs up mid-request
+    costing nothing but its request: no traceback in the person's terminal."""
+
+    daemon_threads = True
+    request_queue_size = 128
+
+    def handle_error(self, request, client_address) -> None:
+        import sys
+
+        error = sys.exc_info()[1]
+        if isinstance(error, (ConnectionError, TimeoutError)):  # the client went away: nothing to say
+            return
+        print(f"web board: a request from {client_address[0]} failed: {type(error).__name__}: {error}",
+              file=sys.stderr)
 
 
 class BoardRequestHandler(BaseHTTPRequestHandler):
@@ -382,19 +428,47 @@ class BoardRequestHandler(BaseHTTPRequestHandler):
     record (``/api/record``)."""
 
     board: WebBoard
+    host_names: frozenset[str] = frozenset(LOCAL_HOSTS)  # the names the board is reached by (the Host header)
     server_version = "hexzero-web"
+    timeout = 30  # seconds a client may take to send its request before the connection is closed
     POSTS = {
         "/api/move": lambda board, body: board.play(body.get("action"), body.get("text")),
         "/api/new": lambda board, body: board.new_game(body.get("human"), body.get("starting_player")),
         "/api/undo": lambda board, body: board.undo(),
         "/api/swap-sides": lambda board, body: board.swap_sides(),
         "/api/pie": lambda board, body: board.pie(),
+        "/api/resign": lambda board, body: board.resign(),
+        "/api/stop": lambda board, body: board.stop(),
     }
 
     def log_message(self, format: str, *args) -> None:  # the terminal shows the game's address, not every poll
         pass
 
+    def _foreign(self, post: bool) -> str | None:
+        """Why a request from elsewhere is refused, or None. The Host header must name this
+        board (a local name, an address, the host it serves): another name is a DNS
+        rebinding page reading or playing the game. A POST must come from the board's own
+        page (an ``Origin`` header, which browsers send, naming this server) and be JSON (a
+        cross-site form or ``text/plain`` request could otherwise play moves unasked)."""
+        host = (self.headers.get("Host") or "").strip().lower()
+        name = host.rsplit(":", 1)[0] if host.count(":") == 1 or host.startswith("[") and "]:" in host else host
+        name = name.strip("[]")
+        if not host or not (name in self.host_names or _is_address(name)):
+            return f"the Host {host!r} is not this board's: open it as http://localhost:{self.server.server_port}/"
+        if post:
+            origin = self.headers.get("Origin")
+            if origin is not None and origin.lower() != f"http://{host}":
+                return f"a request from the page {origin!r} is not the board's own"
+            content_type = (self.headers.get("Content-Type") or "").split(";", 1)[0].strip().lower()
+            if content_type != "application/json":
+                return "a request is JSON: Content-Type: application/json"
+        return None
+
     def do_GET(self) -> None:
+        refusal = self._foreign(post=False)
+        if refusal:
+            self._json(HTTPStatus.FORBIDDEN, {"error": refusal})
+            return
         path = self.path.split("?", 1)[0]
         if path in ("/", "/index.html"):
             self._send(HTTPStatus.OK, PAGE.encode(), "text/html; charset=utf-8")
@@ -410,6 +484,11 @@ class BoardRequestHandler(BaseHTTPRequestHandler):
             self._json(HTTPStatus.NOT_FOUND, {"error": f"no such page: {path}"})
 
     def do_POST(self) -> None:
+        refusal = self._foreign(post=True)
+        if refusal:
+            status = HTTPStatus.UNSUPPORTED_MEDIA_TYPE if refusal.startswith("a request is JSON") else HTTPStatus.FORBIDDEN
+            self._json(status, {"error": refusal})
+            return
         path = self.path.split("?", 1)[0]
         action = self.POSTS.get(path)
         if action is None:
@@ -452,6 +531,17 @@ class BoardRequestHandler(BaseHTTPRequestHandler):
             self.send_header(key, value)
         self.end_headers()
         self.wfile.write(data)
+
+
+def _is_address(name: str) -> bool:
+    """Whether ``name`` is an IP address (no DNS name can be rebound to it)."""
+    import ipaddress
+
+    try:
+        ipaddress.ip_address(name)
+    except ValueError:
+        return False
+    return True
 
 
 def serve(board: WebBoard, host: str, port: int, announce: Callable[[str], None] = print) -> None:
@@ -534,6 +624,8 @@ PAGE = r"""<!doctype html>
    <button id="swap-sides">swap sides</button>
    <button id="pie" hidden>swap (pie rule)</button>
    <button id="pass" hidden>pass</button>
+   <button id="stop" hidden>stop thinking</button>
+   <button id="resign">resign</button>
    <a id="record" href="/api/record" download>download the record</a>
   </div>
   <fieldset><legend>new game</legend>
@@ -598,6 +690,8 @@ function show(s) {
   else if (s.notice) say(s.notice, false);
   $("pie").hidden = !s.swap_offered;
   $("pass").hidden = s.pass_action === null || !s.your_turn;
+  $("stop").hidden = !s.thinking;
+  $("resign").disabled = s.over;
   $("record").textContent = "download the record (" + s.record.toUpperCase() + ")";
   $("human").value = String(s.human);
   $("starter").value = String(s.starting_player);
@@ -636,6 +730,8 @@ $("undo").onclick = () => post("/api/undo");
 $("swap-sides").onclick = () => post("/api/swap-sides");
 $("pie").onclick = () => post("/api/pie");
 $("pass").onclick = () => post("/api/move", {action: current.pass_action});
+$("stop").onclick = () => post("/api/stop");
+$("resign").onclick = () => { if (confirm("Resign this game?")) post("/api/resign"); };
 $("new").onclick = () => post("/api/new", {human: Number($("human").value), starting_player: Number($("starter").value)});
 refresh();
 </script>

@@ -141,10 +141,12 @@ def served(board):
         board.close()
 
 
-def call(url, body=None, raw=None):
-    """(status, JSON answer) of a GET, or of a POST of ``body`` (or of the bytes ``raw``)."""
+def call(url, body=None, raw=None, headers=None):
+    """(status, JSON answer) of a GET, or of a POST of ``body`` (or of the bytes ``raw``),
+    sent as the page sends it (JSON) unless ``headers`` say otherwise."""
     data = raw if raw is not None else None if body is None else json.dumps(body).encode()
-    request = urllib.request.Request(url, data=data, method="POST" if data is not None else "GET")
+    headers = {**({"Content-Type": "application/json"} if data is not None else {}), **(headers or {})}
+    request = urllib.request.Request(url, data=data, method="POST" if data is not None else "GET", headers=headers)
     try:
         with urllib.request.urlopen(request, timeout=30) as answer:
             return answer.status, json.loads(answer.read())
@@ -377,6 +379,87 @@ def test_serve_warns_when_other_machines_can_reach_it(processes):
     processes.ctrl_c(process)
     out, err = process.communicate(timeout=30)
     assert err.startswith("warning: serving on 0.0.0.0: other machines")
+
+
+# ---- requests from elsewhere, many clients, clients that hang up --------------------------------
+def test_a_cross_site_page_cannot_play_and_a_rebound_host_name_is_refused():
+    game = mctsfw.make_game("hex", size=5)
+    board = WebBoard(game, mctsfw.make_actor("random", game, seed=1))
+    with served(board) as url:
+        own = url.removeprefix("http://")
+        # a form or fetch on another site: text/plain needs no preflight, so the browser sends it
+        status, answer = call(url + "/api/move", raw=b'{"action": 12}', headers={"Content-Type": "text/plain",
+                                                                                  "Origin": "http://evil.example"})
+        assert status == 403 and "evil.example" in answer["error"]
+        status, answer = call(url + "/api/move", raw=b'{"action": 12}', headers={"Content-Type": "text/plain"})
+        assert status == 415 and "application/json" in answer["error"]
+        status, answer = call(url + "/api/move", {"action": 12}, headers={"Origin": "http://evil.example"})
+        assert status == 403
+        # DNS rebinding: a page on evil.example whose name now points here
+        for body in (None, {"action": 12}):
+            status, answer = call(url + "/api/state" if body is None else url + "/api/move", body,
+                                  headers={"Host": "evil.example:" + own.split(":")[1]})
+            assert status == 403 and "not this board's" in answer["error"]
+        assert call(url + "/api/state")[1]["moves"] == []  # nothing was played
+        status, state = call(url + "/api/move", {"action": 12}, headers={"Origin": url, "Host": own})
+        assert status == 200 and [m["action"] for m in state["moves"]][:1] == [12]  # the board's own page plays
+        status, _ = call(url.replace("127.0.0.1", "localhost") + "/api/state")
+        assert status == 200
+
+
+def test_twenty_clients_at_once_are_all_answered_and_a_client_that_hangs_up_is_no_traceback(capfd):
+    import socket
+
+    game = mctsfw.make_game("hex", size=5)
+    board = WebBoard(game, mctsfw.make_actor("random", game, seed=1))
+    with served(board) as url:
+        port = int(url.rsplit(":", 1)[1])
+        results = []
+
+        def client():
+            results.append(call(url + "/api/state")[0])
+
+        threads = [threading.Thread(target=client) for _ in range(20)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(60)
+        assert results == [200] * 20
+        for partial in (b"POST /api/move HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                        b"Content-Length: 500\r\n\r\n{", b"GET /api/sta"):
+            with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+                sock.sendall(partial)
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
+        time.sleep(0.5)
+        assert call(url + "/api/state")[0] == 200  # still serving
+    assert "Traceback" not in capfd.readouterr().err
+
+
+def test_the_person_may_resign_and_may_stop_the_agents_search():
+    game = mctsfw.make_game("hex", size=5)
+    board = WebBoard(game, mctsfw.make_actor("mcts", game, seed=3, search_games=10 ** 7), human=1)
+    with served(board) as url:
+        call(url + "/api/move", {"action": 12})
+        assert call(url + "/api/state")[1]["thinking"]
+        started = time.perf_counter()
+        status, state = call(url + "/api/stop", {})
+        assert status == 200 and "asked to stop" in state["notice"]
+        state = settled(url)
+        assert time.perf_counter() - started < 10  # ten million search games were not run
+        assert [m["player"] for m in state["moves"]] == [1, 2] and state["your_turn"]
+        status, answer = call(url + "/api/stop", {})
+        assert status == 409 and "not thinking" in answer["error"]
+        call(url + "/api/move", {"action": 0 if state["moves"][1]["action"] != 0 else 1})
+        status, state = call(url + "/api/resign", {})  # while the agent thinks: its move is not played
+        assert status == 200 and state["over"] and state["winner"] == 2 and "resigned" in state["result"]
+        state = settled(url)
+        assert len(state["moves"]) == 3 and state["over"]
+        status, answer = call(url + "/api/resign", {})
+        assert status == 409 and "over" in answer["error"]
+        random_board = WebBoard(game, mctsfw.make_actor("random", game, seed=1), human=2)
+        random_board.wait_for_agent()
+        with pytest.raises(Exception, match="not thinking"):
+            random_board.stop()
 
 
 # ---- a real browser -------------------------------------------------------------------------------
