@@ -16,8 +16,8 @@ one-line error (a game that kills every worker is a bug, not bad luck).
 
 Ray (``pip install -e ".[ray]"``): with ``ray_address = ""`` a local Ray is started with
 ``workers`` CPUs (0: every core) and shut down with the run; with ``"auto"`` or
-``"HOST:PORT"`` the run joins the cluster that ``ray start --head`` began and uses the
-CPUs its machines offer. The network travels through Ray's object store, because a file
+``"HOST:PORT"`` the run joins the cluster that ``ray start --head`` began and keeps at most
+``workers`` tasks running at once (0: as many as its machines' CPUs take). The network travels through Ray's object store, because a file
 on the head machine is not visible to the others; the workers need the same hexzero
 installed (and run from the same directory when it is a checkout).
 
@@ -222,6 +222,7 @@ class RayBackend:
         import ray
 
         self._ray = ray
+        self.workers = workers  # tasks in flight at once (0: as many as the cluster takes)
         self._owned = not ray.is_initialized()  # a Ray the caller started is theirs to shut down
         self._guard: subprocess.Popen | None = None
         self._running: list = []
@@ -230,6 +231,9 @@ class RayBackend:
             if address and address != "auto":
                 cluster_problem(address)
             options: dict[str, Any] = dict(include_dashboard=False, log_to_driver=False, logging_level=logging.ERROR)
+            # Ray's C++ parts (raylet, GCS, this driver's core worker) write their warnings to the
+            # terminal they inherit; they keep them in Ray's log files (/tmp/ray/session_latest/logs)
+            os.environ.setdefault("RAY_BACKEND_LOG_LEVEL", "fatal")
             if address:
                 options["address"] = address
             else:
@@ -270,21 +274,34 @@ class RayBackend:
             "WorkerCrashedError", "NodeDiedError", "LocalRayletDiedError", "OutOfMemoryError", "ObjectLostError",
             "OwnerDiedError") if hasattr(ray.exceptions, name))
         replays = Replays(groups)
-        refs = [remote.remote(*args(numbers)) for numbers in groups]
+        cap = self.workers or len(groups)  # on a cluster too: no more tasks at once than workers
+        refs: list = []
         self._running = refs
         results: dict[int, Any] = {}
+        finished: set[int] = set()
+
+        def in_flight() -> list[int]:
+            return [j for j in range(len(refs)) if j not in finished]
+
+        def top_up() -> None:  # groups are submitted in order, so the first unfinished one always runs
+            while len(refs) < len(groups) and len(in_flight()) < cap:
+                refs.append(remote.remote(*args(groups[len(refs)])))
+
+        top_up()
         for i in range(len(groups)):
             while i not in results:
-                waiting = [ref for j, ref in enumerate(refs) if j >= i and j not in results]
-                ready, _ = ray.wait(waiting, num_returns=1)
+                ready, _ = ray.wait([refs[j] for j in in_flight()], num_returns=1)
                 for ref in ready:
                     j = refs.index(ref)
                     try:
                         results[j] = ray.get(ref)
+                        finished.add(j)
                     except lost_errors as error:
                         replays.lost(j, type(error).__name__)
                         refs[j] = remote.remote(*args(groups[j]))
-            next_ready = i + 1 < len(groups) and (i + 1 in results or bool(ray.wait([refs[i + 1]], timeout=0)[0]))
+                top_up()
+            next_ready = i + 1 < len(groups) and (i + 1 in results or (
+                i + 1 < len(refs) and bool(ray.wait([refs[i + 1]], timeout=0)[0])))
             yield results.pop(i), next_ready
         self._running = []
 

@@ -169,7 +169,8 @@ SELFPLAY_SECTION = Section("selfplay", "cli.py selfplay: AlphaZero-style generat
     Setting("sgf", False, "also save every self-play game as SGF: RUN_DIR/sgf/gen_NNNN_game_NNN.sgf (games with "
             "SGF: Go, Hex)", resumable=True),
     Setting("workers", 1, "processes playing a generation's games at once (0 = one per core; with backend = "
-            '"ray": the CPUs of the local Ray, while a cluster uses the CPUs its machines offer); the games and the run '
+            '"ray": the CPUs of the local Ray, and at most this many tasks at once on a cluster, 0 = as many as its '
+            'CPUs take); the games and the run '
             "are the same whatever this is, only the time differs", low=0, resumable=True),
     Setting("lockstep", 1, "games a worker plays together in lock-step, the leaves of all of them judged by one "
             "network call; a generation's games are grouped by number (1-B, B+1-2B, ...), so the games depend on "

@@ -158,3 +158,50 @@ def test_a_killed_ray_run_leaves_no_process(tmp_path, processes):
     os.kill(proc.pid, signal.SIGKILL)
     proc.communicate(timeout=60)
     assert wait_until_gone(below, 15) == []
+
+
+class FakeRay:
+    """Ray's task calls as RayBackend.play makes them, run when waited on: it counts the
+    tasks in flight (submitted, not yet returned) at the most."""
+
+    class exceptions:
+        pass
+
+    def __init__(self):
+        self.in_flight = self.most = 0
+
+    def remote(self, fn):
+        fake = self
+
+        class Task:
+            def options(self, **kwargs):
+                return self
+
+            def remote(self, *args):
+                fake.in_flight += 1
+                fake.most = max(fake.most, fake.in_flight)
+                return [fn, args, None]
+
+        return Task()
+
+    def wait(self, refs, num_returns=1, timeout=None):
+        if timeout == 0:
+            return [], refs
+        ref = refs[-1]  # the newest first: the backend must still yield in group order
+        return [ref], [r for r in refs if r is not ref]
+
+    def get(self, ref):
+        self.in_flight -= 1
+        return ref[0](*ref[1])
+
+
+@pytest.mark.parametrize("workers, most", [(2, 2), (0, 7)])
+def test_the_ray_backend_keeps_at_most_workers_tasks_at_once_on_a_cluster(workers, most):
+    from mctsfw.backends import RayBackend
+
+    backend = RayBackend.__new__(RayBackend)  # as joined to a cluster: no local Ray caps the tasks
+    backend._ray, backend.workers, backend._remote, backend._running = FakeRay(), workers, {}, []
+    groups = [[n] for n in range(1, 8)]
+    results = [result for result, _ in backend.play(lambda numbers: numbers[0] * 10, groups, lambda g: (g,))]
+    assert results == [10, 20, 30, 40, 50, 60, 70]
+    assert backend._ray.most == most
