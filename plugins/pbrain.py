@@ -169,7 +169,7 @@ class PbrainEngine:
     # ---- commands ---------------------------------------------------------------------
     def cmd_start(self, args: str) -> list[str]:
         if not args.strip().isdigit():
-            raise PbrainError(f"START takes the board size: START 15, not START {args.strip()}")
+            raise PbrainError("START takes the board size: START 15" + (f", not START {args.strip()}" if args.strip() else ""))
         self._rebuild({"size": int(args)})
         return ["OK"]
 
@@ -307,10 +307,8 @@ class PbrainEngine:
             if command is None:
                 return [f"UNKNOWN {name} is not a command of this brain"]
             return command(args)
-        except PbrainError as error:
-            return [f"ERROR {error}"]
-        except (ValueError, IllegalMoveError) as error:  # the actor's or the game's refusal
-            return [f"ERROR {error}"]
+        except (PbrainError, ValueError, IllegalMoveError) as error:  # ours, the actor's or the game's refusal
+            return ["ERROR " + " ".join(str(error).split())]  # one line, whatever the reason's text
 
     def run(self, stdin: TextIO, stdout: TextIO) -> None:
         try:
