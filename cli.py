@@ -21,7 +21,7 @@ import sys
 import time
 import warnings
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import mctsfw
 from mctsfw.checkpoints import ModelFileError
@@ -714,38 +714,23 @@ def command_plugins(args: argparse.Namespace) -> int:
 
 
 def command_gtp(args: argparse.Namespace) -> int:
-    from plugins.gtp import GtpEngine, serve
+    from plugins.gtp import GtpEngine
 
     game_name = flag(args, "game") or load_config(local_config(), args.config, args.overrides)["game"]
     pairs = play_overrides(args, game_name)
     if args.komi is not None:
         pairs.append(override(f"games.{game_name}.komi", args.komi))
     config = load_config(local_config(), args.config, args.overrides + pairs)
-    if args.player == "human":
-        print("error: --p human: a GTP engine needs an agent (random, mcts, a model path or gtp:COMMAND)", file=sys.stderr)
-        return 2
-    problem = actor_spec_problem(args.player)
-    if problem:
-        print(f"error: --p {problem}", file=sys.stderr)
-        return 2
-    seed = None if config["mcts"]["seed"] == -1 else config["mcts"]["seed"]
-    params = plugin_params(config, "games", config["game"])
     if not 0 <= args.resign_threshold < 1:
         print(f"error: --resign-threshold is a value from 0 (never resign) to below 1, not {args.resign_threshold}",
               file=sys.stderr)
         return 2
-    try:
-        engine = GtpEngine(config["game"], params, lambda game: make_player(args.player, game, config, seed),
-                           resign_threshold=args.resign_threshold)
-    except ValueError as error:  # an actor the game cannot have (bad parameters, an engine that failed)
-        print(f"error: {error}", file=sys.stderr)
-        return 2
-    serve(engine)
-    return 0
+    params = plugin_params(config, "games", config["game"])
+    return serve_engine(args, config, "a GTP engine", lambda make: GtpEngine(
+        config["game"], params, make, resign_threshold=args.resign_threshold))
 
 
 def command_pbrain(args: argparse.Namespace) -> int:
-    from plugins.gtp import serve
     from plugins.pbrain import PbrainEngine
 
     game_name = flag(args, "game") or "gomoku"
@@ -753,8 +738,18 @@ def command_pbrain(args: argparse.Namespace) -> int:
         print(f"error: --game {game_name}: the Gomocup protocol plays Gomoku only (--game gomoku)", file=sys.stderr)
         return 2
     config = load_config(local_config(), args.config, args.overrides + play_overrides(args, game_name))
+    params = plugin_params(config, "games", game_name)
+    return serve_engine(args, config, "a brain", lambda make: PbrainEngine(game_name, params, make))
+
+
+def serve_engine(args: argparse.Namespace, config: dict, what: str, build: Callable[[Callable], Any]) -> int:
+    """The player ``--p`` names behind a protocol on stdin and stdout (GTP, Gomocup's):
+    ``build(make_player)`` makes the engine; a person, a bad spec or a player the game
+    cannot have is refused in one line (status 2)."""
+    from plugins.gtp import serve
+
     if args.player == "human":
-        print("error: --p human: a brain needs an agent (random, mcts, a model path or gtp:COMMAND)", file=sys.stderr)
+        print(f"error: --p human: {what} needs an agent (random, mcts, a model path or gtp:COMMAND)", file=sys.stderr)
         return 2
     problem = actor_spec_problem(args.player)
     if problem:
@@ -762,8 +757,7 @@ def command_pbrain(args: argparse.Namespace) -> int:
         return 2
     seed = None if config["mcts"]["seed"] == -1 else config["mcts"]["seed"]
     try:
-        engine = PbrainEngine(game_name, plugin_params(config, "games", game_name),
-                              lambda game: make_player(args.player, game, config, seed))
+        engine = build(lambda game: make_player(args.player, game, config, seed))
     except ValueError as error:  # an actor the game cannot have (bad parameters, an engine that failed)
         print(f"error: {error}", file=sys.stderr)
         return 2
