@@ -10,7 +10,7 @@ them, and moves first in half of each half), every player with ``--seconds`` a m
 - RAVE (proofs, threats) against new UCT;
 - tactical playouts (``mcts.playouts = "tactical"``) against random playouts, both new;
 - on Go, with ``--gnugo``, new UCT and RAVE against GNU Go at level 1 (komi 7.5, Chinese
-  rules), at ``--gnugo-seconds`` a move (the README's RAVE figure: 1 s, 8 games).
+  rules), at ``--gnugo-seconds`` a move (docs/search.md's RAVE figure: 1 s, 8 games).
 
 Prints each pairing's score with its 95% interval (Wilson) and the Elo difference.
 """

@@ -561,7 +561,7 @@ def serve(board: WebBoard, host: str, port: int, announce: Callable[[str], None]
 
 def headless_chromium(width: int = 1100, height: int = 900):
     """A Selenium driver of the system's Chromium, headless and without the sandbox (which
-    refuses to run as root), for the browser test and the README's screenshots.
+    refuses to run as root), for the browser test and the documentation's screenshots.
     RuntimeError saying what to install when Selenium, Chromium or its driver is missing."""
     import shutil
 

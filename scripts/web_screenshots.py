@@ -1,4 +1,4 @@
-"""Pictures of the web board for the README, taken by the browser of the browser test.
+"""Pictures of the web board for the documentation (docs/playing.md), taken by the browser of the browser test.
 
     python scripts/web_screenshots.py [--out docs]
 

@@ -1,5 +1,5 @@
 """The Go configurations (configs/go9.toml, configs/go13.toml): what they say, and that a
-generation of each runs end to end with tiny budgets (the README's short 13x13 run is the
+generation of each runs end to end with tiny budgets (docs/go.md's short 13x13 run is the
 same pipeline at a larger scale), its losses plotted by scripts/selfplay_losses.py."""
 
 import numpy as np
@@ -39,7 +39,7 @@ def test_go9_is_small_and_needs_no_config_to_be_played():
     assert go == load_config(DEFAULTS, None, ['game="go"'])["games"]["go"]  # plain --game go plays its nets
     s = SelfPlaySettings.from_config(config)
     assert s.net == "pv_resnet" and (s.temperature, s.temperature_final) == (1.0, 0.4)
-    assert s.resign_threshold == 0  # off: a short run's value head makes black resign at move 20 (README)
+    assert s.resign_threshold == 0  # off: a short run's value head makes black resign at move 20 (docs/go.md)
     game, net = make_net(config)
     assert net.params()["optimizer"] == "sgd" and net.params()["momentum"] == 0.9
     probs, values = net.evaluate(net.encode_batch([game.initial_state()]))

@@ -50,10 +50,10 @@ def run_cli(*args, pythonpath=None, stdin=""):
     )
 
 
-def test_the_readme_example_is_the_example_file():
-    readme = (ROOT / "README.md").read_text()
-    assert EXAMPLE.read_text().strip() in readme
-    assert (EXAMPLE_PACKAGE / "pyproject.toml").read_text().strip() in readme
+def test_the_documented_example_is_the_example_file():
+    page = (ROOT / "docs" / "plugins.md").read_text()
+    assert EXAMPLE.read_text().strip() in page
+    assert (EXAMPLE_PACKAGE / "pyproject.toml").read_text().strip() in page
 
 
 def test_builtin_plugins_register_through_the_hooks():
@@ -217,7 +217,7 @@ def test_two_entry_points_with_one_name_are_refused(tmp_path, monkeypatch):
 
 
 def game_class(drop: str = "", **attributes):
-    """A complete game (the README's tic-tac-toe) with one method taken out."""
+    """A complete game (the tic-tac-toe of docs/plugins.md) with one method taken out."""
     namespace: dict = {}
     exec(EXAMPLE.read_text(), namespace)
     body = {k: v for k, v in vars(namespace["TicTacToe"]).items() if k != drop}

@@ -1,4 +1,4 @@
-"""Tic-tac-toe as a hexzero game plugin: the complete example of README.md."""
+"""Tic-tac-toe as a hexzero game plugin: the complete example of docs/plugins.md."""
 
 import numpy as np
 
