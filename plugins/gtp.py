@@ -19,9 +19,10 @@ the dialect table below: commands offered only where the game has what they need
   actor stops at its own search games or at the budget, whichever comes first.
 - ``final_score`` (games with ``score``: Go): the area score of the position as it stands
   (Tromp-Taylor; no dead stones are guessed), ``B+3.5``, ``W+0.5`` or ``0``.
-- ``gogui-analyze_commands`` offers ``hexzero-visits`` (GoGui ``gfx``: a heat map and the
-  visit count of each root move of a search from the current position) for searching
-  actors and ``hexzero-policy`` (the network's move probabilities) for raw networks.
+- ``gogui-analyze_commands`` (and HexGui's ``hexgui-analyze_commands``) offers
+  ``hexzero-visits`` (GoGui ``gfx``: a heat map and the visit count of each root move of
+  a search from the current position) for searching actors and ``hexzero-policy`` (the
+  network's move probabilities) for raw networks.
 - ``loadsgf FILE [N]``: the game recorded in FILE up to move N (``mctsfw.sgf``).
 - Anything illegal or malformed is answered ``? reason`` and changes nothing.
 
@@ -169,6 +170,7 @@ class GtpEngine:
             "time_settings": self.cmd_time_settings,
             "time_left": self.cmd_time_left,
             "gogui-analyze_commands": self.cmd_analyze_commands,
+            "hexgui-analyze_commands": self.cmd_analyze_commands,  # HexGui asks its own name for the same list
             "hexzero-visits": self.cmd_visits,
             "hexzero-policy": self.cmd_policy,
         }

@@ -183,6 +183,8 @@ def test_visit_heat_map_for_gogui():
     engine = hex_engine(size=4, player="mcts", search_games=200, seed=2)
     ok(engine, "play b b2")
     assert ok(engine, "gogui-analyze_commands") == "gfx/Visits/hexzero-visits"
+    # HexGui asks for the same list by its own name as it connects (refused, it showed an error dialog)
+    assert ok(engine, "hexgui-analyze_commands") == "gfx/Visits/hexzero-visits"
     lines = ok(engine, "hexzero-visits").split("\n")
     kinds = [line.split(" ", 1)[0] for line in lines]
     assert kinds == ["INFLUENCE", "LABEL", "TEXT"]
