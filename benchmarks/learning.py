@@ -42,8 +42,10 @@ Its checkpoints play with PUCT (200 simulations, leaves half value head and half
 playout) against GNU Go level 1, GNU Go's ``final_score`` the referee, Black opening every
 game and the network taking each colour in half of them; the table also shows each run's
 last ``move_accuracy`` (the share of GNU Go's moves in games it had not yet seen that the
-network ranked first). The fourth piece, ``random_symmetry``, changes only the search, so
-it is measured on one network: ``scripts/strength_report.py --random-symmetry``.
+network ranked first) and, since at this budget GNU Go wins nearly every game, each
+recipe's last checkpoint against ``plain``'s last, ``--eval-games`` games, each side Black
+in half. The fourth piece, ``random_symmetry``, changes only the search, so it is measured
+on one network: ``scripts/strength_report.py --random-symmetry``.
 
 Training runs that finished are kept (``OUT/GAME/RECIPE/done.json``) and the scores of
 each checkpoint are saved as they come (``OUT/GAME/RECIPE/scores.json``), so a second run
@@ -111,6 +113,7 @@ class Bench:
     recipes: dict[str, list[str]] = field(default_factory=lambda: RECIPES)
     agent: dict = field(default_factory=dict)
     first_player_starts: bool = False  # Go: Black opens every game
+    head_to_head: bool = False  # also each recipe's last checkpoint against the first recipe's
 
 
 def uct(*budgets: int) -> dict[str, tuple[str, dict]]:
@@ -125,7 +128,7 @@ GAMES = {
                  common=("imitate.games_per_generation=10", "imitate.generations=100000", "imitate.workers=1",
                          "imitate.epochs=1", "imitate.sgf=false", "imitate.seed=1"),
                  recipes=KATAGO, agent={"search_games": 200, "policy_params": {"value_weight": 0.5}},
-                 first_player_starts=True),
+                 first_player_starts=True, head_to_head=True),
 }
 #: games with perfect results: the share of won positions kept against perfect play is measured too
 PERFECT = {"hex5"}
@@ -212,6 +215,27 @@ def score(game, bench: Bench, model: Path, opponent: tuple[str, dict], games: in
     finally:
         close_actors([net, other])
     return (tally.wins + 0.5 * tally.draws) / max(games, 1)
+
+
+def head_to_head(key: str, recipe: str, base: str, out: Path, games: int) -> float:
+    """The score of ``recipe``'s last checkpoint against ``base``'s, both playing as the
+    game's networks do (``Bench.agent``), each side player 1 in half the games; kept in
+    ``OUT/GAME/RECIPE/scores.json``."""
+    bench = GAMES[key]
+    saved = out / key / recipe / "scores.json"
+    scores = json.loads(saved.read_text()) if saved.exists() else {}
+    name = f"last vs {base}'s last/{games}"
+    if name not in scores:
+        config = load_config(ROOT / "hexzero.toml", ROOT / bench.config)
+        game = mctsfw.make_game(config["game"], **plugin_params(config, "games", config["game"]))
+        mine, theirs = (RunDir(out / key / r / "run").checkpoints()[-1][1] for r in (recipe, base))
+        a = mctsfw.make_actor(mine, game, seed=1, **bench.agent)
+        b = mctsfw.make_actor(theirs, game, seed=2, **bench.agent)
+        schedule = {"seating": (1, 2), "openers": (1,)} if bench.first_player_starts else BALANCED
+        tally = play_match(game, a, b, games, **schedule).tally()
+        scores[name] = (tally.wins + 0.5 * tally.draws) / max(games, 1)
+        saved.write_text(json.dumps(scores, indent=1))
+    return scores[name]
 
 
 def move_accuracy(directory: Path) -> tuple[int, float] | None:
@@ -338,12 +362,18 @@ def main() -> None:
                              + " ".join(f"{c} {r[c]:.0%}" for c in r if c in bench.opponents or c == "kept")
                              for r in rows)
             reached = minutes_to(rows, strongest, args.target)
-            low, high = wilson(rows[-1][strongest], args.eval_games)
+            low, high = (max(0.0, x) for x in wilson(rows[-1][strongest], args.eval_games))
             accuracy = move_accuracy(out / key / recipe) if bench.command == "imitate" else None
             print(f"  {recipe:<7} {line}")
             print(f"          last: {rows[-1][strongest]:.0%} ({low:.0%}-{high:.0%}) against {strongest}; "
                   f"{args.target:.0%} reached " + (f"after {reached:.1f} min" if reached is not None else "not yet")
                   + (f"; move accuracy {accuracy[1]:.1%} (generation {accuracy[0]})" if accuracy else ""))
+            base = recipes[key][0]
+            if bench.head_to_head and recipe != base:
+                score = head_to_head(key, recipe, base, out, args.eval_games)
+                low, high = (max(0.0, x) for x in wilson(score, args.eval_games))
+                print(f"          its last checkpoint against {base}'s last: {score:.0%} ({low:.0%}-{high:.0%}) "
+                      f"of {args.eval_games} games")
     draw(results, out / "learning.png")
     print(f"\npicture: {out / 'learning.png'}; curves: tensorboard --logdir {out / 'tb'}")
 
