@@ -600,13 +600,15 @@ def command_topp(args: argparse.Namespace) -> int:
         topp = topp_class.from_models(
             game, paths, games_per_series=topp_config["games_per_series"], selection=topp_config["selection"],
             seed=seed, display=display, gif_dir=gif_dir, stream=sys.stdout, random_anchor=topp_config["random_anchor"],
+            temperature=topp_config["temperature"],
         )
     except (FileNotFoundError, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     chosen = f" (of {len(found)})" if len(paths) < len(found) else ""
     print(f"TOPP on {game!r}: {len(paths)} models{chosen}" + (" and random play" if topp_config["random_anchor"] else "")
-          + f", {topp.games_per_series} games a pair, {topp.selection} selection")
+          + f", {topp.games_per_series} games a pair, {topp.selection} selection"
+          + (f" (temperature {topp_config['temperature']:g})" if topp.selection == "sample" else ""))
     result = topp.run()
     files = result.save(out_dir)
     if run_dir is not None and not args.models:

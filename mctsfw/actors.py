@@ -385,17 +385,22 @@ class HumanActor(Actor):
 
 class NetActor(Actor):
     """A policy network playing on its own, no search: its most probable legal move
-    (``selection="greedy"``) or a move drawn from its policy (``"sample"``, seeded)."""
+    (``selection="greedy"``) or a move drawn from its policy (``"sample"``, seeded), with
+    probability ~ policy^(1/``temperature``): 1 the policy itself, below 1 sharper."""
 
     kind = "net"
     SELECTIONS = ("greedy", "sample")
 
-    def __init__(self, game: Game, net: PolicyNet, selection: str = "greedy", seed: int | None = None):
+    def __init__(self, game: Game, net: PolicyNet, selection: str = "greedy", seed: int | None = None,
+                 temperature: float = 1.0):
         super().__init__(game)
         if selection not in self.SELECTIONS:
             raise ValueError(f"selection is one of {', '.join(self.SELECTIONS)}, not {selection!r}")
+        if not (isinstance(temperature, (int, float)) and 0 < temperature < float("inf")):
+            raise ValueError(f"a sampling network's temperature is a number > 0, not {temperature!r}")
         self.net = net
         self.selection = selection
+        self.temperature = float(temperature)
         self.rng = np.random.default_rng(seed)
 
     def default_label(self) -> str:
@@ -416,7 +421,7 @@ class NetActor(Actor):
             forced = np.zeros_like(policy)
             forced[list(forcing.actions)] = 1.0
             policy = masked_policy(policy, forced)
-        return sample_action(policy, 0.0 if self.selection == "greedy" else 1.0, self.rng)
+        return sample_action(policy, 0.0 if self.selection == "greedy" else self.temperature, self.rng)
 
     def consider_swap(self, starting_player: int, moves: list[Action]) -> bool:
         """A policy-and-value network swaps when its value head prefers the swapped
@@ -557,8 +562,8 @@ def model_actor(
         raise ValueError(f"a model actor: {problem}")
     net = load_net(path, game)
     stem = Path(path).stem
-    if not search_games and time_limit is None:
-        actor: Actor = NetActor(game, net, selection=selection, seed=seed)
+    if not search_games and time_limit is None:  # temperature 0 (a search's "most visited") samples the policy itself
+        actor: Actor = NetActor(game, net, selection=selection, seed=seed, temperature=temperature or 1.0)
         actor.label = stem if selection == "greedy" else f"{stem}(sample)"
         return actor
     params = dict(policy_params or {})

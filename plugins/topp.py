@@ -133,6 +133,7 @@ def model_agents(
     selection: str = "greedy",
     seed: int | None = None,
     labels: Sequence[str] | None = None,
+    temperature: float = 1.0,
 ) -> list[Agent]:
     """One raw-network agent per model file (``mctsfw.make_actor(path, game, search_games=0)``),
     and an outside engine per ``gtp:COMMAND`` spec among them.
@@ -150,7 +151,7 @@ def model_agents(
     agents = []
     for i, (label, path) in enumerate(zip(labels, paths)):
         actor = mctsfw.make_actor(str(path), game, search_games=0, selection=selection,
-                                  seed=None if seed is None else seed + i)
+                                  seed=None if seed is None else seed + i, temperature=temperature)
         agents.append((label or actor.label, actor))
     return agents
 
@@ -439,11 +440,12 @@ class TOPP:
         selection: str = "greedy",
         seed: int | None = None,
         random_anchor: bool = False,
+        temperature: float = 1.0,
         **kwargs: Any,
     ) -> "TOPP":
         """A tournament of saved models (raw networks, greedy or sampling), and with
         ``random_anchor`` random play first (labelled "random": the ratings' anchor)."""
-        agents = model_agents(paths, game, selection=selection, seed=seed)
+        agents = model_agents(paths, game, selection=selection, seed=seed, temperature=temperature)
         numbers, kind = checkpoint_numbers(paths)
         if random_anchor:
             agents.insert(0, (RANDOM_LABEL, mctsfw.make_actor("random", game,
@@ -525,6 +527,8 @@ TOPP_SECTION = Section("topp", "cli.py topp: the Tournament of Progressive Polic
     Setting("selection", "sample", 'how a network picks its move: "sample" (drawn from its policy) or "greedy" (most '
             "probable). Two greedy nets replay the same game every time they meet with the same opener, so on 5x5 "
             "Hex a greedy TOPP shows mostly who opened", choices=SELECTIONS, resumable=True),
+    Setting("temperature", 1.0, 'with selection = "sample": moves drawn ~ policy^(1/T); 1 the policy itself, lower '
+            "sharper (nearer its best move, still varied)", low=0.01, resumable=True),
     Setting("display", False, "draw the tournament's games on the display", resumable=True),
     Setting("gif", False, "save every game as an animated GIF (in OUT/gifs unless --gif DIR)", resumable=True),
     Setting("seed", 0, "seed of sampling agents (agent i gets seed + i); -1 = a new seed every run", low=-1,

@@ -7,8 +7,9 @@ import pytest
 from PIL import Image
 
 import mctsfw
-from plugins.topp import TOPP, TOPPResult, collect_models, episode_number, model_labels
-from tests.test_plugins import run_cli
+from mctsfw.actors import NetActor
+from plugins.topp import TOPP, TOPPResult, collect_models, episode_number, model_agents, model_labels
+from tests.test_plugins import ROOT, run_cli
 
 G = 4
 
@@ -242,3 +243,23 @@ def test_cli_topp_explains_what_is_missing(tmp_path):
     assert missing.returncode == 2 and "no such run directory" in missing.stderr
     empty = run_cli("topp", str(tmp_path))
     assert empty.returncode == 2 and "no saved models" in empty.stderr
+
+
+def test_a_sampling_network_s_temperature_sharpens_its_choice():
+    """selection = "sample" draws ~ policy^(1/T): below 1 nearer the network's best move,
+    still varied; the TOPP's temperature reaches its agents."""
+    game = mctsfw.make_game("hex", size=5)
+    model = ROOT / "models" / "hex5" / "anet_ep0250.keras"
+    state = game.initial_state()
+    best = mctsfw.make_actor(model, game, search_games=0, selection="greedy").select_action(state)
+
+    def share_of_best(temperature):
+        actor = mctsfw.make_actor(model, game, search_games=0, selection="sample", seed=1, temperature=temperature)
+        return sum(actor.select_action(state) == best for _ in range(300)) / 300
+
+    plain, sharp = share_of_best(0.0), share_of_best(0.25)  # 0: the policy itself, as before
+    assert sharp > 2 * plain and sharp < 1.0
+    [(_, agent)] = model_agents([model], game, selection="sample", seed=1, temperature=0.25)
+    assert agent.temperature == 0.25
+    with pytest.raises(ValueError, match="temperature is a number > 0"):
+        NetActor(game, agent.net, selection="sample", temperature=-1)
