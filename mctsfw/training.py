@@ -34,13 +34,6 @@ from mctsfw.sampling import sample_action
 from mctsfw.schema import Section, SectionSettings, Setting
 
 
-def _checkpoint_problems(config: dict, registries) -> list[str]:
-    train = config["train"]
-    if train["checkpoints"] > train["episodes"] + 1:
-        return [f"train.checkpoints: must be at most episodes + 1 = {train['episodes'] + 1}, not {train['checkpoints']}"]
-    return []
-
-
 #: ``[train]``: on-policy MCTS learning (``cli.py train``)
 def net_problems(net_class: type, name: str) -> list[str]:
     """Why the net ``name`` cannot learn on-policy, if it cannot: the rollouts play with its
@@ -61,7 +54,9 @@ TRAIN_SECTION = Section("train", "cli.py train: on-policy MCTS learning", [
             resumable=True),
     Setting("episodes", 200, "actual games played", low=1, resumable=True),
     Setting("search_games", 500, "MCTS search games (ANET rollouts) before every actual move", low=1),
-    Setting("checkpoints", 5, "K cached networks, the first before episode 1 (untrained), the last at the end", low=2),
+    Setting("checkpoints", 9, "K cached networks, the first before episode 1 (untrained), the last at the end "
+            "(9: the TOPP's ladder shows the climb, each agent meeting 8 others and random play); a run of fewer "
+            "episodes caches one after each", low=2),
     Setting("replay_size", 4000, "replay buffer capacity (cases); the oldest go first", low=1),
     Setting("minibatch", 512, "cases drawn from the buffer to train on after each episode", low=1),
     Setting("epochs", 5, "passes over that minibatch", low=1),
@@ -79,7 +74,7 @@ TRAIN_SECTION = Section("train", "cli.py train: on-policy MCTS learning", [
     Setting("augment", True, "also train on the game's symmetric cases (Hex: the board turned 180 degrees)"),
     Setting("display", False, "draw the actual games while training", resumable=True),
     Setting("seed", 0, "random seed of the run; -1 = a new seed every run", low=-1),
-], checks=[train_config_problems, _checkpoint_problems])
+], checks=[train_config_problems])
 
 
 @hookimpl
@@ -93,8 +88,9 @@ class TrainSettings(SectionSettings):
     section = TRAIN_SECTION
 
     def checkpoint_episodes(self) -> list[int]:
-        """K episodes spread evenly from 0 (untrained) to the last one."""
-        k = self.checkpoints
+        """K episodes spread evenly from 0 (untrained) to the last one (every episode when
+        there are fewer than K - 1)."""
+        k = min(self.checkpoints, self.episodes + 1)
         return sorted({round(i * self.episodes / (k - 1)) for i in range(k)})
 
     def epsilon_at(self, episode: int) -> float:

@@ -527,8 +527,9 @@ TOPP_SECTION = Section("topp", "cli.py topp: the Tournament of Progressive Polic
     Setting("selection", "sample", 'how a network picks its move: "sample" (drawn from its policy) or "greedy" (most '
             "probable). Two greedy nets replay the same game every time they meet with the same opener, so on 5x5 "
             "Hex a greedy TOPP shows mostly who opened", choices=SELECTIONS, resumable=True),
-    Setting("temperature", 1.0, 'with selection = "sample": moves drawn ~ policy^(1/T); 1 the policy itself, lower '
-            "sharper (nearer its best move, still varied)", low=0.01, resumable=True),
+    Setting("temperature", 0.25, 'with selection = "sample": moves drawn ~ policy^(1/T); 1 the policy itself, lower '
+            "sharper (nearer its best move, still varied: 0.25 ranks the default run's checkpoints in order of "
+            "training, 1 nearly flat)", low=0.01, resumable=True),
     Setting("display", False, "draw the tournament's games on the display", resumable=True),
     Setting("gif", False, "save every game as an animated GIF (in OUT/gifs unless --gif DIR)", resumable=True),
     Setting("seed", 0, "seed of sampling agents (agent i gets seed + i); -1 = a new seed every run", low=-1,

@@ -106,7 +106,7 @@ def test_settings_objects_come_from_the_declaration():
 
     config = load_config(None, None, ["train.episodes=7", "selfplay.workers=3"])
     train = TrainSettings.from_config(config)
-    assert train.episodes == 7 and train.minibatch == 512 and train.checkpoint_episodes() == [0, 2, 4, 5, 7]
+    assert train.episodes == 7 and train.minibatch == 512 and train.checkpoint_episodes() == [0, 1, 2, 3, 4, 5, 6, 7]
     assert SelfPlaySettings.from_config(config).workers == 3
     with pytest.raises(TypeError, match="missing"):
         TrainSettings(episodes=3)
