@@ -85,6 +85,14 @@ def search_flags(parser: argparse.ArgumentParser, note: str = "") -> None:
     config_flag(parser, "--time-limit", "mcts.time_limit")
 
 
+def engine_flags(parser: argparse.ArgumentParser, note: str) -> None:
+    """The flags of a command that puts one player behind a protocol (``gtp``, ``pbrain``)."""
+    parser.add_argument("--p", "--player", dest="player", default="mcts", metavar="PLAYER",
+                        help="who plays: random, mcts, a model path, or gtp:COMMAND (default: mcts)")
+    search_flags(parser, note)
+    config_flag(parser, "--seed", "mcts.seed")
+
+
 def config_flag(parser: argparse.ArgumentParser, flag: str, path: str, help: str | None = None, **kwargs) -> None:
     """A flag that stands for the config key ``path``: its type, choices and help come from
     the key's declaration, with the value in effect here (``parser.defaults_here``); its
@@ -208,10 +216,7 @@ def build_parser() -> argparse.ArgumentParser:
     gtp.add_argument("--size", type=int, help="board size for games that have one (config: games.<game>.size)")
     gtp.add_argument("--komi", type=float, help="komi for games that have it (config: games.<game>.komi); "
                                                 "the controller's komi command changes it")
-    gtp.add_argument("--p", "--player", dest="player", default="mcts", metavar="PLAYER",
-                     help="who plays: random, mcts, a model path, or gtp:COMMAND (default: mcts)")
-    search_flags(gtp, "; time_settings from the controller may stop a search sooner")
-    config_flag(gtp, "--seed", "mcts.seed")
+    engine_flags(gtp, "; time_settings from the controller may stop a search sooner")
     gtp.add_argument("--resign-threshold", type=float, default=0.0, metavar="X",
                      help="a searching player answers genmove with resign when its chosen move's value (1 win, "
                           "0 loss) is below X (default 0: never resigns)")
@@ -221,10 +226,7 @@ def build_parser() -> argparse.ArgumentParser:
     config_flag(pbrain, "--game", "game")
     pbrain.add_argument("--size", type=int, help="board size (config: games.gomoku.size); the manager's START "
                                                  "changes it")
-    pbrain.add_argument("--p", "--player", dest="player", default="mcts", metavar="PLAYER",
-                        help="who plays: random, mcts, a model path, or gtp:COMMAND (default: mcts)")
-    search_flags(pbrain, "; the manager's INFO timeout_turn and time_left may stop a search sooner")
-    config_flag(pbrain, "--seed", "mcts.seed")
+    engine_flags(pbrain, "; the manager's INFO timeout_turn and time_left may stop a search sooner")
 
     serve = command("serve", "the board in the browser: a person plays an agent on a local web page")
     config_flag(serve, "--game", "game")
