@@ -22,7 +22,7 @@ def game_of(model: Path) -> mctsfw.Game:
 
 
 def test_models_are_shipped():
-    assert {p.parent.name for p in SHIPPED} >= {"hex5", "hex5-az", "connect4", "gomoku9", "go9", "hex7"}
+    assert {p.parent.name for p in SHIPPED} >= {"hex5", "hex5-az", "connect4", "gomoku9", "go9", "go13", "hex7"}
 
 
 @pytest.mark.parametrize("model", SHIPPED, ids=lambda p: f"{p.parent.name}/{p.name}")
