@@ -1,8 +1,8 @@
 """Reading the files people and programs hand us: regular files of a bounded size only.
 
 A path given to a reader may be anything: ``/dev/zero`` (endless), a FIFO (blocks until a
-writer comes), a directory, a file of gigabytes. ``read_bytes(path, limit)`` opens it
-without blocking, refuses what is not a regular file or is larger than ``limit`` bytes
+writer comes), a directory, a file of gigabytes. ``read_bytes(path, kind)`` opens it
+without blocking, refuses what is not a regular file or is larger than ``LIMITS[kind]`` bytes
 with ``FileRefused`` (an ``OSError`` whose ``strerror`` is one line saying why), and reads
 at most ``limit`` bytes even from a file that grows meanwhile. The limits each kind of
 file may have are declared here, in one place (``LIMITS``).
@@ -45,16 +45,22 @@ def _size(size: int) -> str:
     return f"{size / MIB:.1f} MiB" if size >= MIB else f"{size:,} bytes"
 
 
-def checked_size(path: str | os.PathLike, kind: str) -> int:
-    """The size of the regular file at ``path``; FileRefused if it is something else or
-    larger than ``LIMITS[kind]``, FileNotFoundError if there is nothing there."""
-    info = os.stat(path)
+def _check(path: str | os.PathLike, info: os.stat_result, kind: str) -> None:
+    """Refuse (IsADirectoryError, FileRefused) what ``info`` shows is not a regular file of
+    ``kind``'s size at most."""
     if stat.S_ISDIR(info.st_mode):
         raise IsADirectoryError(errno.EISDIR, "a directory, not a file", str(path))
     if not stat.S_ISREG(info.st_mode):
         raise FileRefused(path, f"{_kind(info.st_mode)}, not a regular file")
     if info.st_size > LIMITS[kind]:
         raise FileRefused(path, f"{_size(info.st_size)}, more than the {_size(LIMITS[kind])} a {kind} file may have")
+
+
+def checked_size(path: str | os.PathLike, kind: str) -> int:
+    """The size of the regular file at ``path``; FileRefused if it is something else or
+    larger than ``LIMITS[kind]``, FileNotFoundError if there is nothing there."""
+    info = os.stat(path)
+    _check(path, info, kind)
     return info.st_size
 
 
@@ -65,13 +71,7 @@ def read_bytes(path: str | os.PathLike, kind: str) -> bytes:
     limit = LIMITS[kind]
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
     try:
-        info = os.fstat(fd)
-        if stat.S_ISDIR(info.st_mode):
-            raise IsADirectoryError(errno.EISDIR, "a directory, not a file", str(path))
-        if not stat.S_ISREG(info.st_mode):
-            raise FileRefused(path, f"{_kind(info.st_mode)}, not a regular file")
-        if info.st_size > limit:
-            raise FileRefused(path, f"{_size(info.st_size)}, more than the {_size(limit)} a {kind} file may have")
+        _check(path, os.fstat(fd), kind)
         chunks, total = [], 0
         while total <= limit:
             chunk = os.read(fd, min(1 << 20, limit + 1 - total))
