@@ -231,9 +231,6 @@ class RayBackend:
             if address and address != "auto":
                 cluster_problem(address)
             options: dict[str, Any] = dict(include_dashboard=False, log_to_driver=False, logging_level=logging.ERROR)
-            # Ray's C++ parts (raylet, GCS, this driver's core worker) write their warnings to the
-            # terminal they inherit; they keep them in Ray's log files (/tmp/ray/session_latest/logs)
-            os.environ.setdefault("RAY_BACKEND_LOG_LEVEL", "fatal")
             if address:
                 options["address"] = address
             else:
