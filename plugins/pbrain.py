@@ -72,6 +72,22 @@ def seconds_for(timeout_turn: int | None, timeout_match: int | None, time_left: 
     return max(TimeBudget.SHORTEST, min(limits) * TimeBudget.SAFETY - TimeBudget.LAG)
 
 
+def point_text(action: Action, size: int) -> str:
+    """The protocol's ``x,y`` of an action: the column from the left, the row from the top."""
+    return f"{action % size},{action // size}"
+
+
+def parse_point(text: str, size: int) -> Action:
+    """The action at ``x,y`` on a ``size`` board; IllegalMoveError saying why otherwise."""
+    parts = text.replace(" ", "").split(",")
+    if len(parts) != 2 or not all(p.lstrip("-").isdigit() for p in parts):
+        raise IllegalMoveError(f"expected coordinates x,y, not {text.strip()!r}")
+    x, y = map(int, parts)
+    if not (0 <= x < size and 0 <= y < size):
+        raise IllegalMoveError(f"{x},{y} is off the {size}x{size} board")
+    return y * size + x
+
+
 class PbrainEngine:
     """Our actor behind the brain protocol: ``handle(line)`` gives the answer lines (none
     for INFO, END and the lines of a BOARD), ``run(stdin, stdout)`` serves until ``END``
@@ -88,7 +104,9 @@ class PbrainEngine:
         self.time_left: int | None = None
         self.board_lines: list[tuple[int, int]] | None = None  # between BOARD and DONE: (action, field)
         self.finished = False
-        self._install(mctsfw.make_game(game_name, **self.params))
+        self.game = mctsfw.make_game(game_name, **self.params)
+        self.actor = make_player(self.game)
+        self.clear()
         self.commands: dict[str, Callable[[str], list[str]]] = {
             "START": self.cmd_start, "RECTSTART": self.cmd_rectstart, "RESTART": self.cmd_restart,
             "BEGIN": self.cmd_begin, "TURN": self.cmd_turn, "BOARD": self.cmd_board, "TAKEBACK": self.cmd_takeback,
@@ -96,13 +114,6 @@ class PbrainEngine:
         }
 
     # ---- the game ---------------------------------------------------------------------
-    def _install(self, game: Game) -> None:
-        if self.actor is not None:
-            self.actor.close()
-        self.game = game
-        self.actor = self.make_player(game)
-        self.clear()
-
     def _rebuild(self, changes: dict[str, Any]) -> None:
         """The game with changed parameters and a new actor for it, its board empty;
         refused with the reason, and then nothing has changed."""
@@ -126,22 +137,14 @@ class PbrainEngine:
         self.state: State = self.game.initial_state(1)
         self.actor.reset()
 
-    @property
-    def size(self) -> int:
-        return self.game.size
-
     def point(self, text: str) -> Action:
-        """The action at ``x,y`` (column, row from the top, from 0)."""
-        parts = text.replace(" ", "").split(",")
-        if len(parts) != 2 or not all(p.lstrip("-").isdigit() for p in parts):
-            raise PbrainError(f"expected coordinates x,y, not {text.strip()!r}")
-        x, y = map(int, parts)
-        if not (0 <= x < self.size and 0 <= y < self.size):
-            raise PbrainError(f"{x},{y} is off the {self.size}x{self.size} board")
-        return y * self.size + x
+        try:
+            return parse_point(text, self.game.size)
+        except IllegalMoveError as error:
+            raise PbrainError(str(error)) from None
 
     def text(self, action: Action) -> str:
-        return f"{action % self.size},{action // self.size}"
+        return point_text(action, self.game.size)
 
     def _after(self, state: State, action: Action) -> State:
         if self.game.is_final(state):
@@ -389,9 +392,6 @@ class PbrainActor(FollowingActor):
     def default_label(self) -> str:
         return f"pbrain:{self.brain_name}"
 
-    def _text(self, action: Action) -> str:
-        return f"{action % self.game.size},{action // self.game.size}"
-
     def new_game(self) -> None:
         """A new game: START with the board's size, the rule and the time a move."""
         self.history = []
@@ -413,10 +413,11 @@ class PbrainActor(FollowingActor):
             if not self.history:
                 answer = self.brain.send("BEGIN")
             elif len(new) == 1 and self.told:
-                answer = self.brain.send(f"TURN {self._text(new[0][1])}")
+                answer = self.brain.send(f"TURN {point_text(new[0][1], self.game.size)}")
             else:  # the whole position: its stones in the order played, 1 the brain's, 2 the opponent's
                 last = len(self.history) - 1  # the opponent's stone, the ones before alternating
-                lines = [f"{self._text(a)},{2 if (last - i) % 2 == 0 else 1}" for i, a in enumerate(self.history)]
+                lines = [f"{point_text(a, self.game.size)},{2 if (last - i) % 2 == 0 else 1}"
+                         for i, a in enumerate(self.history)]
                 if self.told:
                     self.brain.send("RESTART")
                 answer = self.brain.send("\n".join(["BOARD", *lines, "DONE"]))
@@ -424,14 +425,11 @@ class PbrainActor(FollowingActor):
             self.brain.kill()
             raise
         self.told = True
-        parts = answer.replace(" ", "").split(",")
         try:
-            if len(parts) != 2 or not all(p.isdigit() for p in parts):
-                raise IllegalMoveError("not x,y")
-            x, y = map(int, parts)
-            if not (0 <= x < game.size and 0 <= y < game.size):
-                raise IllegalMoveError("off the board")
-            action = y * game.size + x
+            action = parse_point(answer, game.size)
+        except IllegalMoveError as error:
+            raise self.brain._failure(f"answered {answer!r}, not x,y or off the board: {error}") from None
+        try:
             after = game.next_state(state, action)
         except IllegalMoveError as error:
             raise self.brain._failure(f"answered {answer!r}: {error}") from None
