@@ -203,18 +203,28 @@ def chosen(checkpoints: list[tuple[float, int, Path]], minutes: float, points: i
 
 
 # ---- evaluation ------------------------------------------------------------------------------------
-def score(game, bench: Bench, model: Path, opponent: tuple[str, dict], games: int, seed: int) -> float:
-    """The network's score (draws half) against the opponent, both colours; an outside
-    engine that counts games (GNU Go) referees them."""
-    spec, params = opponent
-    net = mctsfw.make_actor(model, game, seed=seed, **bench.agent)
-    other = mctsfw.make_actor(spec, game, seed=seed, **params)
+def bench_game(bench: Bench):
+    """The game of a benchmark's configuration."""
+    config = load_config(ROOT / "hexzero.toml", ROOT / bench.config)
+    return mctsfw.make_game(config["game"], **plugin_params(config, "games", config["game"]))
+
+
+def match_score(game, bench: Bench, a, b, games: int) -> float:
+    """A's score (draws half) against B, both colours as the benchmark seats them; an
+    outside engine that counts games (GNU Go) referees them. Both are closed after."""
     try:
         schedule = {"seating": (1, 2), "openers": (1,)} if bench.first_player_starts else BALANCED
-        tally = play_match(game, net, other, games, judged=True, **schedule).tally()
+        tally = play_match(game, a, b, games, judged=True, **schedule).tally()
     finally:
-        close_actors([net, other])
+        close_actors([a, b])
     return (tally.wins + 0.5 * tally.draws) / max(games, 1)
+
+
+def score(game, bench: Bench, model: Path, opponent: tuple[str, dict], games: int, seed: int) -> float:
+    """The network's score against the opponent (``match_score``)."""
+    spec, params = opponent
+    return match_score(game, bench, mctsfw.make_actor(model, game, seed=seed, **bench.agent),
+                       mctsfw.make_actor(spec, game, seed=seed, **params), games)
 
 
 def head_to_head(key: str, recipe: str, base: str, out: Path, games: int) -> float:
@@ -226,14 +236,10 @@ def head_to_head(key: str, recipe: str, base: str, out: Path, games: int) -> flo
     scores = json.loads(saved.read_text()) if saved.exists() else {}
     name = f"last vs {base}'s last/{games}"
     if name not in scores:
-        config = load_config(ROOT / "hexzero.toml", ROOT / bench.config)
-        game = mctsfw.make_game(config["game"], **plugin_params(config, "games", config["game"]))
+        game = bench_game(bench)
         mine, theirs = (RunDir(out / key / r / "run").checkpoints()[-1][1] for r in (recipe, base))
-        a = mctsfw.make_actor(mine, game, seed=1, **bench.agent)
-        b = mctsfw.make_actor(theirs, game, seed=2, **bench.agent)
-        schedule = {"seating": (1, 2), "openers": (1,)} if bench.first_player_starts else BALANCED
-        tally = play_match(game, a, b, games, **schedule).tally()
-        scores[name] = (tally.wins + 0.5 * tally.draws) / max(games, 1)
+        scores[name] = match_score(game, bench, mctsfw.make_actor(mine, game, seed=1, **bench.agent),
+                                   mctsfw.make_actor(theirs, game, seed=2, **bench.agent), games)
         saved.write_text(json.dumps(scores, indent=1))
     return scores[name]
 
@@ -259,8 +265,7 @@ def evaluate(key: str, recipe: str, directory: Path, minutes: float, points: int
              events: EventFile) -> list[dict]:
     """The scores of the chosen checkpoints against each opponent (computed once, kept in scores.json)."""
     bench = GAMES[key]
-    config = load_config(ROOT / "hexzero.toml", ROOT / bench.config)
-    game = mctsfw.make_game(config["game"], **plugin_params(config, "games", config["game"]))
+    game = bench_game(bench)
     saved = directory / "scores.json"
     scores = json.loads(saved.read_text()) if saved.exists() else {}
     rows, solver = [], None
