@@ -23,8 +23,10 @@ an ``Origin``, comes from the board's address; a ``Host`` naming another site is
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import socket
+import sys
 import threading
 import time
 from http import HTTPStatus
@@ -413,8 +415,6 @@ class BoardServer(ThreadingHTTPServer):
     request_queue_size = 128
 
     def handle_error(self, request, client_address) -> None:
-        import sys
-
         error = sys.exc_info()[1]
         if isinstance(error, (ConnectionError, TimeoutError)):  # the client went away: nothing to say
             return
@@ -535,8 +535,6 @@ class BoardRequestHandler(BaseHTTPRequestHandler):
 
 def _is_address(name: str) -> bool:
     """Whether ``name`` is an IP address (no DNS name can be rebound to it)."""
-    import ipaddress
-
     try:
         ipaddress.ip_address(name)
     except ValueError:
