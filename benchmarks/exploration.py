@@ -29,8 +29,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-import mctsfw  # noqa: E402
-from mctsfw.match import play_match  # noqa: E402
+from hexzero import mctsfw  # noqa: E402
+from hexzero.mctsfw.match import play_match  # noqa: E402
 from search_strength import wilson  # noqa: E402
 
 GAMES = {

@@ -35,10 +35,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-import mctsfw  # noqa: E402
-from games.hex_solver import HexSolver  # noqa: E402
-from mctsfw.checkpoints import ModelFileError  # noqa: E402
-from mctsfw.plugin_manager import UnknownPluginError  # noqa: E402
+from hexzero import mctsfw  # noqa: E402
+from hexzero.games.hex_solver import HexSolver  # noqa: E402
+from hexzero.mctsfw.checkpoints import ModelFileError  # noqa: E402
+from hexzero.mctsfw.plugin_manager import UnknownPluginError  # noqa: E402
 from search_strength import wilson  # noqa: E402
 
 #: stones on the board: the buckets of the breakdown

@@ -17,9 +17,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import mctsfw  # noqa: E402
-from mctsfw import MCTS, make_tree_policy  # noqa: E402
-from mctsfw.evaluators import NetValue  # noqa: E402
+from hexzero import mctsfw  # noqa: E402
+from hexzero.mctsfw import MCTS, make_tree_policy  # noqa: E402
+from hexzero.mctsfw.evaluators import NetValue  # noqa: E402
 
 
 def measure(game, net, batch_size: int, simulations: int, repeats: int) -> tuple[float, float]:

@@ -71,13 +71,13 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-import mctsfw  # noqa: E402
-from mctsfw.config import load_config, plugin_params  # noqa: E402
-from mctsfw.curves import EventFile  # noqa: E402
-from mctsfw.match import play_match  # noqa: E402
-from mctsfw.players import close_actors  # noqa: E402
-from mctsfw.runs import RunDir  # noqa: E402
-from plugins.gtp import gnugo_spec  # noqa: E402
+from hexzero import mctsfw  # noqa: E402
+from hexzero.mctsfw.config import load_config, plugin_params  # noqa: E402
+from hexzero.mctsfw.curves import EventFile  # noqa: E402
+from hexzero.mctsfw.match import play_match  # noqa: E402
+from hexzero.mctsfw.players import close_actors  # noqa: E402
+from hexzero.mctsfw.runs import RunDir  # noqa: E402
+from hexzero.plugins.gtp import gnugo_spec  # noqa: E402
 from search_strength import BALANCED, wilson  # noqa: E402
 
 #: what every self-play recipe changes in the game's configuration
@@ -283,7 +283,7 @@ def evaluate(key: str, recipe: str, directory: Path, minutes: float, points: int
             name = f"{path.name} kept against perfect play/{eval_games}"
             if name not in scores:
                 if solver is None:
-                    from games.hex_solver import HexSolver
+                    from hexzero.games.hex_solver import HexSolver
 
                     solver = HexSolver(game)  # one table for every checkpoint: they meet the same openings
                 scores[name] = kept(game, path, eval_games, solver)
@@ -307,7 +307,7 @@ def draw(results: dict, path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from plugins.topp import save_png
+    from hexzero.plugins.topp import save_png
 
     figure, axes = plt.subplots(1, len(results), figsize=(5 * len(results), 4), squeeze=False)
     for ax, (key, by_recipe) in zip(axes[0], results.items()):

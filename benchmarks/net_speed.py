@@ -33,9 +33,9 @@ sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
 
-import mctsfw  # noqa: E402
-from mctsfw.checkpoints import load_net  # noqa: E402
-from mctsfw.config import load_config, plugin_params  # noqa: E402
+from hexzero import mctsfw  # noqa: E402
+from hexzero.mctsfw.checkpoints import load_net  # noqa: E402
+from hexzero.mctsfw.config import load_config, plugin_params  # noqa: E402
 
 
 def shipped() -> list[tuple[str, Path, mctsfw.Game]]:

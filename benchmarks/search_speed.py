@@ -37,8 +37,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import mctsfw  # noqa: E402
-from mctsfw import MCTS, make_tree_policy  # noqa: E402
+from hexzero import mctsfw  # noqa: E402
+from hexzero.mctsfw import MCTS, make_tree_policy  # noqa: E402
 
 C = 1.4
 #: leaves judged together by one lock-step playout of ANET rollouts (a search picks its own: NetRollouts.batch_for)
@@ -192,8 +192,8 @@ def main() -> None:
     if args.only:
         return
 
-    from mctsfw.checkpoints import load_net  # imports TensorFlow and Keras
-    from mctsfw.evaluators import NetRollouts, RandomRollouts
+    from hexzero.mctsfw.checkpoints import load_net  # imports TensorFlow and Keras
+    from hexzero.mctsfw.evaluators import NetRollouts, RandomRollouts
 
     game = mctsfw.make_game("hex", size=5)
     net = load_net(args.model, game)

@@ -26,9 +26,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import mctsfw  # noqa: E402
-from mctsfw.match import play_match  # noqa: E402
-from plugins.gtp import gnugo_spec  # noqa: E402
+from hexzero import mctsfw  # noqa: E402
+from hexzero.mctsfw.match import play_match  # noqa: E402
+from hexzero.plugins.gtp import gnugo_spec  # noqa: E402
 
 GAMES = {
     "gomoku9": ("gomoku", {"size": 9}),

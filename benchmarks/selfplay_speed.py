@@ -27,9 +27,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-import mctsfw  # noqa: E402
-from mctsfw.config import load_config, plugin_params  # noqa: E402
-from mctsfw.selfplay import self_play_games, self_play_pieces  # noqa: E402
+from hexzero import mctsfw  # noqa: E402
+from hexzero.mctsfw.config import load_config, plugin_params  # noqa: E402
+from hexzero.mctsfw.selfplay import self_play_games, self_play_pieces  # noqa: E402
 
 GAMES = {"connect4": ('game="connect4"',), "go9": ('game="go"', "games.go.size=9")}
 NETS = ("pv_mlp", "pv_resnet")

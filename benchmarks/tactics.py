@@ -29,10 +29,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-import mctsfw  # noqa: E402
-from mctsfw import MCTS, make_tree_policy  # noqa: E402
-from mctsfw.actors import ActorError  # noqa: E402
-from mctsfw.tactics import CLASSES, collect, play_positions, random_players  # noqa: E402
+from hexzero import mctsfw  # noqa: E402
+from hexzero.mctsfw import MCTS, make_tree_policy  # noqa: E402
+from hexzero.mctsfw.actors import ActorError  # noqa: E402
+from hexzero.mctsfw.tactics import CLASSES, collect, play_positions, random_players  # noqa: E402
 
 GAMES = {
     "gomoku9": ("gomoku 9x9", ("gomoku", {"size": 9}), "models/gomoku9/pv_mlp_gen0051.keras"),

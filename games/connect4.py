@@ -24,9 +24,9 @@ from typing import Any, Callable
 
 import numpy as np
 
-import mctsfw
-from mctsfw.game import Forcing, Game, IllegalMoveError
-from mctsfw.schema import Parameters, Setting
+from hexzero import mctsfw
+from hexzero.mctsfw.game import Forcing, Game, IllegalMoveError
+from hexzero.mctsfw.schema import Parameters, Setting
 
 MIN_SIZE, MAX_SIZE = 4, 16
 LINE = 4  # stones in a row that win
@@ -291,7 +291,7 @@ def mctsfw_board_svg(game, state, last_action, heat):
     click anywhere in a column drops a disc there; the heat marks sit above the columns."""
     if not isinstance(game, ConnectFour):
         return None
-    from mctsfw import svg
+    from hexzero.mctsfw import svg
 
     cells, step, margin = game.board(state), 50.0, 20.0
     top = margin + step  # one row of room above the rack for the heat marks

@@ -53,9 +53,9 @@ from typing import Any, Callable
 
 import numpy as np
 
-import mctsfw
-from mctsfw.game import Game, IllegalMoveError
-from mctsfw.schema import Parameters, Setting
+from hexzero import mctsfw
+from hexzero.mctsfw.game import Game, IllegalMoveError
+from hexzero.mctsfw.schema import Parameters, Setting
 
 MIN_SIZE, MAX_SIZE = 5, 19
 #: no random numbers given to the compiled playout: it draws its own
@@ -69,7 +69,7 @@ def playout_kernel():
     global _KERNEL
     if _KERNEL is None:
         try:
-            from games.go_playout import playout
+            from hexzero.games.go_playout import playout
         except ImportError:
             _KERNEL = False
         else:
@@ -760,7 +760,7 @@ def mctsfw_board_svg(game, state, last_action, heat):
     star points; black is player 1. A pass has no place on the board (the page offers it)."""
     if not isinstance(game, Go):
         return None
-    from mctsfw import svg
+    from hexzero.mctsfw import svg
 
     n, cells = game.size, game.board(state)
     stones = {r * n + c: int(cells[r, c]) for r in range(n) for c in range(n) if cells[r, c]}

@@ -10,6 +10,10 @@ positional superko (Zobrist hashes in an open-addressing table) as the reference
 and scores the final position by area. Given the same uniform random numbers
 (``uniforms``) it plays exactly the reference's moves, which the tests check; otherwise
 it draws its own from a xorshift generator seeded by the caller.
+
+numba keeps the compiled kernels in ``__pycache__`` (``cache=True``), valid while this
+file's time stamp is unchanged; they name the module they were compiled in
+(``hexzero.games.go_playout``), so an edit of this file is what retires old ones.
 """
 
 from __future__ import annotations

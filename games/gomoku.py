@@ -28,9 +28,9 @@ from typing import Any, Callable
 
 import numpy as np
 
-import mctsfw
-from mctsfw.game import Forcing, Game, IllegalMoveError, letter_cell_name, parse_letter_cell
-from mctsfw.schema import Parameters, Setting
+from hexzero import mctsfw
+from hexzero.mctsfw.game import Forcing, Game, IllegalMoveError, letter_cell_name, parse_letter_cell
+from hexzero.mctsfw.schema import Parameters, Setting
 
 MIN_SIZE, MAX_SIZE = 5, 20  # 20: the Gomocup freestyle board
 MARKS = {1: "X", 2: "O"}
@@ -515,7 +515,7 @@ def mctsfw_board_svg(game, state, last_action, heat):
     from the top row 1); black (player 1) opens."""
     if not isinstance(game, Gomoku):
         return None
-    from mctsfw import svg
+    from hexzero.mctsfw import svg
 
     n, cells = game.size, game.board(state)
     stones = {r * n + c: int(cells[r, c]) for r in range(n) for c in range(n) if cells[r, c]}

@@ -21,9 +21,9 @@ from typing import Any, Callable, Sequence
 import networkx as nx
 import numpy as np
 
-import mctsfw
-from mctsfw.game import Forcing, Game, IllegalMoveError, letter_cell_name, parse_letter_cell
-from mctsfw.schema import Parameters, Setting
+from hexzero import mctsfw
+from hexzero.mctsfw.game import Forcing, Game, IllegalMoveError, letter_cell_name, parse_letter_cell
+from hexzero.mctsfw.schema import Parameters, Setting
 
 MIN_SIZE, MAX_SIZE = 3, 19
 
@@ -572,7 +572,7 @@ def mctsfw_board_svg(game, state, last_action, heat):
     their stones."""
     if not isinstance(game, Hex):
         return None
-    from mctsfw import svg
+    from hexzero.mctsfw import svg
 
     n, (_, ones, twos, _) = game.size, state
     radius = 20.0

@@ -27,7 +27,7 @@ against it; ``tests/test_hex_solver.py`` checks it against plain minimax.
 
 from __future__ import annotations
 
-from games.hex import Hex, HexState, iter_bits
+from hexzero.games.hex import Hex, HexState, iter_bits
 
 #: chains of groups examined per player and position (the search stays exact beyond: the
 #: chains only prune)

@@ -16,9 +16,9 @@ from typing import Any
 
 import numpy as np
 
-import mctsfw
-from mctsfw.game import Game, IllegalMoveError
-from mctsfw.schema import Parameters, Setting
+from hexzero import mctsfw
+from hexzero.mctsfw.game import Game, IllegalMoveError
+from hexzero.mctsfw.schema import Parameters, Setting
 
 NimState = tuple  # (player_to_move, (pile_0, pile_1, ...))
 
@@ -175,7 +175,7 @@ def mctsfw_board_svg(game, state, last_action, heat):
     (when the cap allows that many); the heat marks sit on the first stone a move takes."""
     if not isinstance(game, Nim):
         return None
-    from mctsfw import svg
+    from hexzero.mctsfw import svg
 
     step, margin = 34.0, 20.0
     label = 70.0

@@ -2,12 +2,15 @@
 
 The public API::
 
-    import mctsfw
+    from hexzero import mctsfw
     game = mctsfw.make_game("hex", size=5)
     agent = mctsfw.make_actor("mcts", game, search_games=1000, c=1.4, seed=1)
     state = game.initial_state()
     state = game.next_state(state, agent.select_action(state))
 """
+
+if __name__ != "hexzero.mctsfw":  # in a checkout the folder is also importable as plain mctsfw: one copy only
+    raise ImportError("mctsfw is part of hexzero: import hexzero.mctsfw")
 
 import os
 
@@ -21,10 +24,10 @@ for _variable in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 # TensorFlow loads (nets import it on first use); a value the user chose is kept.
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
-from mctsfw.hookspecs import hookimpl  # noqa: E402
-from mctsfw.game import Game, IllegalMoveError
-from mctsfw.mcts import MCTS, Node, SearchProgress, TreePolicy
-from mctsfw.plugin_manager import (
+from hexzero.mctsfw.hookspecs import hookimpl  # noqa: E402
+from hexzero.mctsfw.game import Game, IllegalMoveError
+from hexzero.mctsfw.mcts import MCTS, Node, SearchProgress, TreePolicy
+from hexzero.mctsfw.plugin_manager import (
     DuplicatePluginError,
     InvalidPluginError,
     PluginError,
@@ -34,8 +37,8 @@ from mctsfw.plugin_manager import (
     default_registries,
     make_plugin_manager,
 )
-from mctsfw.checkpoints import ModelFileError, atomic_path, load_net
-from mctsfw.actors import Actor, NetActor, make_actor
+from hexzero.mctsfw.checkpoints import ModelFileError, atomic_path, load_net
+from hexzero.mctsfw.actors import Actor, NetActor, make_actor
 
 
 def make_game(name: str, **params) -> Game:

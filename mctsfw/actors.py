@@ -27,11 +27,11 @@ from typing import Any, Callable
 
 import numpy as np
 
-from mctsfw.game import Action, Game, IllegalMoveError, State
-from mctsfw.evaluators import LeafEvaluator, NetRollouts, RandomRollouts, value_evaluator
-from mctsfw.mcts import MCTS, SearchProgress, budget_problem
-from mctsfw.roles import POLICY_VALUE, PolicyNet, has_role
-from mctsfw.sampling import check_temperature, masked_policy, sample_action
+from hexzero.mctsfw.game import Action, Game, IllegalMoveError, State
+from hexzero.mctsfw.evaluators import LeafEvaluator, NetRollouts, RandomRollouts, value_evaluator
+from hexzero.mctsfw.mcts import MCTS, SearchProgress, budget_problem
+from hexzero.mctsfw.roles import POLICY_VALUE, PolicyNet, has_role
+from hexzero.mctsfw.sampling import check_temperature, masked_policy, sample_action
 
 
 class ActorError(ValueError):
@@ -250,7 +250,7 @@ class MCTSActor(Actor):
         threats: bool = True,
     ):
         super().__init__(game)
-        from mctsfw import default_registries, make_tree_policy
+        from hexzero.mctsfw import default_registries, make_tree_policy
 
         problem = budget_problem(search_games, time_limit)
         if problem:
@@ -456,7 +456,7 @@ def registered_actor_kind(spec: Any) -> tuple[type, str] | None:
     kind (``gtp:gnugo --mode gtp``), else None."""
     if not isinstance(spec, str) or ":" not in spec:
         return None
-    from mctsfw import default_registries
+    from hexzero.mctsfw import default_registries
 
     name, argument = spec.split(":", 1)
     actors = default_registries().actors
@@ -468,7 +468,7 @@ def actor_spec_problem(spec: Any) -> str | None:
     loading anything), else why not."""
     if spec in ACTOR_KINDS or registered_actor_kind(spec) or is_model_path(spec):
         return None
-    from mctsfw import default_registries
+    from hexzero.mctsfw import default_registries
 
     prefixes = "".join(f", {name}:..." for name in default_registries().actors.names())
     return f"must be human, random, mcts{prefixes} or the path of a saved model (.keras), not {spec!r}"
@@ -523,7 +523,7 @@ def make_actor(spec: str | os.PathLike, game: Game, **params) -> Actor:
                     f"unknown parameter(s) of a model actor: {', '.join(unknown)} (known: {', '.join(MODEL_ACTOR_PARAMS)})"
                 )
             return model_actor(spec, game, **params)
-        from mctsfw import default_registries
+        from hexzero.mctsfw import default_registries
 
         registered = default_registries().actors
         prefixes = "".join(f", or {name}:... ({registered.get(name).description or 'a registered kind'})"
@@ -555,7 +555,7 @@ def model_actor(
     net's declared role: a policy-and-value net judges leaves with its value head (mixed
     with random rollouts when ``value_weight`` < 1; PUCT by default), a policy net with
     its rollouts (UCT by default). Any tree policy may be asked for."""
-    from mctsfw.checkpoints import load_net
+    from hexzero.mctsfw.checkpoints import load_net
 
     problem = budget_problem(search_games or None, time_limit) if search_games or time_limit is not None else None
     if problem:

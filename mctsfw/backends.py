@@ -43,8 +43,9 @@ from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from mctsfw.interrupts import sigterm_kept
-from mctsfw.workers import WorkerPool, sigint_ignored
+import hexzero
+from hexzero.mctsfw.interrupts import sigterm_kept
+from hexzero.mctsfw.workers import WorkerPool, sigint_ignored
 
 #: times one group of games may lose its worker before the run gives up
 MAX_REPLAYS = 3
@@ -384,11 +385,12 @@ def start_guard(parent: int, pids: list[int]) -> subprocess.Popen | None:
     if not Path("/proc/self/stat").exists() or not pids:
         return None
     marks = [f"{pid}={_start_time(pid)}" for pid in pids if _start_time(pid) is not None]
-    return subprocess.Popen([sys.executable, "-m", "mctsfw.backends", "guard", str(parent), *marks],
+    home = Path(hexzero.__file__).resolve().parent.parent  # where `import hexzero` finds it: checkout or site-packages
+    return subprocess.Popen([sys.executable, "-m", "hexzero.mctsfw.backends", "guard", str(parent), *marks],
                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True, cwd=os.getcwd(),
                             env={**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [
-                                str(Path(__file__).resolve().parent.parent), os.environ.get("PYTHONPATH")]))})
+                                str(home), os.environ.get("PYTHONPATH")]))})
 
 
 def _guard(parent: int, marks: list[str]) -> None:

@@ -5,25 +5,25 @@ place where the core names them, by module path only (it never imports them itse
 """
 
 BUILTIN_PLUGINS = [
-    "mctsfw.training",  # declares [train]
-    "mctsfw.selfplay",  # declares [selfplay]
-    "mctsfw.imitation",  # declares [imitate]
-    "games.hex",
-    "games.nim",
-    "games.connect4",
-    "games.gomoku",
-    "games.go",
-    "nets.anet",
-    "nets.twohead",
-    "plugins.uct",
-    "plugins.puct",
-    "plugins.rave",
-    "plugins.gumbel",
-    "plugins.display",
-    "plugins.gif",
-    "plugins.topp",
-    "plugins.gtp",
-    "plugins.pbrain",  # the Gomocup brain protocol: cli.py pbrain, pbrain:COMMAND players
-    "plugins.openspiel",  # OpenSpiel's MCTS as an opponent (the differential extra)
-    "plugins.web",  # declares [serve]; the web board of cli.py serve
+    "hexzero.mctsfw.training",  # declares [train]
+    "hexzero.mctsfw.selfplay",  # declares [selfplay]
+    "hexzero.mctsfw.imitation",  # declares [imitate]
+    "hexzero.games.hex",
+    "hexzero.games.nim",
+    "hexzero.games.connect4",
+    "hexzero.games.gomoku",
+    "hexzero.games.go",
+    "hexzero.nets.anet",
+    "hexzero.nets.twohead",
+    "hexzero.plugins.uct",
+    "hexzero.plugins.puct",
+    "hexzero.plugins.rave",
+    "hexzero.plugins.gumbel",
+    "hexzero.plugins.display",
+    "hexzero.plugins.gif",
+    "hexzero.plugins.topp",
+    "hexzero.plugins.gtp",
+    "hexzero.plugins.pbrain",  # the Gomocup brain protocol: cli.py pbrain, pbrain:COMMAND players
+    "hexzero.plugins.openspiel",  # OpenSpiel's MCTS as an opponent (the differential extra)
+    "hexzero.plugins.web",  # declares [serve]; the web board of cli.py serve
 ]

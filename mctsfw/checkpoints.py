@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Iterator
 
 if TYPE_CHECKING:
-    from mctsfw.game import Game
+    from hexzero.mctsfw.game import Game
 
 
 class ModelFileError(ValueError):
@@ -80,9 +80,9 @@ def net_class_for(path: str | os.PathLike) -> type:
     look at the file). A missing file, or one that no registered net recognises, raises
     ``ModelFileError``.
     """
-    from mctsfw.plugin_manager import default_registries
+    from hexzero.mctsfw.plugin_manager import default_registries
 
-    from mctsfw.files import checked_size
+    from hexzero.mctsfw.files import checked_size
 
     path = Path(path)
     try:

@@ -29,9 +29,9 @@ import tomllib
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from mctsfw.plugin_manager import Registries, default_registries, unknown_name_message
-from mctsfw.sampling import temperature_problem
-from mctsfw.schema import Parameters, Section, Setting
+from hexzero.mctsfw.plugin_manager import Registries, default_registries, unknown_name_message
+from hexzero.mctsfw.sampling import temperature_problem
+from hexzero.mctsfw.schema import Parameters, Section, Setting
 
 
 class ConfigError(ValueError):
@@ -49,7 +49,7 @@ class ConfigError(ValueError):
 
 # ---- the core's declarations ------------------------------------------------------------------
 def _actor_spec_problem(value: Any) -> str | None:
-    from mctsfw.actors import actor_spec_problem
+    from hexzero.mctsfw.actors import actor_spec_problem
 
     return actor_spec_problem(value)
 
@@ -166,7 +166,7 @@ def resumable_keys(registries: Registries | None = None) -> list[str]:
 # ---- loading ------------------------------------------------------------------------------
 def read_toml(path: str | Path) -> dict:
     """A TOML file as a dict; ConfigError naming the file for anything that is not one."""
-    from mctsfw.files import read_text
+    from hexzero.mctsfw.files import read_text
 
     path = Path(path)
     try:

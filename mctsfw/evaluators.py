@@ -33,10 +33,10 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from mctsfw.game import Action, Game, State
-from mctsfw.roles import POLICY, POLICY_VALUE, policy_scores, require_role
-from mctsfw.sampling import masked_policy, sample_actions
-from mctsfw.schema import Setting
+from hexzero.mctsfw.game import Action, Game, State
+from hexzero.mctsfw.roles import POLICY, POLICY_VALUE, policy_scores, require_role
+from hexzero.mctsfw.sampling import masked_policy, sample_actions
+from hexzero.mctsfw.schema import Setting
 
 #: leaves per call that network evaluators gather by default
 NET_BATCH = 32

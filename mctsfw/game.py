@@ -13,7 +13,7 @@ from typing import Any, Callable, Hashable, NamedTuple, Sequence
 
 import numpy as np
 
-from mctsfw.schema import Parameters
+from hexzero.mctsfw.schema import Parameters
 
 State = Hashable
 Action = int

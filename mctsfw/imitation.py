@@ -41,21 +41,21 @@ from typing import Any, Iterator
 
 import numpy as np
 
-from mctsfw.backends import die_if_asked, make_backend
-from mctsfw.config import plugin_params
-from mctsfw.game import Game
-from mctsfw.hookspecs import hookimpl
-from mctsfw.match import play_game
-from mctsfw.players import close_actors
-from mctsfw.plugin_manager import Registries, default_registries
-from mctsfw.records import RecordedGame
-from mctsfw.replay import game_result
-from mctsfw.schema import Section, SectionSettings, Setting
-from mctsfw.selfplay import SELFPLAY_SECTION, SelfPlayTrainer, learning_run_problems
+from hexzero.mctsfw.backends import die_if_asked, make_backend
+from hexzero.mctsfw.config import plugin_params
+from hexzero.mctsfw.game import Game
+from hexzero.mctsfw.hookspecs import hookimpl
+from hexzero.mctsfw.match import play_game
+from hexzero.mctsfw.players import close_actors
+from hexzero.mctsfw.plugin_manager import Registries, default_registries
+from hexzero.mctsfw.records import RecordedGame
+from hexzero.mctsfw.replay import game_result
+from hexzero.mctsfw.schema import Section, SectionSettings, Setting
+from hexzero.mctsfw.selfplay import SELFPLAY_SECTION, SelfPlayTrainer, learning_run_problems
 
 
 def _player_problem(value: Any) -> str | None:
-    from mctsfw.actors import actor_spec_problem
+    from hexzero.mctsfw.actors import actor_spec_problem
 
     if value == "human":
         return "human cannot play here: the games are played without a person (random, mcts, a model path, " \
@@ -113,7 +113,7 @@ def imitation_pieces(config: dict, registries: Registries) -> tuple[ImitateSetti
 
 def make_imitation_players(config: dict, game: Game, seed: int) -> dict:
     """The two players of the games, built as ``cli.py play`` builds them."""
-    from mctsfw.players import make_players
+    from hexzero.mctsfw.players import make_players
 
     table = config["imitate"]
     return make_players({1: table["player1"], 2: table["player2"]}, game, config, seed)

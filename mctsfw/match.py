@@ -20,9 +20,9 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Protocol, Sequence
 
-from mctsfw.actors import Actor, Quit, Resignation, SwapRequest, TakeBack
-from mctsfw.game import Action, Game, State
-from mctsfw.ratings import PRIOR_DRAWS, format_difference, two_player_rating
+from hexzero.mctsfw.actors import Actor, Quit, Resignation, SwapRequest, TakeBack
+from hexzero.mctsfw.game import Action, Game, State
+from hexzero.mctsfw.ratings import PRIOR_DRAWS, format_difference, two_player_rating
 
 
 class Display(Protocol):

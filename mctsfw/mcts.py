@@ -66,9 +66,9 @@ from typing import Callable, Generator, Iterator, Sequence
 
 import numpy as np
 
-from mctsfw.evaluators import LeafEvaluator, RandomRollouts, evaluate_together
-from mctsfw.game import Action, Game, IllegalMoveError, State, opponent
-from mctsfw.schema import Parameters
+from hexzero.mctsfw.evaluators import LeafEvaluator, RandomRollouts, evaluate_together
+from hexzero.mctsfw.game import Action, Game, IllegalMoveError, State, opponent
+from hexzero.mctsfw.schema import Parameters
 
 
 #: a search in progress (``MCTS.steps``): yields leaf states to judge, is sent (values, priors), returns the search games run

@@ -6,11 +6,11 @@ imitation games (``mctsfw.imitation``) build them here."""
 
 from __future__ import annotations
 
-import mctsfw
-from mctsfw.actors import registered_actor_kind
-from mctsfw.checkpoints import net_class_for
-from mctsfw.config import plugin_params
-from mctsfw.roles import POLICY_VALUE, has_role
+from hexzero import mctsfw
+from hexzero.mctsfw.actors import registered_actor_kind
+from hexzero.mctsfw.checkpoints import net_class_for
+from hexzero.mctsfw.config import plugin_params
+from hexzero.mctsfw.roles import POLICY_VALUE, has_role
 
 
 def make_player(spec: str, game: mctsfw.Game, config: dict, seed: int | None) -> mctsfw.Actor:

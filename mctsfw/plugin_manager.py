@@ -18,8 +18,8 @@ from typing import Any, Iterable
 
 import pluggy
 
-from mctsfw import hookspecs
-from mctsfw.game import Game
+from hexzero.mctsfw import hookspecs
+from hexzero.mctsfw.game import Game
 
 #: the entry-point group of third-party plugins
 ENTRY_POINT_GROUP = "mctsfw"
@@ -74,7 +74,7 @@ def make_plugin_manager(load_entrypoints: bool = True) -> pluggy.PluginManager:
     """A new plugin manager: the built-ins, then the ``mctsfw`` entry points, checked."""
     # Imported here: the built-in plugins import mctsfw, so mctsfw must not import them
     # at module level (imports point inward).
-    from mctsfw.builtins import BUILTIN_PLUGINS
+    from hexzero.mctsfw.builtins import BUILTIN_PLUGINS
 
     pm = pluggy.PluginManager("mctsfw")
     pm.add_hookspecs(hookspecs)
@@ -214,7 +214,7 @@ def build_registries(pm: pluggy.PluginManager) -> Registries:
     """One registry per kind from the registration hooks. A third-party hook that raises
     (typically an import inside it failing) leaves that plugin's classes of that kind out,
     with a ``PluginImportWarning``; a built-in one that raises is a bug and propagates."""
-    from mctsfw.builtins import BUILTIN_PLUGINS
+    from hexzero.mctsfw.builtins import BUILTIN_PLUGINS
 
     registries = {kind: Registry(kind) for kind in KINDS}
     for kind, hook_name in KINDS.items():

@@ -28,8 +28,8 @@ from typing import Any, Iterator, Sequence
 
 import numpy as np
 
-from mctsfw.files import read_text
-from mctsfw.game import Action, Game, State
+from hexzero.mctsfw.files import read_text
+from hexzero.mctsfw.game import Action, Game, State
 
 
 def action_dtype(num_actions: int) -> np.dtype:

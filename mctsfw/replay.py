@@ -20,10 +20,10 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from mctsfw.checkpoints import atomic_path
-from mctsfw.game import Game, State
-from mctsfw.records import GameStore, RecordedGame
-from mctsfw.runs import RunDirError
+from hexzero.mctsfw.checkpoints import atomic_path
+from hexzero.mctsfw.game import Game, State
+from hexzero.mctsfw.records import GameStore, RecordedGame
+from hexzero.mctsfw.runs import RunDirError
 
 #: ``encode(states) -> batch``: the network's input for a list of states (``net.encode_batch``)
 Encoder = Callable[[Sequence[State]], np.ndarray]

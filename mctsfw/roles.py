@@ -25,7 +25,7 @@ from typing import Any, Callable, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
-from mctsfw.game import State
+from hexzero.mctsfw.game import State
 
 POLICY = "policy"
 POLICY_VALUE = "policy_value"

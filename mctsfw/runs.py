@@ -38,10 +38,10 @@ from typing import Any, Callable, Iterator
 import numpy as np
 import tomli_w
 
-from mctsfw.checkpoints import atomic_path
-from mctsfw.curves import TB_DIR, RunCurves
-from mctsfw.files import read_text
-from mctsfw.interrupts import StopSignals, interrupt_reported
+from hexzero.mctsfw.checkpoints import atomic_path
+from hexzero.mctsfw.curves import TB_DIR, RunCurves
+from hexzero.mctsfw.files import read_text
+from hexzero.mctsfw.interrupts import StopSignals, interrupt_reported
 
 CHECKPOINT_PATTERN = re.compile(r"^(?P<net>.+)_(?:ep|gen)(?P<episode>\d+)\.keras$")
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from mctsfw.game import Action
+from hexzero.mctsfw.game import Action
 
 
 def temperature_problem(value: Any) -> str | None:

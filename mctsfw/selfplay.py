@@ -50,23 +50,23 @@ from typing import Any, Iterator
 
 import numpy as np
 
-from mctsfw.actors import Actor
-from mctsfw.backends import die_if_asked, make_backend, ray_problem
-from mctsfw.config import plugin_params
-from mctsfw.game import Game, opponent
-from mctsfw.evaluators import NetValue, value_evaluator
-from mctsfw.hookspecs import hookimpl
-from mctsfw.mcts import MCTS, Node, TreePolicy, search_together
-from mctsfw.match import Tally, play_match
-from mctsfw.plugin_manager import Registries, default_registries
-from mctsfw.ratings import two_player_rating
-from mctsfw.records import RecordedGame
-from mctsfw.replay import ReplayBuffer, game_result
-from mctsfw.roles import POLICY_VALUE, require_role, role_problem
-from mctsfw.runs import ResumableRun
-from mctsfw.sampling import sample_action, temperature_problem
-from mctsfw.sgf import resigned_result, to_sgf, write_sgf
-from mctsfw.schema import Section, SectionSettings, Setting
+from hexzero.mctsfw.actors import Actor
+from hexzero.mctsfw.backends import die_if_asked, make_backend, ray_problem
+from hexzero.mctsfw.config import plugin_params
+from hexzero.mctsfw.game import Game, opponent
+from hexzero.mctsfw.evaluators import NetValue, value_evaluator
+from hexzero.mctsfw.hookspecs import hookimpl
+from hexzero.mctsfw.mcts import MCTS, Node, TreePolicy, search_together
+from hexzero.mctsfw.match import Tally, play_match
+from hexzero.mctsfw.plugin_manager import Registries, default_registries
+from hexzero.mctsfw.ratings import two_player_rating
+from hexzero.mctsfw.records import RecordedGame
+from hexzero.mctsfw.replay import ReplayBuffer, game_result
+from hexzero.mctsfw.roles import POLICY_VALUE, require_role, role_problem
+from hexzero.mctsfw.runs import ResumableRun
+from hexzero.mctsfw.sampling import sample_action, temperature_problem
+from hexzero.mctsfw.sgf import resigned_result, to_sgf, write_sgf
+from hexzero.mctsfw.schema import Section, SectionSettings, Setting
 
 
 def learning_run_problems(config: dict, registries: Registries, section: str, command: str) -> list[str]:
@@ -98,7 +98,7 @@ def learning_run_problems(config: dict, registries: Registries, section: str, co
 
 def init_net_problem(path: str, net_class: type, game: Game) -> str | None:
     """Why the model file ``path`` cannot start a run of ``net_class`` networks on ``game``, or None."""
-    from mctsfw.checkpoints import ModelFileError, net_class_for
+    from hexzero.mctsfw.checkpoints import ModelFileError, net_class_for
 
     try:
         found = net_class_for(path)

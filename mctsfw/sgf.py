@@ -30,9 +30,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
-from mctsfw.checkpoints import atomic_path
-from mctsfw.files import read_bytes
-from mctsfw.game import Action, Game, IllegalMoveError, State
+from hexzero.mctsfw.checkpoints import atomic_path
+from hexzero.mctsfw.files import read_bytes
+from hexzero.mctsfw.game import Action, Game, IllegalMoveError, State
 
 #: what people call the SGF game numbers that may come up in an error message
 GAME_NAMES = {1: "Go", 2: "Othello", 3: "chess", 4: "Gomoku/Renju", 5: "Nine Men's Morris", 6: "Backgammon",
@@ -311,7 +311,7 @@ def _size(value: str, number: int) -> int:
 def sgf_game_classes(registries=None) -> dict[int, type]:
     """The registered game classes that have SGF, by their game number."""
     if registries is None:
-        from mctsfw.plugin_manager import default_registries
+        from hexzero.mctsfw.plugin_manager import default_registries
 
         registries = default_registries()
     games = registries.games

@@ -24,7 +24,7 @@ import random
 from dataclasses import dataclass
 from typing import Callable, Iterator
 
-from mctsfw.game import Action, Game, State
+from hexzero.mctsfw.game import Action, Game, State
 
 CLASSES = ("win now", "stop it", "win in 3")
 

@@ -21,17 +21,17 @@ from typing import Any, Iterator
 
 import numpy as np
 
-from mctsfw.config import plugin_params
-from mctsfw.evaluators import NetRollouts
-from mctsfw.hookspecs import hookimpl
-from mctsfw.mcts import MCTS
-from mctsfw.plugin_manager import Registries, default_registries
-from mctsfw.records import RecordedGame
-from mctsfw.replay import ReplayBuffer, game_result
-from mctsfw.roles import POLICY, RoleError, input_problem, role_problem
-from mctsfw.runs import ResumableRun
-from mctsfw.sampling import sample_action
-from mctsfw.schema import Section, SectionSettings, Setting
+from hexzero.mctsfw.config import plugin_params
+from hexzero.mctsfw.evaluators import NetRollouts
+from hexzero.mctsfw.hookspecs import hookimpl
+from hexzero.mctsfw.mcts import MCTS
+from hexzero.mctsfw.plugin_manager import Registries, default_registries
+from hexzero.mctsfw.records import RecordedGame
+from hexzero.mctsfw.replay import ReplayBuffer, game_result
+from hexzero.mctsfw.roles import POLICY, RoleError, input_problem, role_problem
+from hexzero.mctsfw.runs import ResumableRun
+from hexzero.mctsfw.sampling import sample_action
+from hexzero.mctsfw.schema import Section, SectionSettings, Setting
 
 
 #: ``[train]``: on-policy MCTS learning (``cli.py train``)
@@ -239,7 +239,7 @@ class Trainer(ResumableRun):
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
 
-        from mctsfw.checkpoints import atomic_path
+        from hexzero.mctsfw.checkpoints import atomic_path
 
         episodes = [r["episode"] for r in records]
         fig, ax = plt.subplots(figsize=(7, 4))

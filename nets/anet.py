@@ -28,12 +28,12 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-import mctsfw
-from mctsfw.checkpoints import ModelFileError
-from nets.keras_files import check_model_name, has_model_name, save_keras_model
-from mctsfw.game import Game, State
-from mctsfw.sampling import masked_policy
-from mctsfw.schema import Parameters, Setting
+from hexzero import mctsfw
+from hexzero.mctsfw.checkpoints import ModelFileError
+from hexzero.nets.keras_files import check_model_name, has_model_name, save_keras_model
+from hexzero.mctsfw.game import Game, State
+from hexzero.mctsfw.sampling import masked_policy
+from hexzero.mctsfw.schema import Parameters, Setting
 
 #: the Keras model's name: how ``can_load`` recognises a file saved by ANET
 MODEL_NAME = "anet"

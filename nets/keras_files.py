@@ -14,7 +14,7 @@ import warnings
 import zipfile
 from pathlib import Path
 
-from mctsfw.checkpoints import ModelFileError, atomic_path
+from hexzero.mctsfw.checkpoints import ModelFileError, atomic_path
 
 
 def keras_model_name(path: str | os.PathLike) -> str:

@@ -30,13 +30,13 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-import mctsfw
-from mctsfw.checkpoints import ModelFileError
-from nets.keras_files import check_model_name, has_model_name, save_keras_model
-from mctsfw.game import Game, State
-from mctsfw.sampling import masked_policy
-from mctsfw.schema import Parameters, Setting
-from nets.anet import (
+from hexzero import mctsfw
+from hexzero.mctsfw.checkpoints import ModelFileError
+from hexzero.nets.keras_files import check_model_name, has_model_name, save_keras_model
+from hexzero.mctsfw.game import Game, State
+from hexzero.mctsfw.sampling import masked_policy
+from hexzero.mctsfw.schema import Parameters, Setting
+from hexzero.nets.anet import (
     ACTIVATION, HIDDEN_LAYERS, LEARNING_RATE, NUMPY_ACTIVATIONS, OPTIMIZER, OPTIMIZERS, SEED, NumpyMLP, _keras,
     describe_game,
 )

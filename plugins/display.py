@@ -16,10 +16,10 @@ import sys
 import time
 from typing import TextIO
 
-import mctsfw
-from mctsfw.game import Game, State
-from mctsfw.mcts import SearchProgress
-from mctsfw.schema import Section, Setting
+from hexzero import mctsfw
+from hexzero.mctsfw.game import Game, State
+from hexzero.mctsfw.mcts import SearchProgress
+from hexzero.mctsfw.schema import Section, Setting
 
 #: ``[show]``: how actual games are shown (read by every command that draws games)
 SHOW_SECTION = Section("show", "showing actual games (never rollouts)", [

@@ -22,8 +22,8 @@ from typing import Any, Callable
 
 from PIL import Image, ImageDraw, ImageFont
 
-import mctsfw
-from mctsfw.game import Action, Game, State
+from hexzero import mctsfw
+from hexzero.mctsfw.game import Action, Game, State
 
 BACKGROUND = (255, 255, 255)
 INK = (30, 30, 30)
@@ -415,7 +415,7 @@ class GifDisplay:
 
     def save(self, path: str | Path) -> Path:
         """Write the recorded game as an animated GIF that loops; replaces the file whole."""
-        from mctsfw.checkpoints import atomic_path
+        from hexzero.mctsfw.checkpoints import atomic_path
 
         images = self.frames()
         if not images:

@@ -54,10 +54,10 @@ import weakref
 from dataclasses import dataclass, field
 from typing import Any, Callable, TextIO
 
-import mctsfw
-from mctsfw.actors import Actor, ActorError, FollowingActor, Resignation
-from mctsfw.game import Action, Game, IllegalMoveError, State
-from mctsfw.mcts import SearchProgress
+from hexzero import mctsfw
+from hexzero.mctsfw.actors import Actor, ActorError, FollowingActor, Resignation
+from hexzero.mctsfw.game import Action, Game, IllegalMoveError, State
+from hexzero.mctsfw.mcts import SearchProgress
 
 PROTOCOL_VERSION = "2"
 ENGINE_NAME = "hexzero"
@@ -519,7 +519,7 @@ def score_of_text(text: str) -> float | None:
 def sgf_module():
     """``mctsfw.sgf`` if this checkout has it (``loadsgf``), else None."""
     try:
-        import mctsfw.sgf as sgf
+        from hexzero.mctsfw import sgf
     except ImportError:
         return None
     return sgf if callable(getattr(sgf, "read_sgf", None)) else None

@@ -25,10 +25,10 @@ import random
 
 import numpy as np
 
-import mctsfw
-from mctsfw.evaluators import RANDOM_SYMMETRY, VALUE_WEIGHT
-from mctsfw.mcts import Node, TreePolicy, best_child
-from mctsfw.schema import Parameters, Setting
+from hexzero import mctsfw
+from hexzero.mctsfw.evaluators import RANDOM_SYMMETRY, VALUE_WEIGHT
+from hexzero.mctsfw.mcts import Node, TreePolicy, best_child
+from hexzero.mctsfw.schema import Parameters, Setting
 
 #: priors below this count as this (log 0 is -inf)
 TINY = 1e-12

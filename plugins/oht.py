@@ -26,9 +26,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from mctsfw.actors import Actor
-from mctsfw.game import Game, IllegalMoveError, State
-from mctsfw.match import MatchResult, play_match
+from hexzero.mctsfw.actors import Actor
+from hexzero.mctsfw.game import Game, IllegalMoveError, State
+from hexzero.mctsfw.match import MatchResult, play_match
 
 #: what the protocol needs of a game: a square board and flat states
 FLAT_GAME_NEEDS = ("size", "from_flat", "to_flat")

@@ -21,9 +21,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-import mctsfw
-from mctsfw.actors import ActorError, FollowingActor
-from mctsfw.game import Action, Game, State
+from hexzero import mctsfw
+from hexzero.mctsfw.actors import ActorError, FollowingActor
+from hexzero.mctsfw.game import Action, Game, State
 
 #: OpenSpiel's examples: UCT constant 2, a random rollout a simulation
 UCT_C = 2.0

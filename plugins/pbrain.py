@@ -41,10 +41,10 @@ from __future__ import annotations
 import shlex
 from typing import Any, Callable, TextIO
 
-import mctsfw
-from mctsfw.actors import Actor, ActorError, FollowingActor, Resignation
-from mctsfw.game import Action, Game, IllegalMoveError, State
-from plugins.gtp import EngineProcess, TimeBudget, engine_version, time_budget
+from hexzero import mctsfw
+from hexzero.mctsfw.actors import Actor, ActorError, FollowingActor, Resignation
+from hexzero.mctsfw.game import Action, Game, IllegalMoveError, State
+from hexzero.plugins.gtp import EngineProcess, TimeBudget, engine_version, time_budget
 
 #: the INFO rule bits a brain may be asked to play, and ours: 1 = exactly five
 EXACTLY_FIVE, CONTINUOUS, RENJU, CARO = 1, 2, 4, 8

@@ -6,10 +6,10 @@ import math
 
 import numpy as np
 
-import mctsfw
-from mctsfw.evaluators import RANDOM_SYMMETRY, VALUE_WEIGHT
-from mctsfw.mcts import Node, TreePolicy
-from mctsfw.schema import Parameters, Setting
+from hexzero import mctsfw
+from hexzero.mctsfw.evaluators import RANDOM_SYMMETRY, VALUE_WEIGHT
+from hexzero.mctsfw.mcts import Node, TreePolicy
+from hexzero.mctsfw.schema import Parameters, Setting
 
 
 #: what an untried move is worth at first (``first_play``)

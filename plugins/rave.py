@@ -23,10 +23,10 @@ import math
 import random
 from typing import Sequence
 
-import mctsfw
-from mctsfw.game import Action
-from mctsfw.mcts import Node, TreePolicy
-from mctsfw.schema import Parameters, Setting
+from hexzero import mctsfw
+from hexzero.mctsfw.game import Action
+from hexzero.mctsfw.mcts import Node, TreePolicy
+from hexzero.mctsfw.schema import Parameters, Setting
 
 #: what a move no playout has made is worth: tried before any other
 UNSEEN = 1.0

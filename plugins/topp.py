@@ -34,13 +34,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Sequence, TextIO
 
-import mctsfw
-from mctsfw.actors import Actor
-from mctsfw.game import Game
-from mctsfw.match import Display, GameRecord, play_match, replay_record
-from mctsfw.files import read_text
-from mctsfw.ratings import RANDOM_LABEL, Ratings, fit_ratings
-from mctsfw.schema import Section, Setting
+from hexzero import mctsfw
+from hexzero.mctsfw.actors import Actor
+from hexzero.mctsfw.game import Game
+from hexzero.mctsfw.match import Display, GameRecord, play_match, replay_record
+from hexzero.mctsfw.files import read_text
+from hexzero.mctsfw.ratings import RANDOM_LABEL, Ratings, fit_ratings
+from hexzero.mctsfw.schema import Section, Setting
 
 SELECTIONS = ("greedy", "sample")
 
@@ -51,7 +51,7 @@ Agent = tuple[str, Actor]
 # ---- the models of a run ---------------------------------------------------------------------
 def episode_number(path: str | Path) -> int | None:
     """The episode of a checkpoint's file name (``anet_ep0050.keras`` -> 50), None if none."""
-    from mctsfw.runs import CHECKPOINT_PATTERN
+    from hexzero.mctsfw.runs import CHECKPOINT_PATTERN
 
     match = CHECKPOINT_PATTERN.match(Path(path).name)
     return int(match["episode"]) if match else None
@@ -66,8 +66,8 @@ def collect_models(source: str | Path | Iterable[str | Path]) -> list[Path]:
     FileNotFoundError naming them. In a list, a player spec of a registered actor kind
     (``gtp:COMMAND``, an outside engine) is kept as it is, beside the models.
     """
-    from mctsfw.actors import registered_actor_kind
-    from mctsfw.runs import list_checkpoints
+    from hexzero.mctsfw.actors import registered_actor_kind
+    from hexzero.mctsfw.runs import list_checkpoints
 
     if isinstance(source, (str, Path)) and Path(source).is_dir():
         run_dir = Path(source)
@@ -142,7 +142,7 @@ def model_agents(
     """
     if selection not in SELECTIONS:
         raise ValueError(f"selection is one of {', '.join(SELECTIONS)}, not {selection!r}")
-    from mctsfw.actors import registered_actor_kind
+    from hexzero.mctsfw.actors import registered_actor_kind
 
     outside = [registered_actor_kind(p) is not None for p in paths]
     if labels is None:  # outside engines are named by themselves (gtp:GNU Go 3.8)
@@ -274,7 +274,7 @@ class TOPPResult:
     # ---- files -----------------------------------------------------------------------------
     def save_json(self, path: str | Path) -> Path:
         """Write ``as_dict()`` as JSON; the file is replaced whole or not at all."""
-        from mctsfw.checkpoints import atomic_path
+        from hexzero.mctsfw.checkpoints import atomic_path
 
         path = Path(path)
         with atomic_path(path) as tmp:
@@ -358,7 +358,7 @@ class TOPPResult:
         """The checkpoints' ratings as TensorBoard curves in ``directory`` (a run's
         ``tb/topp``), against their generation or episode; the last tournament's replace
         the ones before."""
-        from mctsfw.curves import EventFile, remove_event_files
+        from hexzero.mctsfw.curves import EventFile, remove_event_files
 
         remove_event_files(directory)
         ratings = self.ratings()
@@ -549,7 +549,7 @@ def mctsfw_config_sections():
 
 def save_png(figure, path: str | Path) -> Path:
     """Lay out ``figure`` and write it as a PNG at ``path`` (atomically: a reader never sees half)."""
-    from mctsfw.checkpoints import atomic_path
+    from hexzero.mctsfw.checkpoints import atomic_path
 
     figure.tight_layout()
     path = Path(path)

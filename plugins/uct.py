@@ -5,9 +5,9 @@ from __future__ import annotations
 import math
 import random
 
-import mctsfw
-from mctsfw.mcts import Node, TreePolicy
-from mctsfw.schema import Parameters, Setting
+from hexzero import mctsfw
+from hexzero.mctsfw.mcts import Node, TreePolicy
+from hexzero.mctsfw.schema import Parameters, Setting
 
 #: 1 / sqrt(n) by n, grown on demand: a list lookup is faster than a sqrt in the hot loop
 INV_SQRT = [0.0] + [1.0 / math.sqrt(n) for n in range(1, 4096)]

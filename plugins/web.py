@@ -33,13 +33,13 @@ from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable
 
-import mctsfw
-from mctsfw.actors import Actor, ActorError, Resignation
-from mctsfw.game import Game, IllegalMoveError
-from mctsfw.mcts import SearchProgress
-from mctsfw.records import game_line
-from mctsfw.schema import Section, Setting
-from mctsfw.sgf import resigned_result, to_sgf
+from hexzero import mctsfw
+from hexzero.mctsfw.actors import Actor, ActorError, Resignation
+from hexzero.mctsfw.game import Game, IllegalMoveError
+from hexzero.mctsfw.mcts import SearchProgress
+from hexzero.mctsfw.records import game_line
+from hexzero.mctsfw.schema import Section, Setting
+from hexzero.mctsfw.sgf import resigned_result, to_sgf
 
 #: ``[serve]``: where ``cli.py serve`` listens
 SERVE_SECTION = Section("serve", "the web board (cli.py serve)", [

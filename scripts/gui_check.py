@@ -38,7 +38,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from plugins.gtp import _die_with_parent  # noqa: E402  (Linux: what we start dies with us)
+from hexzero.plugins.gtp import _die_with_parent  # noqa: E402  (Linux: what we start dies with us)
 PROGRAMS = {"Xvfb": "xvfb", "xdotool": "xdotool", "import": "imagemagick"}
 LETTERS = "ABCDEFGHJ"  # GTP's columns of a 9x9 board (no I)
 #: where Quarry 0.2 draws a 9x9 board in a 900 x 850 game window: column A, row 1, the spacing

@@ -35,13 +35,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np  # noqa: E402
 
-import mctsfw  # noqa: E402
-from mctsfw import MCTS, make_tree_policy  # noqa: E402
-from mctsfw.evaluators import RandomRollouts  # noqa: E402
-from mctsfw.mcts import target_counts  # noqa: E402
-from mctsfw.records import GameStore, RecordedGame, action_dtype  # noqa: E402
-from mctsfw.replay import ReplayBuffer, game_result  # noqa: E402
-from mctsfw.sampling import sample_action  # noqa: E402
+from hexzero import mctsfw  # noqa: E402
+from hexzero.mctsfw import MCTS, make_tree_policy  # noqa: E402
+from hexzero.mctsfw.evaluators import RandomRollouts  # noqa: E402
+from hexzero.mctsfw.mcts import target_counts  # noqa: E402
+from hexzero.mctsfw.records import GameStore, RecordedGame, action_dtype  # noqa: E402
+from hexzero.mctsfw.replay import ReplayBuffer, game_result  # noqa: E402
+from hexzero.mctsfw.sampling import sample_action  # noqa: E402
 
 #: (label, game, params, encoding, search games, estimate: (rows, cols, planes, symmetries, actions) if not installed)
 BOARDS = [

@@ -31,11 +31,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-import mctsfw  # noqa: E402
-from mctsfw.actors import registered_actor_kind  # noqa: E402
-from mctsfw.config import load_config, plugin_params  # noqa: E402
-from mctsfw.match import play_match  # noqa: E402
-from plugins.gtp import gnugo_spec  # noqa: E402
+from hexzero import mctsfw  # noqa: E402
+from hexzero.mctsfw.actors import registered_actor_kind  # noqa: E402
+from hexzero.mctsfw.config import load_config, plugin_params  # noqa: E402
+from hexzero.mctsfw.match import play_match  # noqa: E402
+from hexzero.plugins.gtp import gnugo_spec  # noqa: E402
 
 #: the agent is player 1 in the even games; it moves first in games 0 and 1 of every four
 #: (as player 1, then as player 2), second in games 2 and 3

@@ -20,8 +20,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import mctsfw  # noqa: E402
-from plugins.web import WebBoard, headless_chromium, make_server  # noqa: E402
+from hexzero import mctsfw  # noqa: E402
+from hexzero.plugins.web import WebBoard, headless_chromium, make_server  # noqa: E402
 
 #: (file, game, parameters, the person's moves before the picture, the agent's seconds a move)
 SHOTS = [

@@ -17,8 +17,8 @@ if str(ROOT) not in sys.path:  # the tests run from a checkout whether or not it
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
-import mctsfw  # noqa: E402
-from mctsfw.backends import descendants, live_processes  # noqa: E402,F401  (the tests import descendants from here)
+from hexzero import mctsfw  # noqa: E402
+from hexzero.mctsfw.backends import descendants, live_processes  # noqa: E402,F401  (the tests import descendants from here)
 
 
 @pytest.fixture(scope="module")

@@ -7,10 +7,10 @@ import zipfile
 import numpy as np
 import pytest
 
-import mctsfw
-from mctsfw import ModelFileError
-from mctsfw.checkpoints import atomic_path
-from nets.anet import ANET, NumpyMLP
+from hexzero import mctsfw
+from hexzero.mctsfw import ModelFileError
+from hexzero.mctsfw.checkpoints import atomic_path
+from hexzero.nets.anet import ANET, NumpyMLP
 from tests.conftest import random_states
 
 
@@ -271,7 +271,7 @@ def test_bad_parameters_raise(hex3):
 
 
 def test_the_net_is_registered_and_the_config_checks_its_table():
-    from mctsfw.config import ConfigError, load_config
+    from hexzero.mctsfw.config import ConfigError, load_config
 
     DEFAULT_CONFIG = None  # the declared defaults alone
 
@@ -306,7 +306,7 @@ def test_atomic_path_replaces_only_a_complete_file(tmp_path):
 def test_anet_plays_the_whole_policy_role(hex3):
     """Every net offers the policy role's interface: encode_batch, and one fit signature
     whose value targets a policy net accepts and ignores (it has no value head)."""
-    from mctsfw.roles import POLICY, POLICY_VALUE, PolicyNet, has_role
+    from hexzero.mctsfw.roles import POLICY, POLICY_VALUE, PolicyNet, has_role
 
     nets = [ANET(hex3, hidden_layers=[8], seed=3) for _ in range(2)]
     assert isinstance(nets[0], PolicyNet) and has_role(nets[0], POLICY) and not has_role(nets[0], POLICY_VALUE)

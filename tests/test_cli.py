@@ -79,8 +79,8 @@ def test_play_saves_each_game_as_a_gif(tmp_path):
 def test_play_records_the_games_as_json_lines_that_replay(tmp_path):
     import json
 
-    import mctsfw
-    from mctsfw.records import read_game_lines
+    from hexzero import mctsfw
+    from hexzero.mctsfw.records import read_game_lines
 
     path = tmp_path / "new" / "games.jsonl"
     result = run_cli("play", "--game", "connect4", "--p1", "random", "--p2", "mcts", "--search-games", "20",
@@ -136,8 +136,8 @@ def test_compare_reports_rates_times_and_lengths_per_colour(tmp_path):
 
 
 def test_play_connect4_against_a_policy_value_network_with_temperature(tmp_path):
-    import mctsfw
-    from nets.twohead import PolicyValueMLP
+    from hexzero import mctsfw
+    from hexzero.nets.twohead import PolicyValueMLP
 
     game = mctsfw.make_game("connect4")
     model = tmp_path / "pv_mlp_gen0000.keras"
@@ -154,10 +154,10 @@ def test_play_connect4_against_a_policy_value_network_with_temperature(tmp_path)
 def test_a_saved_network_from_the_command_line_searches_without_root_noise(tmp_path):
     """[tree_policies.puct] holds self-play's Dirichlet noise; play and compare leave it out
     but take the rest of the table (here lambda)."""
-    import cli
-    import mctsfw
-    from mctsfw.config import load_config
-    from nets.twohead import PolicyValueMLP
+    from hexzero import cli
+    from hexzero import mctsfw
+    from hexzero.mctsfw.config import load_config
+    from hexzero.nets.twohead import PolicyValueMLP
 
     game = mctsfw.make_game("connect4")
     model = tmp_path / "pv_mlp_gen0000.keras"
@@ -179,7 +179,7 @@ TINY_TRAIN = [
 
 def cli_main(capsys, *argv):
     """``cli.main(argv)`` in this process: (exit status, stdout, stderr)."""
-    import cli
+    from hexzero import cli
 
     status = cli.main([str(a) for a in argv])
     out, err = capsys.readouterr()
@@ -196,8 +196,8 @@ def refused(capsys, *argv) -> str:
 
 
 def test_resume_applies_resumable_changes_and_refuses_the_others(tmp_path, capsys, monkeypatch):
-    from mctsfw.config import read_toml
-    from mctsfw.runs import RunDir
+    from hexzero.mctsfw.config import read_toml
+    from hexzero.mctsfw.runs import RunDir
 
     monkeypatch.chdir(tmp_path)  # no hexzero.toml here: the declared defaults
     run = RunDir(tmp_path / "run")

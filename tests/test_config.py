@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-import mctsfw
-from mctsfw.config import (
+from hexzero import mctsfw
+from hexzero.mctsfw.config import (
     ConfigError, apply_overrides, config_sections, declared_defaults, fixed_changes, flatten_all, load_config,
     parse_override, resumable_keys, setting_at, validate,
 )
-from mctsfw.plugin_manager import build_registries, make_plugin_manager
-from mctsfw.schema import Parameters, Section, Setting
+from hexzero.mctsfw.plugin_manager import build_registries, make_plugin_manager
+from hexzero.mctsfw.schema import Parameters, Section, Setting
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULTS = ROOT / "hexzero.toml"
@@ -101,8 +101,8 @@ def test_the_hook_docs_name_the_config_tables():
 
 
 def test_settings_objects_come_from_the_declaration():
-    from mctsfw.selfplay import SelfPlaySettings
-    from mctsfw.training import TrainSettings
+    from hexzero.mctsfw.selfplay import SelfPlaySettings
+    from hexzero.mctsfw.training import TrainSettings
 
     config = load_config(None, None, ["train.episodes=7", "selfplay.workers=3"])
     train = TrainSettings.from_config(config)

@@ -9,10 +9,10 @@ import random
 import numpy as np
 import pytest
 
-import mctsfw
+from hexzero import mctsfw
 from tests.conftest import reachable_winners
-from mctsfw import IllegalMoveError
-from mctsfw.game import Game
+from hexzero.mctsfw import IllegalMoveError
+from hexzero.mctsfw.game import Game
 
 ROWS, COLUMNS = 6, 7
 DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))  # horizontal, vertical, diagonal /, diagonal \
@@ -225,7 +225,7 @@ def test_the_shift_and_test_is_exact_on_every_four_cells():
     (the always-empty guard bit), none past the board's edges."""
     from itertools import combinations
 
-    from games.connect4 import has_line
+    from hexzero.games.connect4 import has_line
 
     height = ROWS + 1
     lines = {frozenset(line) for line in all_lines()}
@@ -447,8 +447,8 @@ def test_render(game):
 def test_registered_and_gif_frames(game, tmp_path):
     from PIL import Image
 
-    from mctsfw.match import play_game
-    from plugins.gif import PAINTERS, GifDisplay
+    from hexzero.mctsfw.match import play_game
+    from hexzero.plugins.gif import PAINTERS, GifDisplay
 
     assert mctsfw.default_registries().games.get("connect4") is type(game)
     assert "connect4" in PAINTERS

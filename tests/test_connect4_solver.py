@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-import mctsfw
-from mctsfw import MCTS, make_tree_policy
+from hexzero import mctsfw
+from hexzero.mctsfw import MCTS, make_tree_policy
 
 bitbully = pytest.importorskip("bitbully")
 pytestmark = pytest.mark.solver  # the second step of CI runs them, with the extra installed

@@ -2,10 +2,10 @@
 
 import pytest
 
-from mctsfw.curves import read_scalars, scalars, step_of
-from mctsfw.runs import RunDir
-from mctsfw.selfplay import SelfPlayTrainer
-from mctsfw.training import Trainer
+from hexzero.mctsfw.curves import read_scalars, scalars, step_of
+from hexzero.mctsfw.runs import RunDir
+from hexzero.mctsfw.selfplay import SelfPlayTrainer
+from hexzero.mctsfw.training import Trainer
 from tests.test_selfplay import tiny
 from tests.test_training import tiny_config
 
@@ -76,7 +76,7 @@ def test_runs_of_older_versions_get_their_game_lengths():
 
 
 def test_a_record_cut_short_ends_the_reading(tmp_path):
-    from mctsfw.curves import RunCurves
+    from hexzero.mctsfw.curves import RunCurves
 
     curves = RunCurves(tmp_path)
     curves.rebuild([{"episode": 1, "loss": 2.0}, {"episode": 2, "loss": 1.0}])

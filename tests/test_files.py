@@ -8,13 +8,13 @@ import os
 
 import pytest
 
-import mctsfw
-from mctsfw import files
-from mctsfw.checkpoints import ModelFileError, load_net
-from mctsfw.config import ConfigError, read_toml
-from mctsfw.records import read_game_lines
-from mctsfw.sgf import SgfError, read_sgf_file
-from plugins.gtp import GtpEngine
+from hexzero import mctsfw
+from hexzero.mctsfw import files
+from hexzero.mctsfw.checkpoints import ModelFileError, load_net
+from hexzero.mctsfw.config import ConfigError, read_toml
+from hexzero.mctsfw.records import read_game_lines
+from hexzero.mctsfw.sgf import SgfError, read_sgf_file
+from hexzero.plugins.gtp import GtpEngine
 from tests.test_plugins import run_cli
 
 

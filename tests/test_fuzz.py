@@ -10,13 +10,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import mctsfw
-from mctsfw.checkpoints import ModelFileError, load_net
-from mctsfw.config import ConfigError, read_toml
-from mctsfw.sgf import SgfError, read_sgf_file
-from plugins.gtp import GtpEngine
-from plugins.pbrain import PbrainEngine
-from plugins.web import BoardError, BoardRequestHandler, WebBoard
+from hexzero import mctsfw
+from hexzero.mctsfw.checkpoints import ModelFileError, load_net
+from hexzero.mctsfw.config import ConfigError, read_toml
+from hexzero.mctsfw.sgf import SgfError, read_sgf_file
+from hexzero.plugins.gtp import GtpEngine
+from hexzero.plugins.pbrain import PbrainEngine
+from hexzero.plugins.web import BoardError, BoardRequestHandler, WebBoard
 
 FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 

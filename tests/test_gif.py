@@ -2,9 +2,9 @@
 
 from PIL import Image
 
-import mctsfw
-from mctsfw.match import play_game
-from plugins.gif import GifDisplay, hex_frame_size, winning_chain
+from hexzero import mctsfw
+from hexzero.mctsfw.match import play_game
+from hexzero.plugins.gif import GifDisplay, hex_frame_size, winning_chain
 
 
 def agents(game, seed=0):
@@ -84,7 +84,7 @@ def test_go_is_drawn_as_stones_with_row_1_at_the_bottom(tmp_path):
                               2: mctsfw.make_actor("random", game, seed=2)}, display=gif)
     count, sizes, _ = frames_of(gif.save(tmp_path / "go.gif"))
     assert count == len(record.states) and len(sizes) == 1
-    from plugins.gif import draw_go
+    from hexzero.plugins.gif import draw_go
     state = game.next_state(game.initial_state(), game.text_to_action("A1"))
     image = draw_go(game, state, game.text_to_action("A1"), 1, 1)
     black = [(x, y) for y in range(image.height) for x in range(image.width)

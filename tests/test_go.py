@@ -11,8 +11,8 @@ import random
 import numpy as np
 import pytest
 
-import mctsfw
-from mctsfw import IllegalMoveError
+from hexzero import mctsfw
+from hexzero.mctsfw import IllegalMoveError
 
 
 @pytest.fixture(scope="module")
@@ -358,7 +358,7 @@ def test_the_compiled_playout_plays_the_reference_moves_for_the_same_random_numb
     """The compiled playout (games/go_playout.py) against the Python reference: from
     positions along random games (captures, kos and superko come up in their playouts),
     the same random numbers give the same moves and the same winner."""
-    from games.go import playout_kernel
+    from hexzero.games.go import playout_kernel
 
     assert playout_kernel() is not None, "numba is a dependency: the compiled playout should load"
     game = mctsfw.make_game("go", size=size)
@@ -447,7 +447,7 @@ def test_states_between_captures_share_their_set_of_earlier_boards(go9):
 
 
 def test_a_search_passes_only_after_the_opponent_passed(go9):
-    from mctsfw.actors import make_actor
+    from hexzero.mctsfw.actors import make_actor
 
     start = go9.initial_state(1)
     assert go9.pass_action in go9.legal_actions(start)  # the rules allow it ...

@@ -5,10 +5,10 @@ same pipeline at a larger scale), its losses plotted by scripts/selfplay_losses.
 import numpy as np
 import pytest
 
-import mctsfw
-from mctsfw.config import load_config
-from mctsfw.runs import RunDir
-from mctsfw.selfplay import SelfPlaySettings, SelfPlayTrainer
+from hexzero import mctsfw
+from hexzero.mctsfw.config import load_config
+from hexzero.mctsfw.runs import RunDir
+from hexzero.mctsfw.selfplay import SelfPlaySettings, SelfPlayTrainer
 from tests.test_training import DEFAULTS, ROOT
 
 CONFIGS = ROOT / "configs"

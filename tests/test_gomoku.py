@@ -10,10 +10,10 @@ import random
 import numpy as np
 import pytest
 
-import mctsfw
+from hexzero import mctsfw
 from tests.conftest import reachable_winners
-from mctsfw import IllegalMoveError
-from mctsfw.game import Game
+from hexzero.mctsfw import IllegalMoveError
+from hexzero.mctsfw.game import Game
 
 DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))  # across, down, diagonal \, diagonal /
 
@@ -481,8 +481,8 @@ def test_render_marks_the_last_move_and_the_winning_line(game):
 def test_gif_frames_draw_stones_and_the_winning_line(game, tmp_path):
     from PIL import Image
 
-    from mctsfw.match import play_game
-    from plugins.gif import GOMOKU_COLOURS, PAINTERS, GifDisplay
+    from hexzero.mctsfw.match import play_game
+    from hexzero.plugins.gif import GOMOKU_COLOURS, PAINTERS, GifDisplay
 
     assert "gomoku" in PAINTERS
     actors = {1: mctsfw.make_actor("mcts", game, search_games=30, seed=0), 2: mctsfw.make_actor("random", game, seed=1)}

@@ -14,10 +14,10 @@ import time
 
 import pytest
 
-import mctsfw
-from mctsfw.actors import Actor, ActorError, Resignation
-from mctsfw.match import play_game, play_match
-from plugins.gtp import GtpActor, GtpEngine, GtpEngineError, TimeBudget, find_program, gnugo_spec, score_text
+from hexzero import mctsfw
+from hexzero.mctsfw.actors import Actor, ActorError, Resignation
+from hexzero.mctsfw.match import play_game, play_match
+from hexzero.plugins.gtp import GtpActor, GtpEngine, GtpEngineError, TimeBudget, find_program, gnugo_spec, score_text
 from tests.test_plugins import ROOT, run_cli
 
 PYTHON = sys.executable
@@ -231,7 +231,7 @@ def test_the_clock_stops_a_search_before_its_search_games():
 
 
 def test_loadsgf_sets_up_the_recorded_position(tmp_path):
-    from mctsfw.sgf import to_sgf
+    from hexzero.mctsfw.sgf import to_sgf
 
     game = mctsfw.make_game("hex", size=6)
     moves = [game.parse_action(c, game.initial_state()) for c in ("c3", "d4", "b5", "a2")]
@@ -386,8 +386,8 @@ def test_an_engine_never_outlives_our_process(tmp_path):
     script.write_text(textwrap.dedent(f"""
         import os, signal, sys
         sys.path.insert(0, {str(ROOT)!r})
-        import mctsfw
-        from plugins.gtp import GtpActor
+        from hexzero import mctsfw
+        from hexzero.plugins.gtp import GtpActor
         actor = GtpActor(mctsfw.make_game("hex", size=4), {fake_engine(tmp_path, "a1")!r})
         print(actor.engine.process.pid, flush=True)
         os.kill(os.getpid(), signal.SIGKILL)
@@ -481,7 +481,7 @@ def test_go_ko_is_refused():
 
 
 def test_go_loadsgf_takes_the_files_size_and_komi(tmp_path):
-    from mctsfw.sgf import to_sgf
+    from hexzero.mctsfw.sgf import to_sgf
 
     game = mctsfw.make_game("go", size=7, komi=6.5)
     moves = [game.text_to_action(v) for v in ("D4", "C3", "E5", "pass")]
@@ -567,7 +567,7 @@ def test_gnu_go_as_a_player_in_play_and_compare():
 
 def test_a_game_continued_from_a_record_is_told_to_the_engine(tmp_path):
     """``play --from game.sgf`` with an outside engine: the recorded moves reach it before its first genmove."""
-    from mctsfw.sgf import to_sgf
+    from hexzero.mctsfw.sgf import to_sgf
 
     game = mctsfw.make_game("hex", size=5)
     opening = [game.parse_action(c, game.initial_state()) for c in ("c3", "b4", "d2")]
@@ -577,7 +577,7 @@ def test_a_game_continued_from_a_record_is_told_to_the_engine(tmp_path):
     result = run_cli("play", "--from", str(path), "--p1", "random", "--p2", spec, "--no-display", "--seed", "1",
                      "--record", str(tmp_path / "out.sgf"))
     assert result.returncode == 0, result.stderr
-    from mctsfw.sgf import read_sgf
+    from hexzero.mctsfw.sgf import read_sgf
 
     played = read_sgf((tmp_path / "out.sgf").read_text())
     assert played.moves[:3] == opening and game.is_final(played.state())
@@ -625,7 +625,7 @@ def test_a_refusal_of_the_engine_travels_from_a_worker_process():
     """A worker's exception comes back pickled: the refusal keeps its command and reason."""
     import pickle
 
-    from plugins.gtp import GtpCommandRefused
+    from hexzero.plugins.gtp import GtpCommandRefused
 
     again = pickle.loads(pickle.dumps(GtpCommandRefused("play b Z9", "illegal move")))
     assert (again.command, again.reason, str(again)) == ("play b Z9", "illegal move",
@@ -633,7 +633,7 @@ def test_a_refusal_of_the_engine_travels_from_a_worker_process():
 
 
 def test_the_client_reads_the_engines_final_score_as_the_score_for_black():
-    from plugins.gtp import score_of_text
+    from hexzero.plugins.gtp import score_of_text
 
     assert [score_of_text(t) for t in ("B+3.5", "W+0.5", "0", "b+12", "B+R", "W+Resign", "nonsense")] == \
         [3.5, -0.5, 0.0, 12.0, None, None, None]

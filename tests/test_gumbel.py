@@ -10,10 +10,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import mctsfw
-from mctsfw import MCTS, make_tree_policy
-from mctsfw.mcts import search_together
-from plugins.gumbel import RootPlan, halving_visits
+from hexzero import mctsfw
+from hexzero.mctsfw import MCTS, make_tree_policy
+from hexzero.mctsfw.mcts import search_together
+from hexzero.plugins.gumbel import RootPlan, halving_visits
 from tests.test_puct import UniformEvaluator
 
 ROOT = Path(__file__).resolve().parent.parent

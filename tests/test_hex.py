@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-import mctsfw
-from mctsfw import IllegalMoveError
+from hexzero import mctsfw
+from hexzero.mctsfw import IllegalMoveError
 
 SIZES = range(3, 9)
 

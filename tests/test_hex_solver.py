@@ -5,8 +5,8 @@ import random
 
 import pytest
 
-import mctsfw
-from games.hex_solver import HexSolver
+from hexzero import mctsfw
+from hexzero.games.hex_solver import HexSolver
 
 
 def minimax(game, state, memo):
@@ -85,7 +85,7 @@ def test_the_perfect_play_benchmark_scores_moves_by_the_solver():
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
     from hex_perfect import kept_share
 
-    from mctsfw.actors import Actor, RandomActor
+    from hexzero.mctsfw.actors import Actor, RandomActor
 
     game = mctsfw.make_game("hex", size=4)
     solver = HexSolver(game)

@@ -10,12 +10,12 @@ import time
 import numpy as np
 import pytest
 
-import mctsfw
-from mctsfw.config import load_config
-from mctsfw.imitation import ImitationTrainer
-from mctsfw.replay import ReplayBuffer, game_result
-from mctsfw.runs import RunDir
-from mctsfw.selfplay import SelfPlayTrainer
+from hexzero import mctsfw
+from hexzero.mctsfw.config import load_config
+from hexzero.mctsfw.imitation import ImitationTrainer
+from hexzero.mctsfw.replay import ReplayBuffer, game_result
+from hexzero.mctsfw.runs import RunDir
+from hexzero.mctsfw.selfplay import SelfPlayTrainer
 from tests.test_training import DEFAULTS, ROOT
 
 TEACHER = ROOT / "models" / "connect4" / "pv_mlp_gen0393.keras"
@@ -138,7 +138,7 @@ def test_self_play_starts_from_the_network_that_init_net_names(tmp_path):
         "selfplay.games_per_generation=1", "selfplay.search_games=8", "selfplay.epochs=1"])
     trainer = SelfPlayTrainer(selfplay, run_dir, progress=False)
     trainer.train()
-    from mctsfw.checkpoints import load_net
+    from hexzero.mctsfw.checkpoints import load_net
 
     start, teacher = load_net(RunDir(run_dir).checkpoints()[0][1], trainer.game), load_net(TEACHER, trainer.game)
     states = [trainer.game.state_after(moves, 1) for moves in ([], [3], [3, 3, 2], [0, 6, 1, 5])]

@@ -4,10 +4,10 @@ import zipfile
 
 import pytest
 
-import mctsfw
-from mctsfw import checkpoints
-from mctsfw.checkpoints import ModelFileError
-from nets.keras_files import check_model_name, has_model_name, keras_model_name
+from hexzero import mctsfw
+from hexzero.mctsfw import checkpoints
+from hexzero.mctsfw.checkpoints import ModelFileError
+from hexzero.nets.keras_files import check_model_name, has_model_name, keras_model_name
 
 
 def test_the_core_keeps_only_atomic_writes_and_the_registry_lookup():

@@ -5,9 +5,9 @@ import math
 import numpy as np
 import pytest
 
-import mctsfw
-from mctsfw.actors import NetActor, RandomActor
-from mctsfw.match import compare, compare_report, play_match
+from hexzero import mctsfw
+from hexzero.mctsfw.actors import NetActor, RandomActor
+from hexzero.mctsfw.match import compare, compare_report, play_match
 
 
 class Recording(RandomActor):
@@ -94,8 +94,8 @@ def test_the_strength_report_balances_colours_and_first_moves(hex3):
 
 
 def test_gating_plays_its_schedule_through_the_match_runner(tmp_path, monkeypatch):
-    import mctsfw.selfplay as selfplay
-    from mctsfw.config import load_config
+    from hexzero.mctsfw import selfplay
+    from hexzero.mctsfw.config import load_config
     from tests.test_training import DEFAULTS
 
     config = load_config(DEFAULTS, None, [
@@ -146,7 +146,7 @@ class PreferLowCells:
 
 
 def test_a_net_actor_draws_through_the_one_sampler(hex3):
-    from mctsfw.sampling import sample_action
+    from hexzero.mctsfw.sampling import sample_action
 
     state = hex3.next_state(hex3.initial_state(), 0)
     greedy = NetActor(hex3, PreferLowCells(9))

@@ -6,8 +6,8 @@ import itertools
 import numpy as np
 import pytest
 
-import mctsfw
-from mctsfw import MCTS, make_tree_policy
+from hexzero import mctsfw
+from hexzero.mctsfw import MCTS, make_tree_policy
 from tests.test_hex import place
 
 
@@ -150,7 +150,7 @@ def test_actors_play_through_the_public_api():
     game = mctsfw.make_game("hex", size=4)
     agent = mctsfw.make_actor("mcts", game, search_games=200, c=1.0, seed=3)
     rand = mctsfw.make_actor("random", game, seed=3)
-    from mctsfw.match import play_match
+    from hexzero.mctsfw.match import play_match
 
     result = play_match(game, agent, rand, games=4)
     assert result.games == 4 and result.wins_a >= 3
@@ -177,8 +177,8 @@ class FirstCellNet:
 def test_batched_playouts_agree_with_single_playouts(name, params):
     import random
 
-    from mctsfw.evaluators import NetRolloutPolicy
-    from mctsfw.game import Game
+    from hexzero.mctsfw.evaluators import NetRolloutPolicy
+    from hexzero.mctsfw.game import Game
 
     game = mctsfw.make_game(name, **params)
     policy = NetRolloutPolicy(game, FirstCellNet(game.num_actions), epsilon=0.0, seed=0)
@@ -213,7 +213,7 @@ def test_batched_playouts_agree_with_single_playouts(name, params):
 
 
 def test_batched_search_with_a_network_policy_still_finds_the_win():
-    from mctsfw.evaluators import NetRollouts
+    from hexzero.mctsfw.evaluators import NetRollouts
 
     game = mctsfw.make_game("hex", size=5)
     state = place(game, [(0, 2), (1, 2), (3, 2), (4, 2)], [(0, 0), (4, 4), (1, 4), (3, 0)], 1)
@@ -241,7 +241,7 @@ def test_batched_search_with_a_network_policy_still_finds_the_win():
 def test_network_rollouts_gather_bigger_batches_in_bigger_searches():
     """32 leaves a call up to 2,048 search games, a 64th of the budget above, at most 128;
     a time-limited search (budget unknown) and a batch set by hand keep theirs."""
-    from mctsfw.evaluators import NetRollouts
+    from hexzero.mctsfw.evaluators import NetRollouts
 
     game = mctsfw.make_game("hex", size=5)
     sizes = []

@@ -4,8 +4,8 @@ import random
 
 import pytest
 
-import mctsfw
-from mctsfw import IllegalMoveError
+from hexzero import mctsfw
+from hexzero.mctsfw import IllegalMoveError
 
 
 def take(game, state, pile, count):

@@ -4,9 +4,9 @@ import inspect
 
 import pytest
 
-import mctsfw
-from mctsfw.actors import Actor, HumanActor, MCTSActor, NetActor, RandomActor
-from plugins.oht import IllegalAnswerError, OHTClient, play_oht_series
+from hexzero import mctsfw
+from hexzero.mctsfw.actors import Actor, HumanActor, MCTSActor, NetActor, RandomActor
+from hexzero.plugins.oht import IllegalAnswerError, OHTClient, play_oht_series
 
 #: the tournament client's methods and their keyword parameters: the contract
 PROTOCOL = {
@@ -125,7 +125,7 @@ def test_mcts_beats_random_through_the_protocol(hex4):
 
 
 def test_a_saved_anet_plays_through_the_protocol(hex4, tmp_path):
-    from nets.anet import ANET
+    from hexzero.nets.anet import ANET
 
     path = tmp_path / "tiny.keras"
     ANET(hex4, hidden_layers=[16], seed=0).save(path)

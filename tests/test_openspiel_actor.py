@@ -5,9 +5,9 @@ import sys
 
 import pytest
 
-import mctsfw
-from mctsfw.actors import ActorError
-from mctsfw.match import play_game, play_match
+from hexzero import mctsfw
+from hexzero.mctsfw.actors import ActorError
+from hexzero.mctsfw.match import play_game, play_match
 
 
 

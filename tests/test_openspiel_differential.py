@@ -10,7 +10,7 @@ import random
 import numpy as np
 import pytest
 
-import mctsfw
+from hexzero import mctsfw
 
 pytestmark = pytest.mark.openspiel  # the second step of CI runs them, with the extra installed
 pyspiel = pytest.importorskip("pyspiel")

@@ -8,10 +8,10 @@ import sys
 
 import pytest
 
-import mctsfw
-from mctsfw.actors import ActorError
-from mctsfw.match import play_match
-from plugins.pbrain import PbrainActor, PbrainEngine, PbrainEngineError, seconds_for
+from hexzero import mctsfw
+from hexzero.mctsfw.actors import ActorError
+from hexzero.mctsfw.match import play_match
+from hexzero.plugins.pbrain import PbrainActor, PbrainEngine, PbrainEngineError, seconds_for
 from tests.test_plugins import ROOT, run_cli
 
 GOMOKU9 = ROOT / "models" / "gomoku9" / "pv_mlp_gen0051.keras"

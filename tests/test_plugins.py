@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-import mctsfw
-from mctsfw.plugin_manager import (
+from hexzero import mctsfw
+from hexzero.mctsfw.plugin_manager import (
     GAME_METHODS,
     Registry,
     build_registries,
@@ -16,7 +16,7 @@ from mctsfw.plugin_manager import (
     load_entry_point_plugins,
     make_plugin_manager,
 )
-from mctsfw.match import play_game
+from hexzero.mctsfw.match import play_game
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE_PACKAGE = ROOT / "examples" / "tictactoe"
@@ -60,7 +60,7 @@ def test_builtin_plugins_register_through_the_hooks():
     registries = default_registries()
     assert {"hex", "nim"} <= set(registries.games.names())
     assert "uct" in registries.tree_policies.names()
-    assert registries.games.provider("hex") == "games.hex"
+    assert registries.games.provider("hex") == "hexzero.games.hex"
 
 
 def test_unknown_names_list_the_available_ones():
@@ -92,7 +92,7 @@ def test_duplicate_names_across_plugins_fail_loudly():
     class Clash:
         @mctsfw.hookimpl
         def mctsfw_register_games(self):
-            from games.hex import Hex
+            from hexzero.games.hex import Hex
 
             return [type("OtherHex", (Hex,), {})]
 

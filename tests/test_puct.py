@@ -6,9 +6,9 @@ import itertools
 import numpy as np
 import pytest
 
-import mctsfw
-from mctsfw import MCTS, make_tree_policy
-from mctsfw.evaluators import LeafEvaluator, MixedEvaluator, RandomRollouts
+from hexzero import mctsfw
+from hexzero.mctsfw import MCTS, make_tree_policy
+from hexzero.mctsfw.evaluators import LeafEvaluator, MixedEvaluator, RandomRollouts
 from tests.test_hex import centre_wins
 
 

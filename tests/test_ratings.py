@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from mctsfw.ratings import Z95, fit_ratings, format_difference, two_player_rating
+from hexzero.mctsfw.ratings import Z95, fit_ratings, format_difference, two_player_rating
 
 
 def expected_score(r_i: float, r_j: float) -> float:

@@ -3,9 +3,9 @@ UCT's means; its statistics reach it through the evaluator's results and ``obser
 
 import pytest
 
-import mctsfw
-from mctsfw import MCTS, make_tree_policy
-from mctsfw.evaluators import RandomRollouts
+from hexzero import mctsfw
+from hexzero.mctsfw import MCTS, make_tree_policy
+from hexzero.mctsfw.evaluators import RandomRollouts
 from tests.test_hex import centre_wins
 
 

@@ -10,9 +10,9 @@ import time
 import numpy as np
 import pytest
 
-from mctsfw.backends import WORKER_DIES_AT
-from mctsfw.runs import RunDir
-from mctsfw.selfplay import SelfPlayTrainer
+from hexzero.mctsfw.backends import WORKER_DIES_AT
+from hexzero.mctsfw.runs import RunDir
+from hexzero.mctsfw.selfplay import SelfPlayTrainer
 from tests.conftest import STOP_STATUS, descendants, wait_until_gone
 from tests.test_selfplay import TINY, tiny
 from tests.test_training import ROOT
@@ -197,7 +197,7 @@ class FakeRay:
 
 @pytest.mark.parametrize("workers, most", [(2, 2), (0, 7)])
 def test_the_ray_backend_keeps_at_most_workers_tasks_at_once_on_a_cluster(workers, most):
-    from mctsfw.backends import RayBackend
+    from hexzero.mctsfw.backends import RayBackend
 
     backend = RayBackend.__new__(RayBackend)  # as joined to a cluster: no local Ray caps the tasks
     backend._ray, backend.workers, backend._remote, backend._running = FakeRay(), workers, {}, []

@@ -5,13 +5,13 @@ positions, and its file round-trips."""
 import numpy as np
 import pytest
 
-import mctsfw
-from mctsfw import MCTS, make_tree_policy
-from mctsfw.evaluators import RandomRollouts
-from mctsfw.mcts import target_counts
-from mctsfw.records import GameStore, RecordedGame, shares
-from mctsfw.replay import ReplayBuffer, ReplayFileError, game_result
-from mctsfw.sampling import sample_action
+from hexzero import mctsfw
+from hexzero.mctsfw import MCTS, make_tree_policy
+from hexzero.mctsfw.evaluators import RandomRollouts
+from hexzero.mctsfw.mcts import target_counts
+from hexzero.mctsfw.records import GameStore, RecordedGame, shares
+from hexzero.mctsfw.replay import ReplayBuffer, ReplayFileError, game_result
+from hexzero.mctsfw.sampling import sample_action
 
 
 def played_games(game, count, search_games=30, seed=0, temperature=1.0):

@@ -7,9 +7,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import mctsfw
-from mctsfw.evaluators import NetRolloutPolicy, NetRollouts, best_legal
-from mctsfw.roles import policy_scores
+from hexzero import mctsfw
+from hexzero.mctsfw.evaluators import NetRolloutPolicy, NetRollouts, best_legal
+from hexzero.mctsfw.roles import policy_scores
 from tests.conftest import random_states
 
 MODEL = Path(__file__).resolve().parent.parent / "models/hex5/anet_ep0250.keras"
@@ -56,7 +56,7 @@ def hex5():
 
 @pytest.fixture(scope="module")
 def anet(hex5):
-    from mctsfw.checkpoints import load_net
+    from hexzero.mctsfw.checkpoints import load_net
 
     return load_net(MODEL, hex5)
 

@@ -6,9 +6,9 @@ import random
 import numpy as np
 import pytest
 
-import mctsfw
-from mctsfw import MCTS, IllegalMoveError, make_tree_policy
-from mctsfw.mcts import Node
+from hexzero import mctsfw
+from hexzero.mctsfw import MCTS, IllegalMoveError, make_tree_policy
+from hexzero.mctsfw.mcts import Node
 from tests.test_puct import UniformEvaluator
 
 GAMES = {

@@ -6,11 +6,11 @@ import math
 import numpy as np
 import pytest
 
-import mctsfw
-from mctsfw import MCTS, make_tree_policy
-from mctsfw.evaluators import LeafEvaluator, MixedEvaluator, NetRollouts, NetValue, RandomRollouts, value_evaluator
-from mctsfw.mcts import TreePolicy
-from mctsfw.roles import RoleError
+from hexzero import mctsfw
+from hexzero.mctsfw import MCTS, make_tree_policy
+from hexzero.mctsfw.evaluators import LeafEvaluator, MixedEvaluator, NetRollouts, NetValue, RandomRollouts, value_evaluator
+from hexzero.mctsfw.mcts import TreePolicy
+from hexzero.mctsfw.roles import RoleError
 from tests.test_hex import place
 
 WIN = 2 * 4 + 1  # player 1 has column 1 but for (2, 1)
@@ -107,7 +107,7 @@ def test_pairs_that_cannot_work_are_refused_when_the_search_is_built(game, nets)
 
 
 def test_a_planes_net_is_refused_for_rollouts():
-    from nets.twohead import PolicyValueResNet
+    from hexzero.nets.twohead import PolicyValueResNet
 
     game = mctsfw.make_game("hex", size=3)
     resnet = PolicyValueResNet(game, blocks=1, filters=4, value_hidden=4, seed=0)

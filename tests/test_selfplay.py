@@ -9,10 +9,10 @@ import time
 import numpy as np
 import pytest
 
-from mctsfw.config import load_config
-from mctsfw.replay import ReplayBuffer
-from mctsfw.runs import RunDir
-from mctsfw.selfplay import SelfPlayTrainer
+from hexzero.mctsfw.config import load_config
+from hexzero.mctsfw.replay import ReplayBuffer
+from hexzero.mctsfw.runs import RunDir
+from hexzero.mctsfw.selfplay import SelfPlayTrainer
 from tests.conftest import STOP_STATUS, descendants, wait_until_gone
 from tests.test_training import DEFAULTS, ROOT
 
@@ -79,7 +79,7 @@ def test_selfplay_survives_kill_9_and_resumes(tmp_path, workers, processes):
     proc.wait()
     done = RunDir(run_dir).latest()[0]
     assert 5 <= done < 16
-    from games.hex import Hex
+    from hexzero.games.hex import Hex
 
     game = Hex(3)
     buffer = ReplayBuffer.load(RunDir(run_dir).latest()[1] / "replay.npz", game,
@@ -234,7 +234,7 @@ def test_resignation_off_by_default_leaves_the_games_as_they_were(tmp_path):
 
 
 def test_which_games_never_resign_follows_from_the_seed_and_the_game_number():
-    from mctsfw.selfplay import SelfPlaySettings, plays_to_the_end
+    from hexzero.mctsfw.selfplay import SelfPlaySettings, plays_to_the_end
 
     s = SelfPlaySettings.from_config(load_config(DEFAULTS, None, ["selfplay.no_resign_share=0.25"]))
     chosen = [plays_to_the_end(s, number, 7) for number in range(1, 2001)]

@@ -7,8 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import mctsfw
-from mctsfw.sgf import SgfError, parse_sgf, read_sgf, read_sgf_file, resigned_result, to_sgf
+from hexzero import mctsfw
+from hexzero.mctsfw.sgf import SgfError, parse_sgf, read_sgf, read_sgf_file, resigned_result, to_sgf
 from tests.test_cli import cli_main, refused
 from tests.test_plugins import run_cli
 
@@ -270,8 +270,8 @@ def test_play_refuses_sgf_it_cannot_use_with_one_line(tmp_path, capsys):
 
 # ---- self-play -------------------------------------------------------------------------------------
 def test_selfplay_saves_each_game_once_also_across_a_resume(tmp_path):
-    from mctsfw.runs import RunDir
-    from mctsfw.selfplay import SelfPlayTrainer
+    from hexzero.mctsfw.runs import RunDir
+    from hexzero.mctsfw.selfplay import SelfPlayTrainer
     from tests.test_selfplay import tiny
 
     run_dir = tmp_path / "run"
@@ -420,7 +420,7 @@ def test_gnu_go_finishes_our_record_and_its_record_reads_back_move_for_move(tmp_
 
 
 def test_play_continues_a_match_from_the_opening_moves():
-    from mctsfw.match import play_match
+    from hexzero.mctsfw.match import play_match
 
     game = mctsfw.make_game("hex", size=4)
     opening = [5, 10, 0]

@@ -7,10 +7,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import mctsfw
-from mctsfw.actors import make_actor
-from mctsfw.checkpoints import load_net
-from mctsfw.config import load_config, plugin_params
+from hexzero import mctsfw
+from hexzero.mctsfw.actors import make_actor
+from hexzero.mctsfw.checkpoints import load_net
+from hexzero.mctsfw.config import load_config, plugin_params
 from tests.test_training import DEFAULTS, ROOT
 
 SHIPPED = sorted((ROOT / "models").glob("*/*.keras"))

@@ -12,8 +12,8 @@ import time
 import pytest
 
 from conftest import STOP_STATUS as STOPS, descendants, wait_until_gone
-from mctsfw.interrupts import _inside_tensorflow
-from mctsfw.runs import RunDir
+from hexzero.mctsfw.interrupts import _inside_tensorflow
+from hexzero.mctsfw.runs import RunDir
 from test_training import ROOT, run_cli_train
 
 

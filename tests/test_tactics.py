@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-import mctsfw
-from mctsfw.tactics import classify, collect, play_positions, random_players
+from hexzero import mctsfw
+from hexzero.mctsfw.tactics import classify, collect, play_positions, random_players
 
 ROOT = Path(__file__).resolve().parent.parent
 BUDGET = 400

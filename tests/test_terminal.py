@@ -14,12 +14,12 @@ import sys
 import numpy as np
 import pytest
 
-import mctsfw
-from mctsfw.actors import HumanActor, MCTSActor, NetActor, RandomActor
-from mctsfw.game import IllegalMoveError
-from mctsfw.match import play_game
-from mctsfw.records import read_game_lines
-from mctsfw.sgf import read_sgf_file
+from hexzero import mctsfw
+from hexzero.mctsfw.actors import HumanActor, MCTSActor, NetActor, RandomActor
+from hexzero.mctsfw.game import IllegalMoveError
+from hexzero.mctsfw.match import play_game
+from hexzero.mctsfw.records import read_game_lines
+from hexzero.mctsfw.sgf import read_sgf_file
 from tests.test_plugins import ROOT, run_cli
 
 ANSI = re.compile(r"\033\[[0-9;]*m")

@@ -5,8 +5,8 @@ import random
 
 import pytest
 
-import mctsfw
-from mctsfw.game import Forcing
+from hexzero import mctsfw
+from hexzero.mctsfw.game import Forcing
 
 GAMES = {
     "gomoku 9x9": ("gomoku", {"size": 9}),

@@ -6,9 +6,9 @@ import json
 import pytest
 from PIL import Image
 
-import mctsfw
-from mctsfw.actors import NetActor
-from plugins.topp import TOPP, TOPPResult, collect_models, episode_number, model_agents, model_labels
+from hexzero import mctsfw
+from hexzero.mctsfw.actors import NetActor
+from hexzero.plugins.topp import TOPP, TOPPResult, collect_models, episode_number, model_agents, model_labels
 from tests.test_plugins import ROOT, run_cli
 
 G = 4
@@ -143,7 +143,7 @@ def test_models_of_a_run_sort_by_episode(tmp_path):
 @pytest.fixture(scope="module")
 def hex3_run(tmp_path_factory):
     """A run directory as ``cli.py train`` leaves it: config.toml and three untrained checkpoints."""
-    anet = pytest.importorskip("nets.anet")
+    anet = pytest.importorskip("hexzero.nets.anet")
     game = mctsfw.make_game("hex", size=3)
     run = tmp_path_factory.mktemp("run")
     (run / "config.toml").write_text('game = "hex"\n\n[games.hex]\nsize = 3\n')
@@ -186,7 +186,7 @@ def test_cli_topp_on_a_run(hex3_run, tmp_path):
     assert len(list((tmp_path / "gifs").glob("*.gif"))) == 6 * 2
     assert "95% interval" in result.stdout and "random = 0" in result.stdout
     # the run's TensorBoard curves: each checkpoint's rating at its episode
-    from mctsfw.curves import read_scalars
+    from hexzero.mctsfw.curves import read_scalars
 
     curves = read_scalars(hex3_run / "tb" / "topp")
     assert curves["topp/elo"] == [(n, pytest.approx(data["ratings"][f"anet_ep{n:04d}"]["elo"], abs=0.06))
@@ -206,7 +206,7 @@ def test_cli_topp_on_model_files(hex3_run, tmp_path):
 
 
 def test_every_nth_and_the_last_k_checkpoints():
-    from plugins.topp import select_models
+    from hexzero.plugins.topp import select_models
 
     numbers = list(range(0, 401))  # a 400-generation run's checkpoints
     every = select_models(numbers, every=50)

@@ -10,11 +10,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mctsfw.config import ConfigError, load_config
-from mctsfw.replay import ReplayBuffer
-from mctsfw.runs import RunDir, RunDirError
-from mctsfw.training import TrainSettings, Trainer
-from games.hex import Hex
+from hexzero.mctsfw.config import ConfigError, load_config
+from hexzero.mctsfw.replay import ReplayBuffer
+from hexzero.mctsfw.runs import RunDir, RunDirError
+from hexzero.mctsfw.training import TrainSettings, Trainer
+from hexzero.games.hex import Hex
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULTS = ROOT / "hexzero.toml"
@@ -197,7 +197,7 @@ def test_the_run_lock_is_held_while_training_and_released_after(tmp_path):
     with run.lock():
         with run.lock():  # the same process may take it again
             pass
-        code = "import sys; from mctsfw.runs import RunDir\ntry:\n    RunDir(sys.argv[1]).lock().__enter__()\n" \
+        code = "import sys; from hexzero.mctsfw.runs import RunDir\ntry:\n    RunDir(sys.argv[1]).lock().__enter__()\n" \
                "except ValueError as e:\n    print(e); sys.exit(2)"
         other = subprocess.run([sys.executable, "-c", code, str(run.path)], capture_output=True, text=True, cwd=ROOT)
         assert other.returncode == 2 and f"(pid {os.getpid()})" in other.stdout

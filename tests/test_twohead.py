@@ -7,11 +7,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import mctsfw
-from mctsfw import ModelFileError
-from mctsfw.game import Game
-from nets.anet import ANET
-from nets.twohead import PolicyValueMLP, PolicyValueResNet, value_targets, win_probability
+from hexzero import mctsfw
+from hexzero.mctsfw import ModelFileError
+from hexzero.mctsfw.game import Game
+from hexzero.nets.anet import ANET
+from hexzero.nets.twohead import PolicyValueMLP, PolicyValueResNet, value_targets, win_probability
 from tests.conftest import random_states
 
 
@@ -434,7 +434,7 @@ def test_sgd_momentum_is_used_saved_and_refused_when_bad(hex3, tmp_path):
 
 
 def test_the_nets_are_registered_and_the_config_checks_their_tables():
-    from mctsfw.config import ConfigError, load_config
+    from hexzero.mctsfw.config import ConfigError, load_config
 
     DEFAULT_CONFIG = Path(__file__).resolve().parent.parent / "hexzero.toml"
 
@@ -451,9 +451,9 @@ def test_the_nets_are_registered_and_the_config_checks_their_tables():
 
 
 def test_a_resnet_plays_raw_and_refuses_to_drive_rollouts(tmp_path):
-    import mctsfw
-    from mctsfw.evaluators import NetRolloutPolicy
-    from nets.twohead import PolicyValueResNet
+    from hexzero import mctsfw
+    from hexzero.mctsfw.evaluators import NetRolloutPolicy
+    from hexzero.nets.twohead import PolicyValueResNet
 
     game = mctsfw.make_game("hex", size=3)
     path = tmp_path / "pv_resnet_gen0000.keras"
@@ -507,8 +507,8 @@ def test_self_play_teaches_the_ownership_of_the_final_board_in_every_symmetry(tm
     they will be counted, so every own stone of the input is owned (+1) and every opponent
     stone is the opponent's (-1), in each of the 8 symmetric copies; the score target is
     the final area score for the player to move."""
-    from mctsfw.config import load_config
-    from mctsfw.selfplay import SelfPlayTrainer
+    from hexzero.mctsfw.config import load_config
+    from hexzero.mctsfw.selfplay import SelfPlayTrainer
     from tests.test_training import DEFAULTS
 
     run_dir = tmp_path / "run"
@@ -549,7 +549,7 @@ def test_the_aux_heads_need_a_game_with_territory(tmp_path):
 def test_a_random_symmetry_at_inference_turns_the_priors_back():
     """With ``random_symmetry`` each judgement is the network's on one of the 8 turned
     boards, its priors turned back onto the position's own points; without it, the plain one."""
-    from mctsfw.evaluators import NetValue
+    from hexzero.mctsfw.evaluators import NetValue
 
     game = mctsfw.make_game("go", size=5)
     net = PolicyValueResNet(game, blocks=1, filters=6, value_hidden=8, seed=5)

@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-import mctsfw
-from mctsfw.game import Game, IllegalMoveError
-from plugins.web import WebBoard, board_svg, headless_chromium, make_server
+from hexzero import mctsfw
+from hexzero.mctsfw.game import Game, IllegalMoveError
+from hexzero.plugins.web import WebBoard, board_svg, headless_chromium, make_server
 
 ROOT = Path(__file__).resolve().parent.parent
 SVG = "{http://www.w3.org/2000/svg}"
