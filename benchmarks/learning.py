@@ -72,7 +72,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from hexzero import mctsfw  # noqa: E402
-from hexzero.mctsfw.config import load_config, plugin_params  # noqa: E402
+from hexzero.mctsfw.config import load_config  # noqa: E402
 from hexzero.mctsfw.curves import EventFile  # noqa: E402
 from hexzero.mctsfw.match import play_match  # noqa: E402
 from hexzero.mctsfw.players import close_actors  # noqa: E402
@@ -206,7 +206,7 @@ def chosen(checkpoints: list[tuple[float, int, Path]], minutes: float, points: i
 def bench_game(bench: Bench):
     """The game of a benchmark's configuration."""
     config = load_config(ROOT / "hexzero.toml", ROOT / bench.config)
-    return mctsfw.make_game(config["game"], **plugin_params(config, "games", config["game"]))
+    return mctsfw.make_config_game(config)
 
 
 def match_score(game, bench: Bench, a, b, games: int) -> float:

@@ -35,7 +35,7 @@ import numpy as np  # noqa: E402
 
 from hexzero import mctsfw  # noqa: E402
 from hexzero.mctsfw.checkpoints import load_net  # noqa: E402
-from hexzero.mctsfw.config import load_config, plugin_params  # noqa: E402
+from hexzero.mctsfw.config import load_config  # noqa: E402
 
 
 def shipped() -> list[tuple[str, Path, mctsfw.Game]]:
@@ -46,7 +46,7 @@ def shipped() -> list[tuple[str, Path, mctsfw.Game]]:
         if not nets or not (folder / "config.toml").exists():
             continue
         config = load_config(ROOT / "hexzero.toml", folder / "config.toml")
-        game = mctsfw.make_game(config["game"], **plugin_params(config, "games", config["game"]))
+        game = mctsfw.make_config_game(config)
         found.append((folder.name, nets[-1], game))
     return found
 

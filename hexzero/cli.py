@@ -349,7 +349,7 @@ def command_play(args: argparse.Namespace) -> int:
         if game.is_final(sgf.state()):
             raise SgfError(f"{args.from_sgf}: the game is over after its {len(sgf.moves)} moves: nothing to play")
     else:
-        game = mctsfw.make_game(config["game"], **plugin_params(config, "games", config["game"]))
+        game = mctsfw.make_config_game(config)
     as_sgf = bool(args.record) and Path(args.record).suffix.lower() == ".sgf"
     if as_sgf and game.sgf_game is None:
         print(f"error: --record {args.record}: {game.name} has no SGF; record it as JSON lines (another extension)",
@@ -639,7 +639,7 @@ def command_compare(args: argparse.Namespace) -> int:
     })
     game_name = args.game or load_config(local_config(), args.config, args.overrides)["game"]
     config = load_config(local_config(), args.config, args.overrides + play_overrides(as_play, game_name))
-    game = mctsfw.make_game(config["game"], **plugin_params(config, "games", config["game"]))
+    game = mctsfw.make_config_game(config)
     seed = None if config["mcts"]["seed"] == -1 else config["mcts"]["seed"]
     made = make_players({0: args.a, 1: args.b}, game, config, seed)
     actors = [made[0], made[1]]
@@ -671,7 +671,7 @@ def command_serve(args: argparse.Namespace) -> int:
               "the person plays on the page", file=sys.stderr)
         return 2
     host, port = config["serve"]["host"], config["serve"]["port"]
-    game = mctsfw.make_game(config["game"], **plugin_params(config, "games", config["game"]))
+    game = mctsfw.make_config_game(config)
     seed = None if config["mcts"]["seed"] == -1 else config["mcts"]["seed"]
     try:
         agent = make_player(spec, game, config, None if seed is None else seed + 2)

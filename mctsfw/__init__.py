@@ -54,6 +54,13 @@ def make_game(name: str, **params) -> Game:
     return cls(**params)
 
 
+def make_config_game(config: dict) -> Game:
+    """The game a loaded config names (``config["game"]``) with its ``[games.NAME]`` parameters."""
+    from hexzero.mctsfw.config import plugin_params
+
+    return make_game(config["game"], **plugin_params(config, "games", config["game"]))
+
+
 def make_tree_policy(name: str, **params) -> TreePolicy:
     """A tree policy from the registry: ``make_tree_policy("uct", c=1.4)``."""
     cls = default_registries().tree_policies.get(name)

@@ -10,7 +10,7 @@ import pytest
 from hexzero import mctsfw
 from hexzero.mctsfw.actors import make_actor
 from hexzero.mctsfw.checkpoints import load_net
-from hexzero.mctsfw.config import load_config, plugin_params
+from hexzero.mctsfw.config import load_config
 from tests.test_training import DEFAULTS, ROOT
 
 SHIPPED = sorted((ROOT / "models").glob("*/*.keras"))
@@ -18,7 +18,7 @@ SHIPPED = sorted((ROOT / "models").glob("*/*.keras"))
 
 def game_of(model: Path) -> mctsfw.Game:
     config = load_config(DEFAULTS, model.parent / "config.toml", [])
-    return mctsfw.make_game(config["game"], **plugin_params(config, "games", config["game"]))
+    return mctsfw.make_config_game(config)
 
 
 def test_models_are_shipped():
