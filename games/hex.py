@@ -360,7 +360,6 @@ class Hex(Game):
         """
         if policy is None or not states:
             return [self.playout(state, rng) for state in states]
-        n2 = self.num_actions
         boards = self.boards(states)
         empty = (boards == 0).sum(axis=1)
         order = np.argsort(-empty, kind="stable")  # order[i]: the state of row i

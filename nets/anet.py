@@ -18,7 +18,6 @@ Keras is imported on first use, not with this module: building the plugin regist
 from __future__ import annotations
 
 import importlib
-import math
 import os
 import re
 import sys

@@ -8,7 +8,7 @@ import pytest
 
 from hexzero import mctsfw
 from hexzero.mctsfw import MCTS, make_tree_policy
-from hexzero.mctsfw.evaluators import LeafEvaluator, MixedEvaluator, NetRollouts, NetValue, RandomRollouts, value_evaluator
+from hexzero.mctsfw.evaluators import MixedEvaluator, NetRollouts, NetValue, RandomRollouts, value_evaluator
 from hexzero.mctsfw.mcts import TreePolicy
 from hexzero.mctsfw.roles import RoleError
 from tests.test_hex import place

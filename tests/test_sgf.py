@@ -2,14 +2,12 @@
 broken files refused with the reason, and the command line (play --record/--from, self-play)."""
 
 import random
-from pathlib import Path
 
-import numpy as np
 import pytest
 
 from hexzero import mctsfw
 from hexzero.mctsfw.sgf import SgfError, parse_sgf, read_sgf, read_sgf_file, resigned_result, to_sgf
-from tests.test_cli import cli_main, refused
+from tests.test_cli import refused
 from tests.test_plugins import run_cli
 
 
@@ -55,7 +53,7 @@ def test_hex_games_round_trip(size):
         starting = 1 + seed % 2
         moves = random_game(game, seed, starting)
         text = to_sgf(game, moves, starting, players={1: "alice", 2: "bob"})
-        assert text.startswith(f"(;FF[4]GM[11]") and f"SZ[{size}]" in text
+        assert text.startswith("(;FF[4]GM[11]") and f"SZ[{size}]" in text
         assert all(len(line) <= 80 for line in text.splitlines())
         final = game.state_after(moves, starting)
         assert f"RE[{'B' if game.winner(final) == 1 else 'W'}+]" in text
@@ -310,7 +308,7 @@ def test_go_games_round_trip_with_passes_komi_and_the_area_score(size):
         final = game.state_after(moves)
         assert game.is_final(final)
         text = to_sgf(game, moves)
-        assert f"GM[1]" in text and f"SZ[{size}]" in text and "KM[6.5]" in text
+        assert "GM[1]" in text and f"SZ[{size}]" in text and "KM[6.5]" in text
         assert ";B[]" in text or ";W[]" in text  # passes are empty values
         score = game.score(final)
         assert f"RE[{'B' if score > 0 else 'W'}+{abs(score):g}]" in text

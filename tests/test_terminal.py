@@ -3,7 +3,6 @@ quit), the pie rule, the thinking indicator, colours on a terminal and none into
 the Hex board's labels, "game N of M" and --record. Through the CLI with piped input, as
 a person's session is; a pseudo-terminal where the output must be one."""
 
-import json
 import os
 import pty
 import re
