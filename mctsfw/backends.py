@@ -305,19 +305,41 @@ class RayBackend:
 
     def close(self, abort: bool = False) -> None:
         ray = self._ray
-        if abort:
-            for ref in self._running:
-                try:
-                    ray.cancel(ref, force=True)
-                except Exception:  # noqa: BLE001 - a finished or lost task cannot be cancelled; nothing to do
-                    pass
-        self._running = []
-        if self._owned and ray.is_initialized():
-            ray.shutdown()
+        with ray_logs_muted():
+            if abort:
+                for ref in self._running:
+                    try:
+                        ray.cancel(ref, force=True)
+                    except Exception:  # noqa: BLE001 - a finished or lost task cannot be cancelled; nothing to do
+                        pass
+            self._running = []
+            if self._owned and ray.is_initialized():
+                ray.shutdown()
         if self._guard is not None:
             self._guard.kill()  # Ray is down: nothing left to guard
             self._guard.wait()
             self._guard = None
+
+
+@contextmanager
+def ray_logs_muted() -> Iterator[None]:
+    """The process's stderr (file descriptor 2) goes to the null device meanwhile. Ray's C++
+    core worker in this process writes there as Ray is torn down, for instance "Check
+    failed: Tried to complete task that was not pending" when a cancel meets a task that is
+    just finishing (seen once in CI on a SIGTERM). That is Ray's own business, not a line
+    for the user's terminal. Python's errors still reach the user: they are raised, and
+    the caller prints them after this block."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, 2)
+    os.close(null)
+    try:
+        yield
+    finally:
+        sys.stderr.flush()
+        os.dup2(saved, 2)
+        os.close(saved)
 
 
 def cluster_problem(address: str, timeout: float = 5.0) -> None:

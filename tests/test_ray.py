@@ -205,3 +205,14 @@ def test_the_ray_backend_keeps_at_most_workers_tasks_at_once_on_a_cluster(worker
     results = [result for result, _ in backend.play(lambda numbers: numbers[0] * 10, groups, lambda g: (g,))]
     assert results == [10, 20, 30, 40, 50, 60, 70]
     assert backend._ray.most == most
+
+
+def test_what_ray_writes_to_stderr_while_torn_down_stays_off_the_terminal():
+    """RayBackend.close runs inside ray_logs_muted: Ray's C++ log lines, written straight to
+    file descriptor 2 (once in CI: "Check failed: Tried to complete task that was not
+    pending" after a SIGTERM), do not reach the user; what Python prints afterwards does."""
+    code = ("import os, sys\nfrom hexzero.mctsfw.backends import ray_logs_muted\n"
+            "with ray_logs_muted():\n    os.write(2, b'[C++] Check failed\\n')\n"
+            "print('interrupted: resume with ...', file=sys.stderr)")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert result.returncode == 0 and result.stderr == "interrupted: resume with ...\n", result.stderr
