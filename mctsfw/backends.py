@@ -45,7 +45,7 @@ from typing import Any, Callable, Iterator
 
 import hexzero
 from hexzero.mctsfw.interrupts import sigterm_kept
-from hexzero.mctsfw.workers import WorkerPool, sigint_ignored
+from hexzero.mctsfw.workers import WorkerPool, sigint_ignored, stderr_fd_to
 
 #: times one group of games may lose its worker before the run gives up
 MAX_REPLAYS = 3
@@ -329,17 +329,8 @@ def ray_logs_muted() -> Iterator[None]:
     just finishing (seen once in CI on a SIGTERM). That is Ray's own business, not a line
     for the user's terminal. Python's errors still reach the user: they are raised, and
     the caller prints them after this block."""
-    sys.stderr.flush()
-    saved = os.dup(2)
-    null = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(null, 2)
-    os.close(null)
-    try:
+    with open(os.devnull, "wb") as null, stderr_fd_to(null.fileno()):
         yield
-    finally:
-        sys.stderr.flush()
-        os.dup2(saved, 2)
-        os.close(saved)
 
 
 def cluster_problem(address: str, timeout: float = 5.0) -> None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
+import sys
 import threading
 import time
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -60,6 +61,22 @@ def sigint_ignored() -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+@contextmanager
+def stderr_fd_to(fd: int) -> Iterator[None]:
+    """This process's file descriptor 2 (where C and C++ libraries write: TensorFlow's
+    start-up notices, Ray's core worker) goes to ``fd`` meanwhile; Python's ``sys.stderr``
+    is flushed on both sides, so nothing printed before or after is lost or misplaced."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    os.dup2(fd, 2)
+    try:
+        yield
+    finally:
+        sys.stderr.flush()
+        os.dup2(saved, 2)
+        os.close(saved)
 
 
 class WorkerPool:

@@ -33,6 +33,7 @@ from hexzero.nets.keras_files import check_model_name, has_model_name, save_kera
 from hexzero.mctsfw.game import Game, State
 from hexzero.mctsfw.sampling import masked_policy
 from hexzero.mctsfw.schema import Parameters, Setting
+from hexzero.mctsfw.workers import stderr_fd_to
 
 #: the Keras model's name: how ``can_load`` recognises a file saved by ANET
 MODEL_NAME = "anet"
@@ -72,16 +73,11 @@ def _keras():
 def _import_without_notices(module: str) -> None:
     """Import ``module`` with the process's stderr (fd 2) caught, then write back what
     is not a start-up notice: errors and Python warnings still show."""
-    sys.stderr.flush()
-    saved = os.dup(2)
     with tempfile.TemporaryFile() as caught:
-        os.dup2(caught.fileno(), 2)
         try:
-            importlib.import_module(module)
+            with stderr_fd_to(caught.fileno()):
+                importlib.import_module(module)
         finally:
-            sys.stderr.flush()
-            os.dup2(saved, 2)
-            os.close(saved)
             caught.seek(0)
             for line in caught.read().decode(errors="replace").splitlines(keepends=True):
                 if not START_UP_NOTICE.fullmatch(line.rstrip("\n")):
