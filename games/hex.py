@@ -434,13 +434,27 @@ class Hex(Game):
         ).astype(np.float32)
 
     def symmetries(self, x: np.ndarray, target: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
-        """The board turned by 180 degrees: cell a becomes n*n-1-a, each side stays its owner's."""
-        if x.ndim == 3:  # planes (row, col, channel)
-            turned = np.ascontiguousarray(x[::-1, ::-1, :])
-        else:
-            n2 = self.num_actions
-            turned = np.concatenate([x[:n2][::-1], x[n2 : 2 * n2][::-1], x[2 * n2 :]])
-        return [(x, target), (turned, target[::-1].copy())]
+        """The four positions equal to this one for the player to move: itself, the board
+        turned by 180 degrees (cell a becomes n*n-1-a, each side stays its owner's), and both
+        of them mirrored across the long diagonal with the colours swapped (cell (r, c)
+        becomes (c, r), player 1's stones player 2's and the other to move: a connection
+        between rows becomes one between columns, so the mover wins or loses alike)."""
+        n2 = self.num_actions
+        cells = np.arange(n2)
+        turned = cells[::-1]
+        mirrored = cells.reshape(self.size, self.size).T.reshape(-1)
+        cases = []
+        for source, swap in ((cells, False), (turned, False), (mirrored, True), (turned[mirrored], True)):
+            if x.ndim == 3:  # planes (row, col, channel): each side's stones, then who moves
+                flat = x.reshape(n2, -1)[source]
+                if swap:
+                    flat = flat[:, [1, 0, 3, 2]]
+                moved = np.ascontiguousarray(flat.reshape(x.shape))
+            else:  # player 1's stones, player 2's, then who moves (1, 2)
+                ones, twos, to_move = x[:n2][source], x[n2:2 * n2][source], x[2 * n2:]
+                moved = np.concatenate([twos, ones, to_move[::-1]] if swap else [ones, twos, to_move])
+            cases.append((moved, target[source].copy()))
+        return cases
 
     def encode_planes(self, state: HexState) -> np.ndarray:
         """Planes (n, n, 4): player 1's stones, player 2's, then all-ones for who moves (1, 2)."""

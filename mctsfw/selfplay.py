@@ -156,7 +156,7 @@ SELFPLAY_SECTION = Section("selfplay", "cli.py selfplay: AlphaZero-style generat
     Setting("end_at_proof", False, "end a game as soon as the search proves its result (the winner with best play "
             "is recorded; the moves that would only play it out are not)"),
     Setting("average_positions", True, "merge duplicate positions, averaging their targets, before training"),
-    Setting("augment", True, "add the game's symmetric cases (Hex: 180-degree turn; Connect Four: mirror)"),
+    Setting("augment", True, "add the game's symmetric cases (Hex: the 180-degree turn and the colour-swapped mirror; Connect Four: mirror)"),
     Setting("replay_size", 20000, "cases kept (the newest)", low=1),
     Setting("epochs", 2, "passes over the (averaged) buffer per generation", low=1),
     Setting("minibatch", 64, "cases per gradient step", low=1),

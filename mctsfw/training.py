@@ -71,7 +71,7 @@ TRAIN_SECTION = Section("train", "cli.py train: on-policy MCTS learning", [
     Setting("rollout_selection", "greedy",
             'rollout moves off epsilon: the net\'s most probable ("greedy") or drawn from it ("sample")',
             choices=("greedy", "sample")),
-    Setting("augment", True, "also train on the game's symmetric cases (Hex: the board turned 180 degrees)"),
+    Setting("augment", True, "also train on the game's symmetric cases (Hex: turned 180 degrees, mirrored with colours swapped)"),
     Setting("display", False, "draw the actual games while training", resumable=True),
     Setting("seed", 0, "random seed of the run; -1 = a new seed every run", low=-1),
 ], checks=[train_config_problems])

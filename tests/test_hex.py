@@ -295,7 +295,7 @@ def test_the_180_degree_turn_is_a_symmetry():
         state = game.next_state(state, rng.choice(game.legal_actions(state)))
     target = np.zeros(16, dtype=np.float32)
     target[game.legal_actions(state)[0]] = 1.0
-    (x0, t0), (x1, t1) = game.symmetries(game.encode(state), target)
+    (x0, t0), (x1, t1), _, _ = game.symmetries(game.encode(state), target)
     assert np.array_equal(x0, game.encode(state)) and np.array_equal(t0, target)
     player, ones, twos, _ = state
     turn = lambda bits: sum(1 << (15 - a) for a in range(16) if bits >> a & 1)  # noqa: E731
@@ -316,9 +316,40 @@ def test_planes_hold_the_same_facts_as_the_flat_encoding_and_turn_with_it():
     assert planes[0, 1, 0] == 1 and planes[3, 0, 0] == 1 and planes[2, 3, 1] == 1 and planes[:, :, :2].sum() == 3
     assert (planes[:, :, 3] == 1).all() and (planes[:, :, 2] == 0).all()  # player 2 to move
     target = np.arange(16, dtype=np.float32)
-    (_, _), (turned, t) = game.symmetries(planes, target)
-    (_, _), (flat_turned, _) = game.symmetries(game.encode(state), target)
-    assert np.array_equal(turned[:, :, 0].reshape(-1), flat_turned[:16]) and t[0] == 15
+    for (turned, t), (flat_turned, flat_t) in zip(game.symmetries(planes, target), game.symmetries(game.encode(state), target)):
+        for channel in range(4):  # each plane is its flat part moved the same way
+            flat_part = flat_turned[16 * channel:16 * channel + 16] if channel < 2 else np.full(16, flat_turned[30 + channel])
+            assert np.array_equal(turned[:, :, channel].reshape(-1), flat_part)
+        assert np.array_equal(t, flat_t)
+    assert game.symmetries(planes, target)[1][1][0] == 15  # the turn: cell 0 gets cell 15's target
+
+
+def test_the_mirror_with_colours_swapped_is_a_symmetry_for_the_mover():
+    """The third and fourth cases: the board mirrored across the long diagonal (and turned),
+    each stone the other player's and the other player to move. Along random games to the
+    end, the mirrored position is the one the moves mirrored and recoloured lead to, and a
+    finished game is won by the other colour: the mover's prospects are unchanged."""
+    game = mctsfw.make_game("hex", size=5)
+    mirror = lambda a: (a % 5) * 5 + a // 5  # noqa: E731
+    index = np.arange(25)
+    rng = random.Random(3)
+    for _ in range(20):
+        starting = rng.choice([1, 2])
+        moves = []
+        state = game.initial_state(starting)
+        while not game.is_final(state):
+            moves.append(rng.choice(game.legal_actions(state)))
+            state = game.next_state(state, moves[-1])
+            cases = game.symmetries(game.encode(state), index)
+            assert len(cases) == 4
+            mirrored = game.state_after([mirror(a) for a in moves], 3 - starting)
+            turned_mirrored = game.state_after([24 - mirror(a) for a in moves], 3 - starting)
+            assert np.array_equal(cases[2][0], game.encode(mirrored))
+            assert np.array_equal(cases[3][0], game.encode(turned_mirrored))
+            assert [int(cases[2][1][mirror(a)]) for a in range(25)] == list(range(25))
+            planes = game.symmetries(game.encode_planes(state), index)
+            assert np.array_equal(planes[2][0], game.encode_planes(mirrored))
+        assert game.winner(mirrored) == game.winner(turned_mirrored) == 3 - game.winner(state)
 
 
 @pytest.mark.parametrize("size", [3, 5, 7, 8, 11, 19])

@@ -40,8 +40,8 @@ def test_generations_write_checkpoints_metrics_and_value_targets(tmp_path):
     assert [r["game"] for r in games] == [1, 2, 3, 4, 5, 6] and len(generations) == 2
     assert all("promoted" in r and 0 <= r["gating_score"] <= 1 for r in generations)
     assert [r["step"] for r in records] == list(range(1, 9))
-    # every position and its 180-degree turn, with z for the player to move (Hex has no draws)
-    assert len(trainer.buffer) == 2 * sum(len(r["moves"]) for r in games)
+    # every position in Hex's 4 symmetries, with z for the player to move (Hex has no draws)
+    assert len(trainer.buffer) == 4 * sum(len(r["moves"]) for r in games)
     x, y, z = trainer.buffer.cases()
     assert len(x) == len(trainer.buffer) and set(np.unique(z)) <= {0.0, 1.0}
     assert np.allclose(y.sum(axis=1), 1.0)
@@ -193,7 +193,7 @@ def test_a_threshold_that_always_triggers_ends_games_early_and_the_resigner_lose
     assert generation["resigned_games"] == len(games) == 3
     assert generation["no_resign_games"] == 0 and generation["false_positive_rate"] is None
     # the resigned games train as usual: their positions (and their turns), z from the result
-    assert len(trainer.buffer) == 2 * sum(len(r["moves"]) for r in games)
+    assert len(trainer.buffer) == 4 * sum(len(r["moves"]) for r in games)
     for record in trainer.buffer.records:
         movers = [game.current_player(s) for s in record.states(game)][:len(record.moves)]
         assert record.values.tolist() == [float(m == record.winner) for m in movers]
@@ -357,7 +357,7 @@ def test_playout_cap_randomization_learns_the_full_searches_alone(tmp_path):
         trainers.append(trainer)
     records = trainers[0].buffer.records
     moves, targeted = sum(len(r) for r in records), sum(len(r.targeted()) for r in records)
-    assert 0 < targeted < moves and len(trainers[0].buffer) == 2 * targeted  # each with its 180-degree turn
+    assert 0 < targeted < moves and len(trainers[0].buffer) == 4 * targeted  # each in Hex's 4 symmetries
     games = [r for r in RunDir(tmp_path / "a").read_metrics() if r["kind"] == "game"]
     assert sum(r["full_searches"] for r in games) == targeted
     assert [r.moves.tolist() for r in trainers[1].buffer.records] == [r.moves.tolist() for r in records]

@@ -43,7 +43,7 @@ def test_a_run_writes_config_checkpoints_metrics_and_plot(tmp_path):
     records = run.read_metrics()
     assert [r["episode"] for r in records] == [1, 2, 3, 4]
     assert {"loss", "buffer_size", "seconds", "winner", "moves"} <= set(records[0])
-    assert records[-1]["buffer_size"] == min(50, 2 * sum(len(r["moves"]) for r in records))  # and each 180-degree turn
+    assert records[-1]["buffer_size"] == min(48, 4 * sum(len(r["moves"]) for r in records))  # each in Hex's 4 symmetries; whole positions
     game = Hex(3)
     for r in records:  # each episode's moves replay to its end and its winner
         final = game.state_after(r["moves"], r["starting_player"])
@@ -68,7 +68,7 @@ def test_resuming_neither_repeats_nor_loses_episodes(tmp_path):
     records = RunDir(run_dir).read_metrics()
     assert [r["episode"] for r in records] == [1, 2, 3, 4] and records[2]["loss"] != 9.9
     # the resumed buffer continued from the saved one
-    assert len(trainer.buffer) == len(buffer_after_2) + 2 * (len(records[2]["moves"]) + len(records[3]["moves"]))
+    assert len(trainer.buffer) == len(buffer_after_2) + 4 * (len(records[2]["moves"]) + len(records[3]["moves"]))
     assert trainer.buffer.records[:2] == buffer_after_2.records
     assert [r.moves.tolist() for r in trainer.buffer.records] == [r["moves"] for r in records]
     assert sorted(p.name for p in (run_dir / "resume").iterdir()) == ["ep0004"]
@@ -147,11 +147,11 @@ def test_a_policy_and_value_net_trains_on_policy_rolling_out_with_its_policy_hea
     assert all({"loss", "policy_loss", "value_loss"} <= set(r) for r in records)
     n = len(trainer.buffer)
     z = trainer.buffer.cases()[2]
-    assert n == 2 * sum(len(r["moves"]) for r in records) and set(np.unique(z)) == {0.0, 1.0}  # Hex has no draws
+    assert n == 4 * sum(len(r["moves"]) for r in records) and set(np.unique(z)) == {0.0, 1.0}  # Hex has no draws
     # the first episode's cases: the player to move of the first case is the starter
     first = records[0]
     starter_won = first["winner"] == first["starting_player"]
-    assert z[0] == float(starter_won) and z[2] == float(not starter_won)  # cases 0, 1: a move and its turn
+    assert z[0] == float(starter_won) and z[4] == float(not starter_won)  # cases 0-3: a position and its symmetries
 
 
 def test_config_validation_refuses_a_net_without_the_role_a_trainer_needs():
