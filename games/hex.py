@@ -94,6 +94,10 @@ class Hex(Game):
         ]
         self._not_last_col = self.full & ~(col0 << (n - 1))
         self._tiled: dict[int, tuple[int, int, int, int]] = {}  # batch size -> ``_decided``'s masks
+        # ``symmetries``: where each cell of a symmetric board comes from, and whether the colours swap
+        cells = np.arange(n * n)
+        mirrored = cells.reshape(n, n).T.reshape(-1)
+        self._symmetries = ((cells, False), (cells[::-1], False), (mirrored, True), (cells[::-1][mirrored], True))
 
     def params(self) -> dict[str, Any]:
         # the pie rule only when it is on: records and names of games without it stay as they were
@@ -440,11 +444,8 @@ class Hex(Game):
         becomes (c, r), player 1's stones player 2's and the other to move: a connection
         between rows becomes one between columns, so the mover wins or loses alike)."""
         n2 = self.num_actions
-        cells = np.arange(n2)
-        turned = cells[::-1]
-        mirrored = cells.reshape(self.size, self.size).T.reshape(-1)
         cases = []
-        for source, swap in ((cells, False), (turned, False), (mirrored, True), (turned[mirrored], True)):
+        for source, swap in self._symmetries:
             if x.ndim == 3:  # planes (row, col, channel): each side's stones, then who moves
                 flat = x.reshape(n2, -1)[source]
                 if swap:

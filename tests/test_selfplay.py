@@ -192,7 +192,7 @@ def test_a_threshold_that_always_triggers_ends_games_early_and_the_resigner_lose
     generation = next(r for r in records if r["kind"] == "generation")
     assert generation["resigned_games"] == len(games) == 3
     assert generation["no_resign_games"] == 0 and generation["false_positive_rate"] is None
-    # the resigned games train as usual: their positions (and their turns), z from the result
+    # the resigned games train as usual: their positions (in 4 symmetries), z from the result
     assert len(trainer.buffer) == 4 * sum(len(r["moves"]) for r in games)
     for record in trainer.buffer.records:
         movers = [game.current_player(s) for s in record.states(game)][:len(record.moves)]
