@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 import sysconfig
 import threading
 from contextlib import contextmanager
@@ -125,7 +126,8 @@ def interrupt_reported() -> Iterator[StopSignals]:
     Only the signals whose handler raises (SIGINT's default; SIGTERM's after
     ``stop_on_sigterm``) are watched: an ignored one stays ignored. A first signal that
     lands in an import TensorFlow's C++ asked for is raised as soon as the code is out of
-    it (a timer looks every 50 ms); a second raises at once."""
+    it (a timer looks every 50 ms); a second raises at once. One that lands where Python
+    drops exceptions (a weakref's callback, a ``__del__``) is raised again out of there."""
     seen = StopSignals()
     if threading.current_thread() is not threading.main_thread():
         yield seen  # signals are the main thread's, and a handler someone set stays
@@ -146,13 +148,26 @@ def interrupt_reported() -> Iterator[StopSignals]:
             return
         raise _stop_for(signum)
 
-    alarm = signal.getsignal(signal.SIGALRM)
+    def unraisable(info):
+        """A stop raised where Python drops exceptions (a weakref callback, a ``__del__``)
+        would be printed as "Exception ignored in" and lost: it is raised again once the
+        code is out of there, as one that waited for TensorFlow."""
+        if isinstance(info.exc_value, KeyboardInterrupt) and seen:
+            signal.signal(signal.SIGALRM, later)
+            signal.setitimer(signal.ITIMER_REAL, DEFERRED_INTERRUPT_SECONDS)
+            return
+        hook(info)
+
+    alarm, hook = signal.getsignal(signal.SIGALRM), sys.unraisablehook
     for s in watched:
         signal.signal(s, handler)
+    if watched:
+        sys.unraisablehook = unraisable
     try:
         yield seen
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, alarm)
+        sys.unraisablehook = hook
         for s in watched:
             signal.signal(s, _RAISING[s])

@@ -8,11 +8,12 @@ import signal
 import subprocess
 import sys
 import time
+import weakref
 
 import pytest
 
 from conftest import STOP_STATUS as STOPS, descendants, wait_until_gone
-from hexzero.mctsfw.interrupts import _inside_tensorflow
+from hexzero.mctsfw.interrupts import _inside_tensorflow, interrupt_reported
 from hexzero.mctsfw.runs import RunDir
 from test_training import ROOT, run_cli_train
 
@@ -64,6 +65,35 @@ def test_a_stop_signal_waits_while_the_standard_library_runs_for_tensorflow():
     assert _inside_tensorflow(standard_library_frame_called_from(tensorflow))
     assert not _inside_tensorflow(standard_library_frame_called_from(ours))
     assert not _inside_tensorflow(sys._getframe())
+
+
+def test_a_stop_signal_in_a_weakref_callback_is_raised_after_it_not_printed_and_lost(capsys):
+    """A CI run's Ctrl-C landed in a weakref's callback, where Python drops exceptions: it
+    printed "Exception ignored in ... KeyboardInterrupt" before the run's one line. Now the
+    stop is raised again as soon as the code is out of the callback, with nothing printed."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    reached, started = [], time.monotonic()
+
+    class Thing:
+        pass
+
+    def callback(_):
+        os.kill(os.getpid(), signal.SIGINT)
+        for _ in range(10000):  # the handler runs in here, in the callback
+            pass
+
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            with interrupt_reported() as seen:
+                thing = Thing()
+                ref = weakref.ref(thing, callback)
+                del thing  # the callback runs, and Python drops what it raises
+                reached.append(ref() is None)
+                time.sleep(5)  # raised again in here
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert reached == [True] and seen.seen == [signal.SIGINT] and time.monotonic() - started < 2
+    assert "Exception ignored" not in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("stop", STOPS)
