@@ -110,9 +110,23 @@ class StopSignals:
 
     def __init__(self):
         self.seen: list[int] = []
+        self.holding = False
 
     def __bool__(self) -> bool:
         return bool(self.seen)
+
+    @contextmanager
+    def held(self) -> Iterator[None]:
+        """A first stop signal waits until the end of this block (a step's metrics line and
+        its commit: stopped between them, the files would disagree), then raises; a second
+        raises at once."""
+        self.holding = True
+        try:
+            yield
+        finally:
+            self.holding = False
+        if self.seen:
+            raise self.stop()
 
     def stop(self) -> KeyboardInterrupt:
         """The exception the first of them raises (``KeyboardInterrupt`` or ``Terminated``)."""
@@ -140,11 +154,16 @@ def interrupt_reported() -> Iterator[StopSignals]:
             return
         raise seen.stop()
 
+    def raise_later():
+        signal.signal(signal.SIGALRM, later)
+        signal.setitimer(signal.ITIMER_REAL, DEFERRED_INTERRUPT_SECONDS)
+
     def handler(signum, frame):
         seen.seen.append(signum)
+        if len(seen.seen) == 1 and seen.holding:
+            return  # raised at the end of the held block
         if len(seen.seen) == 1 and _inside_tensorflow(frame):
-            signal.signal(signal.SIGALRM, later)
-            signal.setitimer(signal.ITIMER_REAL, DEFERRED_INTERRUPT_SECONDS)
+            raise_later()
             return
         raise _stop_for(signum)
 
@@ -153,8 +172,7 @@ def interrupt_reported() -> Iterator[StopSignals]:
         would be printed as "Exception ignored in" and lost: it is raised again once the
         code is out of there, as one that waited for TensorFlow."""
         if isinstance(info.exc_value, KeyboardInterrupt) and seen:
-            signal.signal(signal.SIGALRM, later)
-            signal.setitimer(signal.ITIMER_REAL, DEFERRED_INTERRUPT_SECONDS)
+            raise_later()
             return
         hook(info)
 

@@ -302,12 +302,12 @@ class ResumableRun:
         aborted = True
         try:
             for record, commit in self.steps():
-                self.step += 1
-                self.run.append_metrics({self.counter: self.step, **record})
-                if commit:
-                    self.commit()
-                if interrupted:  # a Ctrl-C that a library caught and made nothing of
-                    raise interrupted.stop()
+                with interrupted.held():  # the step's line and its commit: both or neither
+                    self.step += 1
+                    self.run.append_metrics({self.counter: self.step, **record})
+                    if commit:
+                        self.commit()
+                # held() also raises a Ctrl-C that a library caught and made nothing of
                 if bar is not None:
                     bar.update(1)
                     bar.set_postfix(self.bar_postfix(record))

@@ -96,6 +96,33 @@ def test_a_stop_signal_in_a_weakref_callback_is_raised_after_it_not_printed_and_
     assert "Exception ignored" not in capsys.readouterr().err
 
 
+def test_a_stop_signal_in_a_held_block_waits_for_its_end_and_a_second_does_not():
+    """A learning run holds a step's metrics line and its commit together: a Ctrl-C between
+    them left a line of a step no resume state had (a CI run's flaky check). The first stop
+    raises once the block is done; a second one raises at once."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    done = []
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            with interrupt_reported() as seen:
+                with seen.held():
+                    os.kill(os.getpid(), signal.SIGINT)
+                    time.sleep(0.1)
+                    done.append("line and commit")
+        assert done == ["line and commit"]
+        with pytest.raises(KeyboardInterrupt):
+            with interrupt_reported() as seen:
+                with seen.held():
+                    os.kill(os.getpid(), signal.SIGINT)
+                    time.sleep(0.1)
+                    os.kill(os.getpid(), signal.SIGINT)
+                    time.sleep(0.1)
+                    done.append("not reached")
+        assert done == ["line and commit"] and seen.seen == [signal.SIGINT, signal.SIGINT]
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 @pytest.mark.parametrize("stop", STOPS)
 def test_train_stops_on_ctrl_c_or_sigterm_with_one_line_and_resumes(tmp_path, processes, stop):
     run_dir = tmp_path / "run"
