@@ -149,6 +149,8 @@ def interrupt_reported() -> Iterator[StopSignals]:
     watched = [s for s, raising in _RAISING.items() if signal.getsignal(s) is raising]
 
     def later(signum, frame):
+        if seen.holding:
+            return  # raised at the end of the held block
         if _inside_tensorflow(frame):
             signal.setitimer(signal.ITIMER_REAL, DEFERRED_INTERRUPT_SECONDS)
             return
