@@ -2,6 +2,7 @@
 
     python benchmarks/connect4_perfect.py [--model models/connect4/pv_mlp_gen0393.keras]
                                           [--search-games 200] [--tree-policy puct] [--games 40]
+                                          [--value-weight 1]
 
 BitBully (``pip install -e ".[differential]"``), a perfect Connect Four solver with an
 opening book, scores every move of every position the agent meets: the game's value
@@ -83,12 +84,16 @@ def main() -> None:
     parser.add_argument("--tree-policy", default="puct", help="puct or gumbel")
     parser.add_argument("--games", type=int, default=40)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--value-weight", type=float, default=1.0,
+                        help="lambda: the leaf value's share from the value head, the rest from a random playout")
     args = parser.parse_args()
     game = mctsfw.make_game("connect4")
     perfect = Perfect(game)
     agent = mctsfw.make_actor(args.model, game, search_games=args.search_games, seed=args.seed,
-                              tree_policy=args.tree_policy if args.search_games else None)
-    print(f"{agent.label} ({args.tree_policy if args.search_games else 'raw'}) against perfect play, {args.games} games; "
+                              tree_policy=args.tree_policy if args.search_games else None,
+                              policy_params={"value_weight": args.value_weight})
+    lam = f", lambda {args.value_weight}" if args.search_games and args.value_weight != 1.0 else ""
+    print(f"{agent.label} ({args.tree_policy if args.search_games else 'raw'}{lam}) against perfect play, {args.games} games; "
           f"{platform.processor() or platform.machine()}, Python {platform.python_version()}")
     moves = {1: [0, 0], 2: [0, 0]}  # agent's seat -> [moves, value-losing moves]
     results = {"wins": 0, "draws": 0, "losses": 0}
