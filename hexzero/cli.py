@@ -517,6 +517,10 @@ def run_training(args: argparse.Namespace, section: str, length_key: str, make_t
                 print(f"error: {run.path} holds a run with another configuration: {fixed}: continue it with "
                       f"--resume {run.path}, or start a new one with --run-dir NEW_DIR", file=sys.stderr)
                 return 2
+    problems = make_trainer.config_problems(config)
+    if problems:
+        print(f"error: {'; '.join(problems)}", file=sys.stderr)
+        return 2
     with run.lock():  # a second process on this run is refused before it says or writes anything
         latest = run.latest()
         if latest:

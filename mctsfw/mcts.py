@@ -299,6 +299,13 @@ def search_problem(tree_policy: TreePolicy, evaluator: LeafEvaluator, root_noise
         return f"a tree policy must be a TreePolicy, not {type(tree_policy).__name__}"
     if not isinstance(evaluator, LeafEvaluator):
         return f"a leaf evaluator must be a LeafEvaluator (mctsfw.evaluators), not {type(evaluator).__name__}"
+    return pairing_problem(tree_policy, evaluator, root_noise)
+
+
+def pairing_problem(tree_policy: TreePolicy | type[TreePolicy], evaluator: LeafEvaluator | type[LeafEvaluator],
+                    root_noise: bool = False) -> str | None:
+    """None if what this tree policy and this evaluator declare lets them search together,
+    else why not. Either may be a class, so a config is checked before anything is built."""
     if tree_policy.needs_informed_priors and not evaluator.informed_priors:
         return (f"the {tree_policy.name} tree policy needs priors from a network; the {evaluator.name} evaluator "
                 "gives uniform ones")

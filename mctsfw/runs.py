@@ -230,7 +230,9 @@ class ResumableRun:
     - ``steps()``: yields ``(metrics record, commit now?)`` after each step has changed
       the state; a step that does not commit now is committed with a later one
     - ``bar_counts() -> (done, total)``, ``bar_postfix(record)``, ``completed()``,
-      and optionally ``finish()`` (after the last step) and ``close(aborted)`` (always)
+      and optionally ``finish()`` (after the last step) and ``close(aborted)`` (always);
+      ``config_problems(config)`` (a classmethod): what only this kind of run refuses in a
+      valid config, asked before the run directory is touched
     """
 
     counter = "step"
@@ -245,6 +247,10 @@ class ResumableRun:
         self.step = 0
 
     # ---- what a subclass provides ------------------------------------------------------------
+    @classmethod
+    def config_problems(cls, config: dict) -> list[str]:
+        return []
+
     def new_state(self) -> None:
         raise NotImplementedError
 

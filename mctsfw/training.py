@@ -24,7 +24,7 @@ import numpy as np
 from hexzero.mctsfw.config import plugin_params
 from hexzero.mctsfw.evaluators import NetRollouts
 from hexzero.mctsfw.hookspecs import hookimpl
-from hexzero.mctsfw.mcts import MCTS
+from hexzero.mctsfw.mcts import MCTS, pairing_problem
 from hexzero.mctsfw.plugin_manager import Registries, default_registries
 from hexzero.mctsfw.records import RecordedGame
 from hexzero.mctsfw.replay import ReplayBuffer, game_result
@@ -127,6 +127,15 @@ class Trainer(ResumableRun):
         self.display = None
         if self.settings.display:
             self.display = self.registries.displays.get(config["display"])(delay=config["show"]["delay"])
+
+    @classmethod
+    def config_problems(cls, config: dict, registries: Registries | None = None) -> list[str]:
+        """A tree policy that cannot search with the net's rollouts (RAVE reads random
+        playouts' moves), refused before the run starts; other commands may still use it."""
+        policy = (registries or default_registries()).tree_policies.get(config["tree_policy"])
+        pairing = pairing_problem(policy, NetRollouts)
+        return [f"tree_policy = {config['tree_policy']!r}: {pairing}; train searches with the net's rollouts"] \
+            if pairing else []
 
     @property
     def episode(self) -> int:

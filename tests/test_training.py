@@ -161,6 +161,20 @@ def test_config_validation_refuses_a_net_without_the_role_a_trainer_needs():
         load_config(DEFAULTS, None, ["selfplay.net=anet"])
 
 
+def test_cli_train_refuses_a_tree_policy_that_cannot_search_with_net_rollouts(tmp_path, processes):
+    """RAVE learns from the moves of random playouts, which net rollouts do not report:
+    train refuses it with the reason before writing anything (it was a traceback at the
+    first episode), while play keeps it with random rollouts."""
+    run_dir = tmp_path / "run"
+    proc = run_cli_train(processes, run_dir, 2, "--set", "tree_policy=rave")
+    out, err = proc.communicate(timeout=300)
+    assert proc.returncode == 2 and "Traceback" not in err, err
+    assert "tree_policy = 'rave': the rave tree policy learns from the moves of playouts" in err
+    assert not run_dir.exists()
+    assert Trainer.config_problems(load_config(DEFAULTS, None, ["tree_policy=uct"])) == []
+    assert load_config(DEFAULTS, None, ["tree_policy=rave"])["tree_policy"] == "rave"  # play and compare use it
+
+
 def test_cli_train_refuses_a_net_it_cannot_roll_out_before_writing_anything(tmp_path, processes):
     """The issue's case: the refused command left a run directory behind, and the corrected
     command was then refused for holding "another configuration"."""
