@@ -129,10 +129,10 @@ class Trainer(ResumableRun):
             self.display = self.registries.displays.get(config["display"])(delay=config["show"]["delay"])
 
     @classmethod
-    def config_problems(cls, config: dict, registries: Registries | None = None) -> list[str]:
+    def config_problems(cls, config: dict) -> list[str]:
         """A tree policy that cannot search with the net's rollouts (RAVE reads random
         playouts' moves), refused before the run starts; other commands may still use it."""
-        policy = (registries or default_registries()).tree_policies.get(config["tree_policy"])
+        policy = default_registries().tree_policies.get(config["tree_policy"])
         pairing = pairing_problem(policy, NetRollouts)
         return [f"tree_policy = {config['tree_policy']!r}: {pairing}; train searches with the net's rollouts"] \
             if pairing else []
