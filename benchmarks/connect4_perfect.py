@@ -1,6 +1,6 @@
 """A Connect Four agent against perfect play: how often its move throws away value.
 
-    python benchmarks/connect4_perfect.py [--model models/connect4/pv_mlp_gen0393.keras]
+    python benchmarks/connect4_perfect.py [--model models/connect4/pv_mlp_gen0571.keras]
                                           [--search-games 200] [--tree-policy puct] [--games 40]
                                           [--value-weight 1]
 
@@ -79,7 +79,7 @@ class PerfectActor(Actor):
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--model", default=str(ROOT / "models/connect4/pv_mlp_gen0393.keras"))
+    parser.add_argument("--model", default=str(ROOT / "models/connect4/pv_mlp_gen0571.keras"))
     parser.add_argument("--search-games", type=int, default=200, help="0: the raw network")
     parser.add_argument("--tree-policy", default="puct", help="puct or gumbel")
     parser.add_argument("--games", type=int, default=40)

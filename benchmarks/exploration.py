@@ -35,7 +35,7 @@ from search_strength import wilson  # noqa: E402
 
 GAMES = {
     "gomoku9": ("gomoku", {"size": 9}, "models/gomoku9/pv_mlp_gen0051.keras"),
-    "connect4": ("connect4", {}, "models/connect4/pv_mlp_gen0393.keras"),
+    "connect4": ("connect4", {}, "models/connect4/pv_mlp_gen0571.keras"),
     "hex7": ("hex", {"size": 7}, "models/hex7/pv_mlp_gen0300.keras"),
     "hex5": ("hex", {"size": 5}, "models/hex5-az/pv_mlp_gen0150.keras"),
     "hex9": ("hex", {"size": 9}, None),  # no network shipped: UCT only

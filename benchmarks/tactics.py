@@ -37,7 +37,7 @@ from hexzero.mctsfw.tactics import CLASSES, collect, play_positions, random_play
 GAMES = {
     "gomoku9": ("gomoku 9x9", ("gomoku", {"size": 9}), "models/gomoku9/pv_mlp_gen0051.keras"),
     "gomoku15": ("gomoku 15x15", ("gomoku", {"size": 15, "history": 2}), "models/gomoku15/pv_resnet_gen0032.keras"),
-    "connect4": ("connect four", ("connect4", {}), "models/connect4/pv_mlp_gen0393.keras"),
+    "connect4": ("connect four", ("connect4", {}), "models/connect4/pv_mlp_gen0571.keras"),
 }
 
 

@@ -175,7 +175,7 @@ def test_play_and_gtp_search_a_saved_model_with_gumbel():
     """play.model_tree_policy = "gumbel": the shipped Connect Four network with 16 search
     games beats random in play, and the 7x7 Hex network answers genmove over GTP."""
     cli = [sys.executable, str(ROOT / "cli.py")]
-    played = subprocess.run(cli + ["play", "--game", "connect4", "--p1", str(ROOT / "models/connect4/pv_mlp_gen0393.keras"),
+    played = subprocess.run(cli + ["play", "--game", "connect4", "--p1", str(ROOT / "models/connect4/pv_mlp_gen0571.keras"),
                                    "--p2", "random", "--model-search-games", "16", "--set", "play.model_tree_policy=gumbel",
                                    "--games", "2", "--no-display", "--seed", "1"], capture_output=True, text=True, timeout=300)
     assert played.returncode == 0, played.stderr

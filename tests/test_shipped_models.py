@@ -36,7 +36,7 @@ def test_every_shipped_network_loads_and_gives_a_legal_policy(model):
 
 
 def test_connect_four_network_with_search_wins_and_blocks():
-    model = ROOT / "models" / "connect4" / "pv_mlp_gen0393.keras"
+    model = ROOT / "models" / "connect4" / "pv_mlp_gen0571.keras"
     game = game_of(model)
 
     def move_after(columns: str) -> int:

@@ -17,7 +17,7 @@ GAMES = {  # name: (game, parameters, positions of each class)
     "gomoku 15x15": ("gomoku", {"size": 15}, 6),
     "connect4": ("connect4", {}, 20),
 }
-NETS = {"gomoku 9x9": ROOT / "models/gomoku9/pv_mlp_gen0051.keras", "connect4": ROOT / "models/connect4/pv_mlp_gen0393.keras"}
+NETS = {"gomoku 9x9": ROOT / "models/gomoku9/pv_mlp_gen0051.keras", "connect4": ROOT / "models/connect4/pv_mlp_gen0571.keras"}
 _POSITIONS: dict = {}
 
 
