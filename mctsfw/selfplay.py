@@ -125,8 +125,9 @@ SELFPLAY_SECTION = Section("selfplay", "cli.py selfplay: AlphaZero-style generat
     Setting("run_dir", "runs/hex5-az", "the run directory (relative to the current one); an unfinished run there is "
             "resumed", resumable=True),
     Setting("net", "pv_mlp", "a policy-and-value net plugin: pv_mlp or pv_resnet", plugin="net"),
-    Setting("init_net", "", "a saved network of that net (.keras) a new run starts from instead of an untrained one: "
-            "the last checkpoint of cli.py imitate, say; \"\" = untrained", empty=True),
+    Setting("init_net", "", "a saved network of that net (.keras) a new run starts from instead of an untrained one "
+            "(its weights and optimizer state; the run's [nets.<net>] learning_rate applies): the last checkpoint of "
+            "cli.py imitate, say; \"\" = untrained", empty=True),
     Setting("generations", 20, "train steps (each after games_per_generation self-play games)", low=1, resumable=True),
     Setting("games_per_generation", 20, "games played before each train step", low=1),
     Setting("tree_policy", "puct", 'the search: "puct" (Dirichlet root noise, moves drawn by temperature) or "gumbel" '
@@ -506,6 +507,7 @@ class SelfPlayTrainer(ResumableRun):
         s = self.settings
         if s.init_net:  # checked with the config (learning_run_problems); a broken file raises ModelFileError
             self.net = self.net_class.load(Path(s.init_net), self.game)
+            self.net.set_learning_rate(plugin_params(self.config, "nets", s.net)["learning_rate"])
         else:
             params = plugin_params(self.config, "nets", s.net)
             params.setdefault("seed", self.seed)

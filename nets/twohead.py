@@ -318,6 +318,11 @@ class PolicyValueNet:
             targets["score"] = (score[order] / self.score_scale)[:, None]
         return targets
 
+    def set_learning_rate(self, learning_rate: float) -> None:
+        """Train on with this learning rate (the optimizer keeps its state: Adam's moments, SGD's momentum)."""
+        self.model.optimizer.learning_rate.assign(float(learning_rate))
+        self.learning_rate = float(learning_rate)
+
     # ---- files ----------------------------------------------------------------------------------
     def save(self, path: str | Path) -> Path:
         """Write the model (weights, architecture, optimizer state) atomically to a ``.keras`` file."""
