@@ -1,6 +1,6 @@
 """A Connect Four agent against perfect play: how often its move throws away value.
 
-    python benchmarks/connect4_perfect.py [--model models/connect4/pv_mlp_gen0571.keras]
+    python benchmarks/connect4_perfect.py [--model MODEL (models/connect4's network)]
                                           [--search-games 200] [--tree-policy puct] [--games 40]
                                           [--value-weight 1]
 
@@ -33,6 +33,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from hexzero import mctsfw  # noqa: E402
 from hexzero.mctsfw.actors import Actor  # noqa: E402
 from search_strength import wilson  # noqa: E402
+from shipped import shipped_model  # noqa: E402
 
 
 def solver():
@@ -79,7 +80,7 @@ class PerfectActor(Actor):
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--model", default=str(ROOT / "models/connect4/pv_mlp_gen0571.keras"))
+    parser.add_argument("--model", default=str(shipped_model("connect4")))
     parser.add_argument("--search-games", type=int, default=200, help="0: the raw network")
     parser.add_argument("--tree-policy", default="puct", help="puct or gumbel")
     parser.add_argument("--games", type=int, default=40)

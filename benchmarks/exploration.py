@@ -32,12 +32,13 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from hexzero import mctsfw  # noqa: E402
 from hexzero.mctsfw.match import play_match  # noqa: E402
 from search_strength import wilson  # noqa: E402
+from shipped import shipped_model  # noqa: E402
 
-GAMES = {
-    "gomoku9": ("gomoku", {"size": 9}, "models/gomoku9/pv_mlp_gen0051.keras"),
-    "connect4": ("connect4", {}, "models/connect4/pv_mlp_gen0571.keras"),
-    "hex7": ("hex", {"size": 7}, "models/hex7/pv_mlp_gen0300.keras"),
-    "hex5": ("hex", {"size": 5}, "models/hex5-az/pv_mlp_gen0150.keras"),
+GAMES = {  # key: (game, its settings, the folder of models/ whose network plays it)
+    "gomoku9": ("gomoku", {"size": 9}, "gomoku9"),
+    "connect4": ("connect4", {}, "connect4"),
+    "hex7": ("hex", {"size": 7}, "hex7"),
+    "hex5": ("hex", {"size": 5}, "hex5-az"),
     "hex9": ("hex", {"size": 9}, None),  # no network shipped: UCT only
     "go9": ("go", {"size": 9}, None),
 }
@@ -90,13 +91,13 @@ def main() -> None:
                 print(line(f"UCT c={c} vs c=1.4", score(game, uct(c), uct(1.4), args.games, seed=1)))
         if "fpu" in sections and net is not None:
             def puct(first_play):
-                return lambda seed: mctsfw.make_actor(ROOT / net, game, search_games=args.net_search_games, seed=seed,
+                return lambda seed: mctsfw.make_actor(shipped_model(net), game, search_games=args.net_search_games, seed=seed,
                                                       policy_params={"first_play": first_play})
             for option in ("reduction", "loss", "win"):
                 print(line(f"PUCT first_play={option}", score(game, puct(option), puct("parent"), args.games, seed=2)))
         if "gumbel" in sections and net is not None:
             def searching(tree_policy, n):
-                return lambda seed: mctsfw.make_actor(ROOT / net, game, search_games=n, seed=seed, tree_policy=tree_policy)
+                return lambda seed: mctsfw.make_actor(shipped_model(net), game, search_games=n, seed=seed, tree_policy=tree_policy)
             for n in (int(x) for x in args.gumbel_search_games.split(",")):
                 print(line(f"Gumbel vs PUCT, {n} a move", score(game, searching("gumbel", n), searching("puct", n),
                                                                args.games, seed=3)))

@@ -40,6 +40,7 @@ from hexzero.games.hex_solver import HexSolver  # noqa: E402
 from hexzero.mctsfw.checkpoints import ModelFileError  # noqa: E402
 from hexzero.mctsfw.plugin_manager import UnknownPluginError  # noqa: E402
 from search_strength import wilson  # noqa: E402
+from shipped import shipped_model  # noqa: E402
 
 #: stones on the board: the buckets of the breakdown
 BUCKETS = ((0, 4), (5, 9), (10, 25))
@@ -86,7 +87,7 @@ def totals(counts: dict) -> tuple[int, int]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--model", default=str(ROOT / "models/hex5/anet_ep0250.keras"))
+    parser.add_argument("--model", default=str(shipped_model("hex5")))
     parser.add_argument("--search-games", type=int, default=0, help="0: the raw network")
     parser.add_argument("--tree-policy", default=None, help="uct, puct, gumbel, ... (default: the net's)")
     parser.add_argument("--games", type=int, default=200)

@@ -30,25 +30,18 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import numpy as np  # noqa: E402
 
 from hexzero import mctsfw  # noqa: E402
 from hexzero.mctsfw.checkpoints import load_net  # noqa: E402
-from hexzero.mctsfw.config import load_config  # noqa: E402
+from shipped import shipped_folders, shipped_game, shipped_model  # noqa: E402
 
 
 def shipped() -> list[tuple[str, Path, mctsfw.Game]]:
-    """(folder, the folder's last network, its game) for each folder of models/."""
-    found = []
-    for folder in sorted((ROOT / "models").iterdir()):
-        nets = sorted(folder.glob("*.keras"))
-        if not nets or not (folder / "config.toml").exists():
-            continue
-        config = load_config(ROOT / "hexzero.toml", folder / "config.toml")
-        game = mctsfw.make_config_game(config)
-        found.append((folder.name, nets[-1], game))
-    return found
+    """(folder, the network it ships, its game) for each folder of models/."""
+    return [(folder, shipped_model(folder), shipped_game(folder)) for folder in shipped_folders()]
 
 
 def timed(call, seconds: float) -> float:

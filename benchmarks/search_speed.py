@@ -36,9 +36,11 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from hexzero import mctsfw  # noqa: E402
 from hexzero.mctsfw import MCTS, make_tree_policy  # noqa: E402
+from shipped import shipped_model  # noqa: E402
 
 C = 1.4
 #: leaves judged together by one lock-step playout of ANET rollouts (a search picks its own: NetRollouts.batch_for)
@@ -180,7 +182,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--games", type=int, default=20000, help="search games per measurement")
     parser.add_argument("--repeats", type=int, default=3, help="measurements; the best is shown")
-    parser.add_argument("--model", default=str(Path(__file__).resolve().parent.parent / "models/hex5/anet_ep0250.keras"))
+    parser.add_argument("--model", default=str(shipped_model("hex5")))
     parser.add_argument("--only", metavar="GAME", help="section 1 alone, the rows of this game (hex, nim, gomoku, go)")
     args = parser.parse_args()
     print(f"machine: {platform.processor() or platform.machine()}, Python {platform.python_version()}")

@@ -28,16 +28,18 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from hexzero import mctsfw  # noqa: E402
 from hexzero.mctsfw import MCTS, make_tree_policy  # noqa: E402
 from hexzero.mctsfw.actors import ActorError  # noqa: E402
 from hexzero.mctsfw.tactics import CLASSES, collect, play_positions, random_players  # noqa: E402
+from shipped import shipped_model  # noqa: E402
 
 GAMES = {
-    "gomoku9": ("gomoku 9x9", ("gomoku", {"size": 9}), "models/gomoku9/pv_mlp_gen0051.keras"),
-    "gomoku15": ("gomoku 15x15", ("gomoku", {"size": 15, "history": 2}), "models/gomoku15/pv_resnet_gen0032.keras"),
-    "connect4": ("connect four", ("connect4", {}), "models/connect4/pv_mlp_gen0571.keras"),
+    "gomoku9": ("gomoku 9x9", ("gomoku", {"size": 9}), "gomoku9"),
+    "gomoku15": ("gomoku 15x15", ("gomoku", {"size": 15, "history": 2}), "gomoku15"),
+    "connect4": ("connect four", ("connect4", {}), "connect4"),
 }
 
 
@@ -48,8 +50,8 @@ def hexzero_search(game, budget, tree_policy="uct", **options):
     return move
 
 
-def hexzero_net(game, budget, path):
-    actor = mctsfw.make_actor(ROOT / path, game, search_games=budget, seed=1)  # the network loaded once
+def hexzero_net(game, budget, folder):
+    actor = mctsfw.make_actor(shipped_model(folder), game, search_games=budget, seed=1)  # the network loaded once
 
     def move(tactic, seed):
         actor.reset()  # no tree kept from another position
@@ -115,7 +117,7 @@ def main() -> None:
             ("hexzero RAVE (proofs, threats)", hexzero_search(game, args.budget, "rave")),
         ]
         if net:
-            players.append((f"hexzero {Path(net).parent.name} net + PUCT", hexzero_net(game, args.budget, net)))
+            players.append((f"hexzero {net} net + PUCT", hexzero_net(game, args.budget, net)))
         for solve in (False, True):
             bot = openspiel_bot(game, args.budget, solve)
             if bot:

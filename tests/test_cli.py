@@ -2,6 +2,7 @@
 
 import pytest
 
+from benchmarks.shipped import shipped_model
 from tests.test_plugins import ROOT, run_cli
 
 
@@ -107,17 +108,17 @@ def test_a_missing_or_mismatched_model_is_refused_with_its_name(tmp_path):
     broken.write_text("not a model")
     result = run_cli("play", "--p1", "random", "--p2", str(broken), "--no-display")
     assert result.returncode == 2 and "broken.keras" in result.stderr
-    shipped = ROOT / "models" / "hex5" / "anet_ep0250.keras"
+    shipped = shipped_model("hex5")
     result = run_cli("play", "--game", "nim", "--p1", "random", "--p2", str(shipped), "--no-display")
-    assert result.returncode == 2 and "anet_ep0250.keras: expects 52 inputs" in result.stderr
+    assert result.returncode == 2 and f"{shipped.name}: expects 52 inputs" in result.stderr
 
 
 def test_a_person_plays_the_shipped_network():
     moves = "\n".join(f"{r} {c}" for r in range(5) for c in range(5))
-    shipped = ROOT / "models" / "hex5" / "anet_ep0250.keras"
+    shipped = shipped_model("hex5")
     result = run_cli("play", "--p1", "human", "--p2", str(shipped), stdin=moves + "\n")
     assert "game 1:" in result.stdout, result.stderr[-2000:]
-    assert "player 2 (anet_ep0250) wins" in result.stdout  # filling row by row loses to it
+    assert f"player 2 ({shipped.stem}) wins" in result.stdout  # filling row by row loses to it
 
 
 def test_compare_reports_rates_times_and_lengths_per_colour(tmp_path):

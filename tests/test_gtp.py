@@ -18,6 +18,7 @@ from hexzero import mctsfw
 from hexzero.mctsfw.actors import Actor, ActorError, Resignation
 from hexzero.mctsfw.match import play_game, play_match
 from hexzero.plugins.gtp import GtpActor, GtpEngine, GtpEngineError, TimeBudget, find_program, gnugo_spec, score_text
+from benchmarks.shipped import shipped_model
 from tests.test_plugins import ROOT, run_cli
 
 PYTHON = sys.executable
@@ -201,7 +202,7 @@ def test_visit_heat_map_for_gogui():
 
 
 def test_policy_heat_map_for_a_raw_network():
-    model = ROOT / "models" / "hex5" / "anet_ep0250.keras"
+    model = shipped_model("hex5")
     engine = GtpEngine("hex", {"size": 5}, lambda game: mctsfw.make_actor(str(model), game))
     assert ok(engine, "gogui-analyze_commands") == "gfx/Policy/hexzero-policy"
     lines = ok(engine, "hexzero-policy").split("\n")

@@ -14,6 +14,7 @@ from hexzero import mctsfw
 from hexzero.mctsfw import MCTS, make_tree_policy
 from hexzero.mctsfw.mcts import search_together
 from hexzero.plugins.gumbel import RootPlan, halving_visits
+from benchmarks.shipped import shipped_model
 from tests.test_puct import UniformEvaluator
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -175,12 +176,12 @@ def test_play_and_gtp_search_a_saved_model_with_gumbel():
     """play.model_tree_policy = "gumbel": the shipped Connect Four network with 16 search
     games beats random in play, and the 7x7 Hex network answers genmove over GTP."""
     cli = [sys.executable, str(ROOT / "cli.py")]
-    played = subprocess.run(cli + ["play", "--game", "connect4", "--p1", str(ROOT / "models/connect4/pv_mlp_gen0571.keras"),
+    played = subprocess.run(cli + ["play", "--game", "connect4", "--p1", str(shipped_model("connect4")),
                                    "--p2", "random", "--model-search-games", "16", "--set", "play.model_tree_policy=gumbel",
                                    "--games", "2", "--no-display", "--seed", "1"], capture_output=True, text=True, timeout=300)
     assert played.returncode == 0, played.stderr
     assert "score: player 1 2, player 2 0" in played.stdout and "+mcts(16)" in played.stdout
-    gtp = subprocess.run(cli + ["gtp", "--game", "hex", "--size", "7", "--p", str(ROOT / "models/hex7/pv_mlp_gen0300.keras"),
+    gtp = subprocess.run(cli + ["gtp", "--game", "hex", "--size", "7", "--p", str(shipped_model("hex7")),
                                 "--model-search-games", "16", "--set", "play.model_tree_policy=gumbel"],
                          input="genmove b\ngenmove w\nquit\n", capture_output=True, text=True, timeout=300)
     answers = [line for line in gtp.stdout.splitlines() if line.startswith("=")]

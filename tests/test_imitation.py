@@ -16,9 +16,10 @@ from hexzero.mctsfw.imitation import ImitationTrainer
 from hexzero.mctsfw.replay import ReplayBuffer, game_result
 from hexzero.mctsfw.runs import RunDir
 from hexzero.mctsfw.selfplay import SelfPlayTrainer
+from benchmarks.shipped import shipped_model
 from tests.test_training import DEFAULTS, ROOT
 
-TEACHER = ROOT / "models" / "connect4" / "pv_mlp_gen0571.keras"
+TEACHER = shipped_model("connect4")
 #: our own GTP engine, standing in for an outside one (GNU Go on Go)
 OWN_ENGINE = f"gtp:{sys.executable} {ROOT / 'cli.py'} gtp --game connect4 --search-games 30 --seed 3"
 SMALL = ['game="connect4"', "nets.pv_mlp.hidden_layers=[32]", "mcts.search_games=30", "imitate.epochs=1"]

@@ -12,9 +12,10 @@ from hexzero import mctsfw
 from hexzero.mctsfw.actors import ActorError
 from hexzero.mctsfw.match import play_match
 from hexzero.plugins.pbrain import PbrainActor, PbrainEngine, PbrainEngineError, seconds_for
+from benchmarks.shipped import shipped_model
 from tests.test_plugins import ROOT, run_cli
 
-GOMOKU9 = ROOT / "models" / "gomoku9" / "pv_mlp_gen0051.keras"
+GOMOKU9 = shipped_model("gomoku9")
 
 
 def brain(size=9, player="random", **params) -> PbrainEngine:
@@ -142,7 +143,7 @@ def test_the_manager_s_time_budgets_the_search():
 def test_a_network_for_another_board_is_refused_and_the_old_one_kept():
     engine = brain(player=str(GOMOKU9))
     [error] = engine.handle("START 15")
-    assert error.startswith("ERROR ") and "pv_mlp_gen0051.keras" in error and "size=15" in error
+    assert error.startswith("ERROR ") and GOMOKU9.name in error and "size=15" in error
     assert engine.game.size == 9
     assert engine.handle("START 9") == ["OK"] and len(engine.handle("BEGIN")) == 1
 

@@ -2,7 +2,6 @@
 same moves and results as the most probable legal move of the full policy."""
 
 import random
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -10,9 +9,10 @@ import pytest
 from hexzero import mctsfw
 from hexzero.mctsfw.evaluators import NetRolloutPolicy, NetRollouts, best_legal
 from hexzero.mctsfw.roles import policy_scores
+from benchmarks.shipped import shipped_model
 from tests.conftest import random_states
 
-MODEL = Path(__file__).resolve().parent.parent / "models/hex5/anet_ep0250.keras"
+MODEL = shipped_model("hex5")
 
 
 class ScoresOnlyNet:

@@ -11,6 +11,7 @@ from hexzero.mctsfw import MCTS, make_tree_policy
 from hexzero.mctsfw.evaluators import MixedEvaluator, NetRollouts, NetValue, RandomRollouts, value_evaluator
 from hexzero.mctsfw.mcts import TreePolicy
 from hexzero.mctsfw.roles import RoleError
+from benchmarks.shipped import shipped_model
 from tests.test_hex import place
 
 WIN = 2 * 4 + 1  # player 1 has column 1 but for (2, 1)
@@ -56,7 +57,7 @@ def test_every_tree_policy_searches_with_every_evaluator(game, nets, tree_policy
 def test_uct_over_a_policy_and_value_network_plays():
     """It died with ZeroDivisionError: whole-leaf expansion left UCT children without visits."""
     game = mctsfw.make_game("hex", size=5)
-    actor = mctsfw.make_actor("models/hex5-az/pv_mlp_gen0150.keras", game, search_games=50, tree_policy="uct", seed=0)
+    actor = mctsfw.make_actor(shipped_model("hex5-az"), game, search_games=50, tree_policy="uct", seed=0)
     state = game.initial_state()
     for _ in range(3):
         action = actor.select_action(state)

@@ -10,15 +10,14 @@ import pytest
 from hexzero import mctsfw
 from hexzero.mctsfw.actors import make_actor
 from hexzero.mctsfw.checkpoints import load_net
-from hexzero.mctsfw.config import load_config
-from tests.test_training import DEFAULTS, ROOT
+from benchmarks.shipped import shipped_game, shipped_model
+from tests.test_training import ROOT
 
 SHIPPED = sorted((ROOT / "models").glob("*/*.keras"))
 
 
 def game_of(model: Path) -> mctsfw.Game:
-    config = load_config(DEFAULTS, model.parent / "config.toml", [])
-    return mctsfw.make_config_game(config)
+    return shipped_game(model.parent.name)
 
 
 def test_models_are_shipped():
@@ -36,7 +35,7 @@ def test_every_shipped_network_loads_and_gives_a_legal_policy(model):
 
 
 def test_connect_four_network_with_search_wins_and_blocks():
-    model = ROOT / "models" / "connect4" / "pv_mlp_gen0571.keras"
+    model = shipped_model("connect4")
     game = game_of(model)
 
     def move_after(columns: str) -> int:
@@ -56,7 +55,7 @@ def test_connect_four_network_with_search_wins_and_blocks():
 def test_hex7_network_completes_its_bridge_to_win():
     """Player 1 (row 0 to row 6) holds a chain down column 3 but for one cell; the net with
     a little search plays the one winning cell, from either side's turn to start."""
-    model = ROOT / "models" / "hex7" / "pv_mlp_gen0300.keras"
+    model = shipped_model("hex7")
     game = game_of(model)
     assert game.num_actions == 49
     state = game.initial_state(1)

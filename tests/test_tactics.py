@@ -9,6 +9,7 @@ import pytest
 
 from hexzero import mctsfw
 from hexzero.mctsfw.tactics import classify, collect, play_positions, random_players
+from benchmarks.shipped import shipped_model
 
 ROOT = Path(__file__).resolve().parent.parent
 BUDGET = 400
@@ -17,7 +18,7 @@ GAMES = {  # name: (game, parameters, positions of each class)
     "gomoku 15x15": ("gomoku", {"size": 15}, 6),
     "connect4": ("connect4", {}, 20),
 }
-NETS = {"gomoku 9x9": ROOT / "models/gomoku9/pv_mlp_gen0051.keras", "connect4": ROOT / "models/connect4/pv_mlp_gen0571.keras"}
+NETS = {"gomoku 9x9": shipped_model("gomoku9"), "connect4": shipped_model("connect4")}
 _POSITIONS: dict = {}
 
 

@@ -9,7 +9,8 @@ from PIL import Image
 from hexzero import mctsfw
 from hexzero.mctsfw.actors import NetActor
 from hexzero.plugins.topp import TOPP, TOPPResult, collect_models, episode_number, model_agents, model_labels
-from tests.test_plugins import ROOT, run_cli
+from benchmarks.shipped import shipped_model
+from tests.test_plugins import run_cli
 
 G = 4
 
@@ -249,7 +250,7 @@ def test_a_sampling_network_s_temperature_sharpens_its_choice():
     """selection = "sample" draws ~ policy^(1/T): below 1 nearer the network's best move,
     still varied; the TOPP's temperature reaches its agents."""
     game = mctsfw.make_game("hex", size=5)
-    model = ROOT / "models" / "hex5" / "anet_ep0250.keras"
+    model = shipped_model("hex5")
     state = game.initial_state()
     best = mctsfw.make_actor(model, game, search_games=0, selection="greedy").select_action(state)
 
