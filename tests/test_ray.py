@@ -216,3 +216,29 @@ def test_what_ray_writes_to_stderr_while_torn_down_stays_off_the_terminal():
             "print('interrupted: resume with ...', file=sys.stderr)")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert result.returncode == 0 and result.stderr == "interrupted: resume with ...\n", result.stderr
+
+
+@pytest.mark.parametrize("owned", [True, False])
+def test_an_aborted_ray_backend_cancels_tasks_only_in_a_ray_it_does_not_shut_down(owned):
+    """A local Ray this backend started goes down with its tasks (ray.shutdown), no cancel
+    first: in CI a force-cancel that met a task just finishing ended a SIGTERMed run with
+    status 1 and no word. In a Ray the caller keeps running, the tasks in flight are cancelled."""
+    from hexzero.mctsfw.backends import RayBackend
+
+    calls = []
+
+    class Ray:
+        def cancel(self, ref, force=False):
+            calls.append(("cancel", ref, force))
+
+        def is_initialized(self):
+            return True
+
+        def shutdown(self):
+            calls.append(("shutdown",))
+
+    backend = RayBackend.__new__(RayBackend)
+    backend._ray, backend._owned, backend._guard, backend._running = Ray(), owned, None, ["task 1", "task 2"]
+    backend.close(abort=True)
+    assert calls == ([("shutdown",)] if owned else [("cancel", "task 1", True), ("cancel", "task 2", True)])
+    assert backend._running == []
