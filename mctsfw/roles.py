@@ -13,7 +13,10 @@ validation asks the same question before anything is written.
   ``forward(x)`` (the logits, before the softmax): greedy network rollouts need only
   the most probable legal move, and the softmax costs a fifth of a small MLP's pass.
   The array may be a buffer the net reuses on its next call. Ask ``policy_scores(net)``
-  for it; a net without ``scores`` is ordered by ``forward``.
+  for it; a net without ``scores`` is ordered by ``forward``. Optional too:
+  ``set_learning_rate(rate)``, which a self-play run started from a saved network
+  (``selfplay.init_net``) calls with the run's ``[nets.<net>] learning_rate``; a net
+  without it trains on at the rate saved with it.
 - ``"policy_value"``: a policy and a value. All of the above, plus
   ``evaluate(x) -> (probs (B, num_actions), values (B,))`` with the value the win
   probability of the player to move, in [0, 1]; ``fit`` needs the value targets ``z``.

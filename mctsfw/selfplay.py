@@ -507,7 +507,8 @@ class SelfPlayTrainer(ResumableRun):
         s = self.settings
         if s.init_net:  # checked with the config (learning_run_problems); a broken file raises ModelFileError
             self.net = self.net_class.load(Path(s.init_net), self.game)
-            self.net.set_learning_rate(plugin_params(self.config, "nets", s.net)["learning_rate"])
+            if hasattr(self.net, "set_learning_rate"):  # optional (mctsfw.roles): without it, the file's rate
+                self.net.set_learning_rate(plugin_params(self.config, "nets", s.net)["learning_rate"])
         else:
             params = plugin_params(self.config, "nets", s.net)
             params.setdefault("seed", self.seed)
