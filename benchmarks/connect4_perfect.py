@@ -2,7 +2,7 @@
 
     python benchmarks/connect4_perfect.py [--model MODEL (models/connect4's network)]
                                           [--search-games 200] [--tree-policy puct] [--games 40]
-                                          [--value-weight 1]
+                                          [--value-weight 1] [--playouts tactical] [--first-play reduction]
 
 BitBully (``pip install -e ".[differential]"``), a perfect Connect Four solver with an
 opening book, scores every move of every position the agent meets: the game's value
@@ -32,6 +32,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from hexzero import mctsfw  # noqa: E402
 from hexzero.mctsfw.actors import Actor  # noqa: E402
+from search_options import add_search_options, search_label, search_params  # noqa: E402
 from search_strength import wilson  # noqa: E402
 from shipped import shipped_model  # noqa: E402
 
@@ -85,15 +86,14 @@ def main() -> None:
     parser.add_argument("--tree-policy", default="puct", help="puct or gumbel")
     parser.add_argument("--games", type=int, default=40)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--value-weight", type=float, default=1.0,
-                        help="lambda: the leaf value's share from the value head, the rest from a random playout")
+    add_search_options(parser)
     args = parser.parse_args()
     game = mctsfw.make_game("connect4")
     perfect = Perfect(game)
     agent = mctsfw.make_actor(args.model, game, search_games=args.search_games, seed=args.seed,
                               tree_policy=args.tree_policy if args.search_games else None,
-                              policy_params={"value_weight": args.value_weight})
-    lam = f", lambda {args.value_weight}" if args.search_games and args.value_weight != 1.0 else ""
+                              **(search_params(args) if args.search_games else {}))
+    lam = search_label(args) if args.search_games else ""
     print(f"{agent.label} ({args.tree_policy if args.search_games else 'raw'}{lam}) against perfect play, {args.games} games; "
           f"{platform.processor() or platform.machine()}, Python {platform.python_version()}")
     moves = {1: [0, 0], 2: [0, 0]}  # agent's seat -> [moves, value-losing moves]

@@ -447,7 +447,7 @@ ACTOR_KINDS = {"random": RandomActor, "mcts": MCTSActor, "human": HumanActor}
 #: what ``make_actor`` accepts with a model path
 MODEL_ACTOR_PARAMS = (
     "search_games", "time_limit", "c", "seed", "tree_policy", "epsilon", "selection", "temperature", "policy_params",
-    "value_weight",
+    "value_weight", "playouts",
 )
 
 
@@ -500,7 +500,8 @@ def make_actor(spec: str | os.PathLike, game: Game, **params) -> Actor:
       (ANET) by its rollouts (UCT by default), a random legal move with probability
       ``epsilon`` (default 0); a policy-and-value network by its value head, priors from
       its policy head (PUCT by default), mixed with random rollouts when ``value_weight``
-      (lambda, also read from ``policy_params``) < 1. Any ``tree_policy`` works with
+      (lambda, also read from ``policy_params``) < 1 (``playouts="tactical"``: rollouts
+      that take a win at once and stop the opponent's). Any ``tree_policy`` works with
       either. ``c`` (the tree policy's exploration constant), ``seed``,
       ``policy_params`` and ``temperature`` as for ``mcts``. The label is the file's
       stem, plus ``+mcts(N)`` when searching;
@@ -550,11 +551,13 @@ def model_actor(
     temperature: float = 0.0,
     policy_params: dict[str, Any] | None = None,
     value_weight: float | None = None,
+    playouts: str = "random",
 ) -> Actor:
     """The agent of a saved model (see ``make_actor``). The leaf evaluator follows the
     net's declared role: a policy-and-value net judges leaves with its value head (mixed
-    with random rollouts when ``value_weight`` < 1; PUCT by default), a policy net with
-    its rollouts (UCT by default). Any tree policy may be asked for."""
+    with random rollouts, or tactical ones with ``playouts="tactical"``, when
+    ``value_weight`` < 1; PUCT by default), a policy net with its rollouts (UCT by
+    default). Any tree policy may be asked for."""
     from hexzero.mctsfw.checkpoints import load_net
 
     problem = budget_problem(search_games or None, time_limit) if search_games or time_limit is not None else None
@@ -569,8 +572,9 @@ def model_actor(
     params = dict(policy_params or {})
     weight = params.get("value_weight", 1.0) if value_weight is None else value_weight  # PUCT declares lambda
     if has_role(net, POLICY_VALUE):
-        evaluator: LeafEvaluator = value_evaluator(game, net, weight, seed=seed,
-                                                   random_symmetry=bool(params.get("random_symmetry", False)))
+        evaluator: LeafEvaluator = value_evaluator(game, net, weight, seed=seed, playouts=playouts,
+                                                   random_symmetry=bool(params.get("random_symmetry", False)),
+                                                   mean_symmetry=bool(params.get("mean_symmetry", False)))
         tree_policy = tree_policy or "puct"
     else:
         if weight != 1:

@@ -77,7 +77,8 @@ MCTS_SECTION = Section("mcts", "the search of MCTS players (play, compare)", [
     Setting("time_limit", 0.0, "seconds per actual move; 0 = no time limit (search_games alone)", low=0, resumable=True),
     Setting("seed", -1, "random seed of agents; -1 = a new seed every run", low=-1, resumable=True),
     Setting("playouts", "random", '"random": uniformly random rollouts; "tactical": each rollout move takes a win at '
-            "once or stops the opponent's, where the game declares its threats (slower, closer to real play)",
+            "once or stops the opponent's, where the game declares its threats (slower, closer to real play); also "
+            "the rollouts a saved policy-and-value model's search mixes in (value_weight < 1)",
             choices=("random", "tactical"), resumable=True),
 ], checks=[_budget_problems])
 

@@ -262,21 +262,31 @@ class NetValue(LeafEvaluator):
     informed_priors = True
     batch_size = NET_BATCH
 
-    def __init__(self, game: Game, net: Any, random_symmetry: bool = False, seed: Any = None):
+    def __init__(self, game: Game, net: Any, random_symmetry: bool = False, seed: Any = None,
+                 mean_symmetry: bool = False):
         super().__init__(game)
         require_role(net, POLICY_VALUE, "value-head leaf evaluation")
+        problems = symmetry_problems({"random_symmetry": random_symmetry, "mean_symmetry": mean_symmetry})
+        if problems:
+            raise ValueError(problems[0])
         self.net = net
         self.calls = 0
         self.states_evaluated = 0
         #: KataGo's: each state judged in one of the board's symmetries, drawn at random
         self.random_symmetry = bool(random_symmetry)
+        #: AlphaGo's: each state judged in every symmetry of the board, the mean taken
+        self.mean_symmetry = bool(mean_symmetry)
         self.rng = np.random.default_rng(seed)
 
     def judge(self, states: Sequence[State]) -> tuple[np.ndarray, np.ndarray]:
         """(values, masked priors) of ``states`` by one network call; with ``random_symmetry``
         each state is turned by a symmetry of the board drawn at random (``game.symmetries``)
-        and its priors turned back."""
+        and its priors turned back; with ``mean_symmetry`` every turn of each state is
+        judged (in the same call) and the values and the priors turned back are averaged."""
         x = self.net.encode_batch(states)
+        masks = np.stack([self.game.legal_mask(state) for state in states])
+        if self.mean_symmetry:
+            return self.judge_every_symmetry(x, masks)
         moved = None
         if self.random_symmetry:
             index = np.arange(self.game.num_actions)
@@ -289,8 +299,19 @@ class NetValue(LeafEvaluator):
             back = np.empty_like(probs)
             np.put_along_axis(back, moved, probs, axis=1)
             probs = back
-        masks = np.stack([self.game.legal_mask(state) for state in states])
         return np.asarray(values, dtype=np.float64), masked_policy(probs, masks)
+
+    def judge_every_symmetry(self, x: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        index = np.arange(self.game.num_actions)
+        turns = [self.game.symmetries(encoded, index) for encoded in x]
+        counts = np.array([len(t) for t in turns])
+        probs, values = self.net.evaluate(np.stack([turned for t in turns for turned, _ in t]))
+        back = np.empty_like(probs)  # the prior of entry j is that of the action moved[j] came from
+        np.put_along_axis(back, np.stack([moved for t in turns for _, moved in t]), probs, axis=1)
+        starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+        values = np.add.reduceat(np.asarray(values, dtype=np.float64).reshape(-1), starts) / counts
+        priors = np.add.reduceat(back, starts, axis=0) / counts[:, None]
+        return values, masked_policy(priors, masks)
 
     def evaluate(self, states: Sequence[State], with_priors: bool = True) -> tuple[np.ndarray, np.ndarray]:
         self.calls += 1
@@ -369,18 +390,30 @@ VALUE_WEIGHT = Setting("value_weight", 1.0, "lambda: leaf value = lambda * value
 RANDOM_SYMMETRY = Setting("random_symmetry", False, "KataGo: the network judges each position turned by one of the "
                           "board's symmetries drawn at random (its priors turned back), so that no one orientation's "
                           "quirks steer the search")
+#: AlphaGo's mean over the symmetries at inference, declared beside it
+MEAN_SYMMETRY = Setting("mean_symmetry", False, "AlphaGo: the network judges each position in every symmetry of the "
+                        "board and the search takes the mean of its values and priors: steadier judgements for as many "
+                        "times the network's work as the board has symmetries (Connect Four 2, Hex 4, Gomoku and Go 8)")
+
+
+def symmetry_problems(params: dict) -> list[str]:
+    """A tree policy's ``random_symmetry`` and ``mean_symmetry`` together: refused."""
+    if params.get("random_symmetry") and params.get("mean_symmetry"):
+        return ["random_symmetry and mean_symmetry: choose one (one symmetry drawn at random, or the mean of them all)"]
+    return []
 
 
 def value_evaluator(game: Game, net: Any, value_weight: float = 1.0, seed: int | None = None,
-                    value: NetValue | None = None, random_symmetry: bool = False) -> LeafEvaluator:
+                    value: NetValue | None = None, random_symmetry: bool = False,
+                    playouts: str = "random", mean_symmetry: bool = False) -> LeafEvaluator:
     """The evaluator of a policy-and-value net: its value head, mixed with random
-    rollouts when ``value_weight`` (lambda) < 1. ``value``: a ``NetValue`` of ``net``
-    shared with other searches (lock-step games), so that its ``calls`` count the
-    network calls of them all."""
+    rollouts (``playouts``: "random" or "tactical", as ``RandomRollouts``) when
+    ``value_weight`` (lambda) < 1. ``value``: a ``NetValue`` of ``net`` shared with other
+    searches (lock-step games), so that its ``calls`` count the network calls of them all."""
     if value is None:
-        value = NetValue(game, net, random_symmetry, seed)
+        value = NetValue(game, net, random_symmetry, seed, mean_symmetry=mean_symmetry)
     elif value.net is not net:
         raise ValueError("a shared NetValue must judge with the same network")
     if value_weight == 1:
         return value
-    return MixedEvaluator(value, RandomRollouts(game, seed=seed), value_weight)
+    return MixedEvaluator(value, RandomRollouts(game, seed=seed, playouts=playouts), value_weight)

@@ -45,6 +45,7 @@ def make_player(spec: str, game: mctsfw.Game, config: dict, seed: int | None) ->
         seed=seed,
         tree_policy=tree_policy,
         policy_params=policy_params,
+        playouts=config["mcts"]["playouts"],
     )
 
 

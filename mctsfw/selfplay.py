@@ -212,7 +212,8 @@ def searcher(game: Game, net, policy: TreePolicy, seed: int, batch_size: int, ro
     for self-play games only. ``value``: a ``NetValue`` of ``net`` shared by the games of
     a lock-step group."""
     evaluator = value_evaluator(game, net, policy.value_weight, seed=seed, value=value,
-                                random_symmetry=getattr(policy, "random_symmetry", False))
+                                random_symmetry=getattr(policy, "random_symmetry", False),
+                                mean_symmetry=getattr(policy, "mean_symmetry", False))
     return MCTS(game, policy, evaluator, seed=seed, batch_size=batch_size, root_noise=root_noise)
 
 
@@ -366,7 +367,8 @@ def self_play_games(game: Game, net, policy: TreePolicy, s: SelfPlaySettings, nu
     judged by one call of the shared network per round, so a big network sees batches
     of up to ``lockstep * batch_size`` states. A game that ends drops out; the group is
     done when every game is. A group of one plays exactly the game played alone."""
-    value = NetValue(game, net, getattr(policy, "random_symmetry", False), seed=[seed, numbers[0], SYMMETRY_STREAM])
+    value = NetValue(game, net, getattr(policy, "random_symmetry", False), seed=[seed, numbers[0], SYMMETRY_STREAM],
+                     mean_symmetry=getattr(policy, "mean_symmetry", False))
     games = [SelfPlayGame(game, net, policy, s, number, seed, value) for number in numbers]
     playing = [g for g in games if not g.over]
     while playing:

@@ -26,7 +26,7 @@ import random
 import numpy as np
 
 from hexzero import mctsfw
-from hexzero.mctsfw.evaluators import RANDOM_SYMMETRY, VALUE_WEIGHT
+from hexzero.mctsfw.evaluators import MEAN_SYMMETRY, RANDOM_SYMMETRY, VALUE_WEIGHT, symmetry_problems
 from hexzero.mctsfw.mcts import Node, TreePolicy, best_child
 from hexzero.mctsfw.schema import Parameters, Setting
 
@@ -73,6 +73,7 @@ class Gumbel(TreePolicy):
                 "players draw none", low=0),
         VALUE_WEIGHT,
         RANDOM_SYMMETRY,
+        MEAN_SYMMETRY,
     )
 
     def __init__(self, max_considered: int = parameters.default("max_considered"),
@@ -80,14 +81,20 @@ class Gumbel(TreePolicy):
                  c_scale: float = parameters.default("c_scale"),
                  gumbel_scale: float = parameters.default("gumbel_scale"),
                  value_weight: float = parameters.default("value_weight"),
-                 random_symmetry: bool = parameters.default("random_symmetry")):
+                 random_symmetry: bool = parameters.default("random_symmetry"),
+                 mean_symmetry: bool = parameters.default("mean_symmetry")):
         self.max_considered = int(max_considered)
         self.c_visit = float(c_visit)
         self.c_scale = float(c_scale)
         self.gumbel_scale = float(gumbel_scale)
         self.value_weight = float(value_weight)
         self.random_symmetry = bool(random_symmetry)
+        self.mean_symmetry = bool(mean_symmetry)
         self._pending = None  # the untried action select_child chose (``untried_index`` gives it a child)
+
+    @classmethod
+    def param_problems(cls, params: dict) -> list[str]:
+        return super().param_problems(params) or symmetry_problems(params)
 
     # ---- the improved policy -------------------------------------------------------------------
     def completion(self, node: Node) -> tuple[list[float], float, float, float, int]:

@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from hexzero import mctsfw
-from hexzero.mctsfw.evaluators import RANDOM_SYMMETRY, VALUE_WEIGHT
+from hexzero.mctsfw.evaluators import MEAN_SYMMETRY, RANDOM_SYMMETRY, VALUE_WEIGHT, symmetry_problems
 from hexzero.mctsfw.mcts import Node, TreePolicy
 from hexzero.mctsfw.schema import Parameters, Setting
 
@@ -46,6 +46,7 @@ class PUCT(TreePolicy):
                 low=0, high=1),
         VALUE_WEIGHT,
         RANDOM_SYMMETRY,
+        MEAN_SYMMETRY,
         Setting("first_play", "parent", 'the value a move not tried yet is assumed to have (first-play urgency): '
                 '"parent" (the parent\'s mean for its player), "reduction" (that less fpu_reduction, as Leela Zero '
                 'and KataGo), "loss" or "win"', choices=FIRST_PLAY),
@@ -58,6 +59,7 @@ class PUCT(TreePolicy):
                  dirichlet_epsilon: float = parameters.default("dirichlet_epsilon"),
                  value_weight: float = parameters.default("value_weight"),
                  random_symmetry: bool = parameters.default("random_symmetry"),
+                 mean_symmetry: bool = parameters.default("mean_symmetry"),
                  first_play: str = parameters.default("first_play"),
                  fpu_reduction: float = parameters.default("fpu_reduction")):
         self.c_puct = float(c_puct)
@@ -67,10 +69,11 @@ class PUCT(TreePolicy):
         self.dirichlet_epsilon = float(dirichlet_epsilon)
         self.value_weight = float(value_weight)
         self.random_symmetry = bool(random_symmetry)
+        self.mean_symmetry = bool(mean_symmetry)
 
     @classmethod
     def param_problems(cls, params: dict) -> list[str]:
-        problems = super().param_problems(params)
+        problems = super().param_problems(params) or symmetry_problems(params)
         alpha, epsilon = params.get("dirichlet_alpha", 1), params.get("dirichlet_epsilon", 0)
         if not problems and alpha == 0 and epsilon > 0:
             problems.append("dirichlet_alpha: must be > 0 when dirichlet_epsilon > 0")

@@ -31,6 +31,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.search_options import add_search_options, search_label, search_params  # noqa: E402
 from hexzero import mctsfw  # noqa: E402
 from hexzero.mctsfw.actors import registered_actor_kind  # noqa: E402
 from hexzero.mctsfw.config import load_config, plugin_params  # noqa: E402
@@ -77,10 +78,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, help="the searching agent thinks this long a move instead of "
                                                        "--search-games")
     parser.add_argument("--no-raw", action="store_true", help="leave out the raw network")
-    parser.add_argument("--value-weight", type=float, default=1.0,
-                        help="PUCT's lambda for a policy-and-value network: lambda * value + (1 - lambda) * playout")
-    parser.add_argument("--random-symmetry", action="store_true",
-                        help="the searching agent's network judges each position in a random symmetry (KataGo)")
+    add_search_options(parser)
     parser.add_argument("--first-player-starts", action="store_true", help="player 1 opens every game")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", help="also write the results here")
@@ -95,11 +93,7 @@ def main() -> None:
     if not args.no_raw:
         agents["raw network (greedy)"] = mctsfw.make_actor(args.model, game, search_games=0, selection="greedy", seed=args.seed)
     if args.search_games > 0 or args.seconds:
-        policy = {"value_weight": args.value_weight} if args.value_weight != 1.0 else {}
-        policy.update({"random_symmetry": True} if args.random_symmetry else {})
-        extra = {"policy_params": policy} if policy else {}
-        lam = (f", lambda {args.value_weight}" if args.value_weight != 1.0 else "") + \
-            (", random symmetry" if args.random_symmetry else "")
+        extra, lam = search_params(args), search_label(args)
         budget = {"time_limit": args.seconds, "search_games": 0} if args.seconds else {"search_games": args.search_games}
         agents[f"network + search({f'{args.seconds:g} s' if args.seconds else args.search_games}{lam})"] = \
             mctsfw.make_actor(args.model, game, seed=args.seed, **budget, **extra)

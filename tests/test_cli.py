@@ -168,6 +168,11 @@ def test_a_saved_network_from_the_command_line_searches_without_root_noise(tmp_p
     ])
     search = cli.make_player(str(model), game, config, seed=1).mcts
     assert search.root_noise is False and search.evaluator.weight == 0.5  # lambda mixes value and rollouts
+    assert search.evaluator.rollout.playouts == "random"
+    config["mcts"]["playouts"] = "tactical"  # [mcts] playouts: the rollouts mixed in take wins and stop the opponent's
+    search = cli.make_player(str(model), game, config, seed=1).mcts
+    assert search.evaluator.rollout.playouts == "tactical"
+    assert search.evaluator.rollout.choose is not None
 
 
 # ---- configuration on the command line --------------------------------------------------------------

@@ -575,3 +575,37 @@ def test_a_random_symmetry_at_inference_turns_the_priors_back():
             assert k, "a judgement that is none of the 8 turned ones"
             seen.add(k[0])
     assert len(seen) >= 6
+
+
+def test_the_mean_of_the_symmetries_at_inference_averages_the_turned_judgements():
+    """With ``mean_symmetry`` each judgement is the mean of the network's on the 8 turned
+    boards (the priors turned back first), in one network call for the whole batch; asked
+    together with ``random_symmetry`` it is refused, in the evaluator and in the config."""
+    from hexzero.mctsfw import make_tree_policy
+    from hexzero.mctsfw.evaluators import NetValue
+
+    game = mctsfw.make_game("go", size=5)
+    net = PolicyValueResNet(game, blocks=1, filters=6, value_hidden=8, seed=5)
+    scramble(net, seed=5, scale=0.5)
+    states = [game.state_after([0, 7, 13]), game.state_after([12, 3])]
+    index = np.arange(game.num_actions)
+    judge = NetValue(game, net, mean_symmetry=True)
+    values, priors = judge.evaluate(states)
+    assert judge.calls == 1
+    for state, value, prior in zip(states, values, priors):
+        turned_values, turned_priors = [], []
+        for turned, moved in game.symmetries(net.encode(state), index):
+            probs, v = net.evaluate(turned)
+            back = np.empty(game.num_actions, dtype=np.float32)
+            back[moved] = probs[0]
+            turned_values.append(v[0])
+            turned_priors.append(back)
+        mask = game.legal_mask(state)
+        mean = np.mean(turned_priors, axis=0) * mask
+        assert value == pytest.approx(np.mean(turned_values), abs=1e-5)
+        np.testing.assert_allclose(prior, mean / mean.sum(), atol=1e-5)
+        assert abs(np.mean(turned_values) - turned_values[0]) > 1e-4  # the mean is not the plain judgement
+    with pytest.raises(ValueError, match="random_symmetry and mean_symmetry: choose one"):
+        NetValue(game, net, random_symmetry=True, mean_symmetry=True)
+    with pytest.raises(ValueError, match="choose one"):
+        make_tree_policy("puct", random_symmetry=True, mean_symmetry=True)

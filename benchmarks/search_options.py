@@ -1,0 +1,67 @@
+"""How the reports search a saved policy-and-value network: one list of options, so that
+``scripts/strength_report.py`` and ``benchmarks/connect4_perfect.py`` build the same
+agent from the same flags and name it alike.
+
+    --value-weight L       PUCT's lambda: L * value head + (1 - L) * playout
+    --playouts tactical    the playouts mixed in take a win at once and stop the opponent's
+    --first-play reduction an untried move is worth the parent's mean less 0.2 (Leela Zero, KataGo)
+    --random-symmetry      each position judged in a random symmetry of the board (KataGo)
+    --mean-symmetry        each position judged in every symmetry, the mean taken (AlphaGo)
+
+Each is a declared setting of the tree policy or of ``[mcts]`` (``hexzero.toml``), so
+``cli.py play`` and ``compare`` search a model the same way from a config.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from hexzero.mctsfw.evaluators import PLAYOUTS
+from hexzero.plugins.puct import FIRST_PLAY
+
+
+def add_search_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--value-weight", type=float, default=1.0,
+                        help="PUCT's lambda for a policy-and-value network: lambda * value + (1 - lambda) * playout")
+    parser.add_argument("--playouts", choices=PLAYOUTS, default="random",
+                        help="the playouts mixed in with --value-weight < 1: uniformly random, or tactical (each move "
+                             "takes a win at once or stops the opponent's)")
+    parser.add_argument("--first-play", choices=FIRST_PLAY, default="parent",
+                        help="PUCT's value of a move not tried yet (reduction: the parent's mean less 0.2)")
+    parser.add_argument("--random-symmetry", action="store_true",
+                        help="the searching agent's network judges each position in a random symmetry (KataGo)")
+    parser.add_argument("--mean-symmetry", action="store_true",
+                        help="the searching agent's network judges each position in every symmetry of the board, and "
+                             "the search takes the mean (AlphaGo)")
+
+
+def search_params(args: argparse.Namespace) -> dict:
+    """``make_actor`` parameters of a model's search from the options (defaults left out)."""
+    policy = {}
+    if args.value_weight != 1.0:
+        policy["value_weight"] = args.value_weight
+    if args.first_play != "parent":
+        policy["first_play"] = args.first_play
+    for name in ("random_symmetry", "mean_symmetry"):
+        if getattr(args, name):
+            policy[name] = True
+    params: dict = {"policy_params": policy} if policy else {}
+    if args.playouts != "random":
+        params["playouts"] = args.playouts
+    return params
+
+
+def search_label(args: argparse.Namespace) -> str:
+    """The options that differ from the defaults, as ", lambda 0.5, tactical playouts"."""
+    parts = []
+    if args.value_weight != 1.0:
+        parts.append(f"lambda {args.value_weight:g}")
+        if args.playouts != "random":
+            parts.append(f"{args.playouts} playouts")
+    if args.first_play != "parent":
+        parts.append(f"first play {args.first_play}")
+    if args.random_symmetry:
+        parts.append("random symmetry")
+    if args.mean_symmetry:
+        parts.append("mean of symmetries")
+    return "".join(f", {part}" for part in parts)
