@@ -68,6 +68,8 @@ TRAIN_SECTION = Section("train", "cli.py train: on-policy MCTS learning", [
     Setting("move_selection", "greedy",
             'the actual move from the visit distribution: "greedy" (most visited) or "sample"',
             choices=("greedy", "sample")),
+    Setting("opening_samples", 0, "the first N moves of each episode drawn from the visit distribution whatever "
+            "move_selection says (AlphaZero's opening temperature: varied openings)", low=0),
     Setting("rollout_selection", "greedy",
             'rollout moves off epsilon: the net\'s most probable ("greedy") or drawn from it ("sample")',
             choices=("greedy", "sample")),
@@ -210,7 +212,7 @@ class Trainer(ResumableRun):
             mover = game.current_player(state)
             counts.append(mcts.targets(root))
             movers.append(mover)
-            action = self.choose(distribution)
+            action = self.choose(distribution, len(moves))
             moves.append(int(action))
             mcts.advance(action)
             state = game.next_state(state, action)
@@ -235,9 +237,11 @@ class Trainer(ResumableRun):
             "seconds": round(time.perf_counter() - started, 3),
         }
 
-    def choose(self, distribution: np.ndarray) -> int:
-        """The actual move: the most visited (greedy) or drawn from the visits (sample)."""
-        return sample_action(distribution, 0.0 if self.settings.move_selection == "greedy" else 1.0, self.np_rng)
+    def choose(self, distribution: np.ndarray, ply: int) -> int:
+        """The actual move at ``ply`` (0: the first): the most visited (greedy) or drawn
+        from the visits (sample, and every move of the first ``opening_samples``)."""
+        greedy = self.settings.move_selection == "greedy" and ply >= self.settings.opening_samples
+        return sample_action(distribution, 0.0 if greedy else 1.0, self.np_rng)
 
     def plot(self) -> None:
         records = self.run.read_metrics()
