@@ -68,8 +68,8 @@ TRAIN_SECTION = Section("train", "cli.py train: on-policy MCTS learning", [
     Setting("move_selection", "greedy",
             'the actual move from the visit distribution: "greedy" (most visited) or "sample"',
             choices=("greedy", "sample")),
-    Setting("opening_samples", 0, "the first N moves of each episode drawn from the visit distribution whatever "
-            "move_selection says (AlphaZero's opening temperature: varied openings)", low=0),
+    Setting("opening_samples", 4, "the first N moves of each episode drawn from the visit distribution whatever "
+            "move_selection says (AlphaZero's opening temperature: varied openings); 0 = none", low=0),
     Setting("rollout_selection", "greedy",
             'rollout moves off epsilon: the net\'s most probable ("greedy") or drawn from it ("sample")',
             choices=("greedy", "sample")),
