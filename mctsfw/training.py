@@ -68,8 +68,9 @@ TRAIN_SECTION = Section("train", "cli.py train: on-policy MCTS learning", [
     Setting("move_selection", "greedy",
             'the actual move from the visit distribution: "greedy" (most visited) or "sample"',
             choices=("greedy", "sample")),
-    Setting("opening_samples", 4, "the first N moves of each episode drawn from the visit distribution whatever "
-            "move_selection says (AlphaZero's opening temperature: varied openings); 0 = none", low=0),
+    Setting("temperature_moves", 4, "the first N moves of each episode drawn from the visit distribution whatever "
+            "move_selection says (AlphaZero's opening temperature, as selfplay.temperature_moves: varied openings); "
+            "0 = none", low=0),
     Setting("rollout_selection", "greedy",
             'rollout moves off epsilon: the net\'s most probable ("greedy") or drawn from it ("sample")',
             choices=("greedy", "sample")),
@@ -239,8 +240,8 @@ class Trainer(ResumableRun):
 
     def choose(self, distribution: np.ndarray, ply: int) -> int:
         """The actual move at ``ply`` (0: the first): the most visited (greedy) or drawn
-        from the visits (sample, and every move of the first ``opening_samples``)."""
-        greedy = self.settings.move_selection == "greedy" and ply >= self.settings.opening_samples
+        from the visits (sample, and every move of the first ``temperature_moves``)."""
+        greedy = self.settings.move_selection == "greedy" and ply >= self.settings.temperature_moves
         return sample_action(distribution, 0.0 if greedy else 1.0, self.np_rng)
 
     def plot(self) -> None:

@@ -92,18 +92,18 @@ def test_settings_checkpoints_and_epsilon():
     assert s.epsilon_at(0) == s.epsilon and s.epsilon_at(10_000) == s.epsilon_min
 
 
-def test_the_first_opening_samples_moves_are_drawn_from_the_visits_the_rest_greedy(tmp_path):
-    """``train.opening_samples = 2`` with greedy move selection: moves 0 and 1 of an
+def test_the_first_temperature_moves_are_drawn_from_the_visits_the_rest_greedy(tmp_path):
+    """``train.temperature_moves = 2`` with greedy move selection: moves 0 and 1 of an
     episode are drawn from the visit distribution (both moves of a 60/40 split come up),
     move 2 on is the most visited, as every move is with 0 (the default is 4)."""
     run_dir = tmp_path / "run"
     distribution = np.array([0.0, 0.6, 0.4] + [0.0] * 6)
-    trainer = Trainer(tiny_config(run_dir, extra=["train.opening_samples=2"]), run_dir, progress=False)
+    trainer = Trainer(tiny_config(run_dir, extra=["train.temperature_moves=2"]), run_dir, progress=False)
     trainer.np_rng = np.random.default_rng(0)  # set when a run starts or resumes
     for ply in (0, 1):
         assert {trainer.choose(distribution, ply) for _ in range(60)} == {1, 2}
     assert {trainer.choose(distribution, ply) for ply in (2, 3, 8) for _ in range(20)} == {1}
-    plain = Trainer(tiny_config(tmp_path / "plain", extra=["train.opening_samples=0"]), tmp_path / "plain",
+    plain = Trainer(tiny_config(tmp_path / "plain", extra=["train.temperature_moves=0"]), tmp_path / "plain",
                     progress=False)
     plain.np_rng = np.random.default_rng(0)
     assert {plain.choose(distribution, ply) for ply in (0, 1) for _ in range(20)} == {1}
