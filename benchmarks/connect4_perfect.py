@@ -3,6 +3,7 @@
     python benchmarks/connect4_perfect.py [--model MODEL (models/connect4's network)]
                                           [--search-games 200] [--tree-policy puct] [--games 40]
                                           [--value-weight 1] [--playouts tactical] [--first-play reduction]
+                                          [--mean-symmetry]
 
 BitBully (``pip install -e ".[differential]"``), a perfect Connect Four solver with an
 opening book, scores every move of every position the agent meets: the game's value

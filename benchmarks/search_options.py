@@ -17,17 +17,21 @@ from __future__ import annotations
 import argparse
 
 from hexzero.mctsfw.evaluators import PLAYOUTS
-from hexzero.plugins.puct import FIRST_PLAY
+from hexzero.plugins.puct import FIRST_PLAY, PUCT
+
+#: PUCT's declared defaults: a flag left at one of them is not passed on
+DEFAULT = PUCT.parameters.default
 
 
 def add_search_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--value-weight", type=float, default=1.0,
+    parser.add_argument("--value-weight", type=float, default=DEFAULT("value_weight"),
                         help="PUCT's lambda for a policy-and-value network: lambda * value + (1 - lambda) * playout")
     parser.add_argument("--playouts", choices=PLAYOUTS, default="random",
                         help="the playouts mixed in with --value-weight < 1: uniformly random, or tactical (each move "
                              "takes a win at once or stops the opponent's)")
-    parser.add_argument("--first-play", choices=FIRST_PLAY, default="parent",
-                        help="PUCT's value of a move not tried yet (reduction: the parent's mean less 0.2)")
+    parser.add_argument("--first-play", choices=FIRST_PLAY, default=DEFAULT("first_play"),
+                        help="PUCT's value of a move not tried yet (reduction: the parent's mean less "
+                             f"{DEFAULT('fpu_reduction'):g})")
     parser.add_argument("--random-symmetry", action="store_true",
                         help="the searching agent's network judges each position in a random symmetry (KataGo)")
     parser.add_argument("--mean-symmetry", action="store_true",
@@ -38,9 +42,9 @@ def add_search_options(parser: argparse.ArgumentParser) -> None:
 def search_params(args: argparse.Namespace) -> dict:
     """``make_actor`` parameters of a model's search from the options (defaults left out)."""
     policy = {}
-    if args.value_weight != 1.0:
+    if args.value_weight != DEFAULT("value_weight"):
         policy["value_weight"] = args.value_weight
-    if args.first_play != "parent":
+    if args.first_play != DEFAULT("first_play"):
         policy["first_play"] = args.first_play
     for name in ("random_symmetry", "mean_symmetry"):
         if getattr(args, name):
@@ -54,11 +58,11 @@ def search_params(args: argparse.Namespace) -> dict:
 def search_label(args: argparse.Namespace) -> str:
     """The options that differ from the defaults, as ", lambda 0.5, tactical playouts"."""
     parts = []
-    if args.value_weight != 1.0:
+    if args.value_weight != DEFAULT("value_weight"):
         parts.append(f"lambda {args.value_weight:g}")
         if args.playouts != "random":
             parts.append(f"{args.playouts} playouts")
-    if args.first_play != "parent":
+    if args.first_play != DEFAULT("first_play"):
         parts.append(f"first play {args.first_play}")
     if args.random_symmetry:
         parts.append("random symmetry")

@@ -29,6 +29,7 @@ import tomllib
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
+from hexzero.mctsfw.evaluators import PLAYOUTS
 from hexzero.mctsfw.plugin_manager import Registries, default_registries, unknown_name_message
 from hexzero.mctsfw.sampling import temperature_problem
 from hexzero.mctsfw.schema import Parameters, Section, Setting
@@ -79,7 +80,7 @@ MCTS_SECTION = Section("mcts", "the search of MCTS players (play, compare)", [
     Setting("playouts", "random", '"random": uniformly random rollouts; "tactical": each rollout move takes a win at '
             "once or stops the opponent's, where the game declares its threats (slower, closer to real play); also "
             "the rollouts a saved policy-and-value model's search mixes in (value_weight < 1)",
-            choices=("random", "tactical"), resumable=True),
+            choices=PLAYOUTS, resumable=True),
 ], checks=[_budget_problems])
 
 #: ``cli.py play``: who plays, how many games, how saved models and searchers pick moves
