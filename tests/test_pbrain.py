@@ -188,7 +188,14 @@ def test_cli_pbrain_refuses_other_games_in_one_line():
     result = run_cli("pbrain", "--game", "hex")
     assert result.returncode == 2
     assert result.stderr.strip().count("\n") == 0 and "Gomoku only" in result.stderr
-    result = run_cli("pbrain", "--size", "9", "--p", "random", stdin="START 9\nBEGIN\nTURN 0,0\nEND\n")
+    # the brain's opening move, with a fixed seed, so that the manager's reply goes elsewhere
+    opening = run_cli("pbrain", "--size", "9", "--p", "random", "--seed", "5", stdin="START 9\nBEGIN\nEND\n")
+    assert opening.returncode == 0, opening.stderr
+    first = opening.stdout.split()[1]
+    reply = "0,0" if first != "0,0" else "1,1"
+    result = run_cli("pbrain", "--size", "9", "--p", "random", "--seed", "5",
+                     stdin=f"START 9\nBEGIN\nTURN {reply}\nEND\n")
     assert result.returncode == 0, result.stderr
     lines = result.stdout.split()
-    assert lines[0] == "OK" and len(lines) == 3 and all("," in line for line in lines[1:])
+    assert lines[0] == "OK" and len(lines) == 3 and lines[1] == first
+    assert all("," in line for line in lines[1:]) and reply not in lines[1:]
