@@ -16,17 +16,20 @@ from __future__ import annotations
 
 import argparse
 
+from hexzero.mctsfw.config import MCTS_SECTION
 from hexzero.mctsfw.evaluators import PLAYOUTS
 from hexzero.plugins.puct import FIRST_PLAY, PUCT
 
 #: PUCT's declared defaults: a flag left at one of them is not passed on
 DEFAULT = PUCT.parameters.default
+#: ``[mcts] playouts``'s declared default, likewise
+PLAYOUTS_DEFAULT = MCTS_SECTION.defaults()["playouts"]
 
 
 def add_search_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--value-weight", type=float, default=DEFAULT("value_weight"),
                         help="PUCT's lambda for a policy-and-value network: lambda * value + (1 - lambda) * playout")
-    parser.add_argument("--playouts", choices=PLAYOUTS, default="random",
+    parser.add_argument("--playouts", choices=PLAYOUTS, default=PLAYOUTS_DEFAULT,
                         help="the playouts mixed in with --value-weight < 1: uniformly random, or tactical (each move "
                              "takes a win at once or stops the opponent's)")
     parser.add_argument("--first-play", choices=FIRST_PLAY, default=DEFAULT("first_play"),
@@ -50,7 +53,7 @@ def search_params(args: argparse.Namespace) -> dict:
         if getattr(args, name):
             policy[name] = True
     params: dict = {"policy_params": policy} if policy else {}
-    if args.playouts != "random":
+    if args.playouts != PLAYOUTS_DEFAULT:
         params["playouts"] = args.playouts
     return params
 
@@ -60,7 +63,7 @@ def search_label(args: argparse.Namespace) -> str:
     parts = []
     if args.value_weight != DEFAULT("value_weight"):
         parts.append(f"lambda {args.value_weight:g}")
-        if args.playouts != "random":
+        if args.playouts != PLAYOUTS_DEFAULT:
             parts.append(f"{args.playouts} playouts")
     if args.first_play != DEFAULT("first_play"):
         parts.append(f"first play {args.first_play}")
