@@ -8,14 +8,16 @@ For every network under ``models/`` (the last of each folder), microseconds per 
   pass built from the Keras weights for the MLPs and for one state of the ResNet, a
   compiled call for the ResNet's batches;
 - ``eager``: ``model(x, training=False)``, Keras called directly;
-- ``compiled``: that call compiled once into a TensorFlow graph (``tf.function``);
+- ``compiled``: that call compiled once: into a TensorFlow graph (``tf.function``) on
+  TensorFlow, by ``jax.jit`` (``nets.twohead.jax_call``) on JAX;
 - ``predict``: ``model.predict_on_batch(x)``.
 
 Each figure is the median call over about ``--seconds`` of calls, after a warm-up, on
 random inputs of the network's shape (the time does not depend on the values); the last
 column is the fastest way's name. The Keras backend is the installed one (TensorFlow);
 another (``KERAS_BACKEND=jax``, with JAX installed) is measured by running the script
-under it.
+under it, on the backend's device: a GPU where it has one (the line above the table
+names it).
 """
 
 from __future__ import annotations
@@ -36,6 +38,8 @@ import numpy as np  # noqa: E402
 
 from hexzero import mctsfw  # noqa: E402
 from hexzero.mctsfw.checkpoints import load_net  # noqa: E402
+from hexzero.nets.anet import keras_device  # noqa: E402
+from hexzero.nets.twohead import jax_call  # noqa: E402
 from shipped import shipped_folders, shipped_game, shipped_model  # noqa: E402
 
 
@@ -68,6 +72,9 @@ def ways(net, x: np.ndarray) -> dict:
 
         compiled = tf.function(lambda t: model(t, training=False))
         found["compiled"] = lambda: compiled(x)
+    elif keras.backend.backend() == "jax":
+        compiled = jax_call(model)  # what the ResNet's batches go through on JAX
+        found["compiled"] = lambda: compiled(x)
     found["predict"] = lambda: model.predict_on_batch(x)
     return found
 
@@ -80,7 +87,7 @@ def main() -> None:
     import keras
 
     print(f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
-          f"Keras {keras.__version__} on {keras.backend.backend()}; microseconds a call (median)")
+          f"Keras {keras.__version__} on {keras.backend.backend()} ({keras_device()}); microseconds a call (median)")
     print(f"{'network':<34} {'batch':>5} {'hexzero':>9} {'eager':>9} {'compiled':>9} {'predict':>9}  fastest")
     for folder, path, game in shipped():
         net = load_net(path, game)

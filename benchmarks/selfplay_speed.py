@@ -30,6 +30,7 @@ sys.path.insert(0, str(ROOT))
 from hexzero import mctsfw  # noqa: E402
 from hexzero.mctsfw.config import load_config, plugin_params  # noqa: E402
 from hexzero.mctsfw.selfplay import self_play_games, self_play_pieces  # noqa: E402
+from hexzero.nets.anet import keras_device  # noqa: E402
 
 GAMES = {"connect4": ('game="connect4"',), "go9": ('game="go"', "games.go.size=9")}
 NETS = ("pv_mlp", "pv_resnet")
@@ -60,8 +61,11 @@ def main() -> None:
     parser.add_argument("--nets", default="pv_mlp,pv_resnet")
     args = parser.parse_args()
     lockstep = [int(b) for b in args.lockstep.split(",")]
+    import keras
+
     print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
-          f"Python {platform.python_version()}; search {args.search} simulations a move; "
+          f"Python {platform.python_version()}, Keras {keras.__version__} on {keras.backend.backend()} "
+          f"({keras_device()}); search {args.search} simulations a move; "
           f"Go cut-off {args.max_moves or 'the game own (162)'}")
     print(f"{'game':<9} {'net':<10} {'batch':>5} {'B':>4} {'games':>5} {'positions':>9} {'seconds':>8} "
           f"{'positions/s':>11} {'vs B=1':>7}", flush=True)

@@ -70,6 +70,25 @@ def _keras():
     return keras
 
 
+def keras_device() -> str:
+    """Where the Keras backend computes: its first GPU's name, else "CPU" (for the
+    benchmarks' headers)."""
+    backend = _keras().backend.backend()
+    if backend == "jax":
+        import jax
+
+        device = jax.devices()[0]
+        return device.device_kind if device.platform == "gpu" else "CPU"
+    if backend == "torch":
+        import torch
+
+        return torch.cuda.get_device_name(0) if torch.cuda.is_available() else "CPU"
+    import tensorflow as tf
+
+    gpus = tf.config.list_physical_devices("GPU")
+    return gpus[0].name if gpus else "CPU"
+
+
 def _import_without_notices(module: str) -> None:
     """Import ``module`` with the process's stderr (fd 2) caught, then write back what
     is not a start-up notice: errors and Python warnings still show."""

@@ -20,7 +20,8 @@ The ResNet evaluates one state in numpy too (batch norm folded into the convolut
 each convolution one matrix product over 3x3 patches: about 0.4 ms against 1.5 ms for a
 compiled Keras call and 40 ms for an eager one), and a batch of two or more with one
 call of ``model(x, training=False)`` compiled into a TensorFlow graph, which spreads the
-convolutions over every core.
+convolutions over every core (on Keras's JAX backend: compiled by ``jax.jit``, on the GPU
+where JAX has one; ``docs/speed.md`` has the figures).
 """
 
 from __future__ import annotations
@@ -580,6 +581,26 @@ class NumpyResNet:
         return logits, self.value_activation(v[:, 0].copy())
 
 
+def jax_call(model) -> Callable[[np.ndarray], list]:
+    """``model(x, training=False)`` compiled by ``jax.jit`` (Keras on JAX): the stateless
+    call with the model's current weights, batches padded with zeros to the next power of
+    two (at least 8) and the answers cut back to the batch's rows."""
+    import jax
+
+    run = jax.jit(lambda trainable, fixed, x: model.stateless_call(trainable, fixed, x, training=False)[0])
+
+    def call(x: np.ndarray) -> list:
+        n = len(x)
+        size = max(8, 1 << (n - 1).bit_length())
+        if size != n:
+            x = np.concatenate([x, np.zeros((size - n, *x.shape[1:]), dtype=x.dtype)])
+        outputs = run([v.value for v in model.trainable_variables], [v.value for v in model.non_trainable_variables],
+                      np.asarray(x, dtype=np.float32))
+        return [np.asarray(out)[:n] for out in outputs]
+
+    return call
+
+
 class PolicyValueResNet(PolicyValueNet):
     """A residual CNN with AlphaGo Zero heads; reads ``game.encode_planes`` (any 2D board)."""
 
@@ -719,18 +740,26 @@ class PolicyValueResNet(PolicyValueNet):
         if len(x) <= self.numpy_max_batch:
             return super()._heads(x)
         probs, v = self._keras_call()(x)[:2]  # the auxiliary heads are for training only
-        return np.asarray(probs, dtype=np.float32), np.asarray(v, dtype=np.float32)[:, 0]
+        to_numpy = _keras().ops.convert_to_numpy  # from the backend's device (a GPU tensor of torch's too)
+        return to_numpy(probs).astype(np.float32), to_numpy(v).astype(np.float32)[:, 0]
 
     def _keras_call(self):
-        """``model(x, training=False)``, compiled once per model into a TensorFlow graph:
-        one call for the whole batch without eager Keras's per-layer overhead."""
+        """``model(x, training=False)``, compiled once per model: one call for the whole batch
+        without eager Keras's per-layer overhead, on the backend's device (a GPU where it has
+        one). TensorFlow: a graph for any batch size. JAX: ``jax.jit`` of the model's
+        stateless call, fed its current weights at every call (so training shows at once)
+        and batches padded to a power of two, so that a search's varying batches compile a
+        handful of times, not once per size. Another backend calls the model eagerly."""
         if getattr(self, "_compiled_for", None) is not self.model:
             model = self.model
-            if _keras().backend.backend() == "tensorflow":
+            backend = _keras().backend.backend()
+            if backend == "tensorflow":
                 import tensorflow as tf
 
                 spec = tf.TensorSpec((None, *self.input_shape), tf.float32)
                 self._compiled = tf.function(lambda x: model(x, training=False), input_signature=[spec])
+            elif backend == "jax":
+                self._compiled = jax_call(model)
             else:
                 self._compiled = lambda x: model(x, training=False)
             self._compiled_for = model

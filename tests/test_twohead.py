@@ -609,3 +609,41 @@ def test_the_mean_of_the_symmetries_at_inference_averages_the_turned_judgements(
         NetValue(game, net, random_symmetry=True, mean_symmetry=True)
     with pytest.raises(ValueError, match="choose one"):
         make_tree_policy("puct", random_symmetry=True, mean_symmetry=True)
+
+
+JAX_CHECK = """
+import numpy as np
+import keras
+from hexzero import mctsfw
+from hexzero.nets.twohead import PolicyValueResNet
+from tests.conftest import random_states
+
+assert keras.backend.backend() == "jax"
+game = mctsfw.make_game("hex", size=4)
+net = PolicyValueResNet(game, blocks=1, filters=6, policy_filters=2, value_filters=2, value_hidden=8, seed=0)
+x = net.encode_batch(random_states(game, 5, seed=0))
+for _ in range(2):  # untrained, then after a training step: the compiled call reads the weights of the moment
+    probs, values = net.evaluate(x)  # 5 states: jax.jit, padded to 8
+    logits, v = net.fast(x)          # the numpy pass
+    exp = np.exp(logits - logits.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(probs, exp / exp.sum(axis=1, keepdims=True), atol=1e-5)
+    np.testing.assert_allclose(values, v, atol=1e-5)
+    assert probs.shape == (5, 16) and values.shape == (5,)
+    net.fit(x, np.full((5, 16), 1 / 16, dtype=np.float32), np.ones(5, dtype=np.float32), epochs=3)
+print("ok")
+"""
+
+
+def test_on_keras_jax_backend_the_resnets_batches_are_compiled_by_jax_and_equal_numpy():
+    """KERAS_BACKEND=jax: the ResNet's batches go through ``jax.jit`` (padded to a power of
+    two) and answer what the numpy pass answers, before and after training (skipped where
+    JAX is not installed, as in CI)."""
+    import os
+    import subprocess
+    import sys
+
+    pytest.importorskip("jax")
+    root = Path(__file__).resolve().parent.parent
+    env = {**os.environ, "KERAS_BACKEND": "jax", "PYTHONPATH": os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")])}
+    proc = subprocess.run([sys.executable, "-c", JAX_CHECK], cwd=root, env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0 and proc.stdout.strip().endswith("ok"), proc.stderr[-2000:]
