@@ -25,7 +25,7 @@ from typing import Any, Callable
 import numpy as np
 
 from hexzero import mctsfw
-from hexzero.mctsfw.game import Forcing, Game, IllegalMoveError
+from hexzero.mctsfw.game import Forcing, Game, IllegalMoveError, stone_planes_of_encoded
 from hexzero.mctsfw.schema import Parameters, Setting
 
 MIN_SIZE, MAX_SIZE = 4, 16
@@ -232,11 +232,11 @@ class ConnectFour(Game):
     def encode_planes(self, state: Connect4State) -> np.ndarray:
         """Planes (rows, columns, 4): player 1's stones, player 2's, then all-ones for who
         moves (player 1, player 2). Row 0 is the BOTTOM row, as in ``encode``."""
-        planes = np.zeros((self.rows, self.columns, 4), dtype=np.float32)
-        planes[:, :, 0] = self._bits(state[1]).reshape(self.rows, self.columns)
-        planes[:, :, 1] = self._bits(state[2]).reshape(self.rows, self.columns)
-        planes[:, :, 1 + state[0]] = 1.0
-        return planes
+        return self.planes_of_encoded(self.encode(state)[None, :])[0]
+
+    def planes_of_encoded(self, x: np.ndarray) -> np.ndarray:
+        """``encode_planes`` of a batch of flat encodings."""
+        return stone_planes_of_encoded(x, self.rows, self.columns)
 
     def symmetries(self, x: np.ndarray, target: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
         """The identity and the left-right mirror: column c becomes columns-1-c."""

@@ -8,8 +8,8 @@ through the ``mctsfw_config_sections`` hook), plugin parameters in the plugin cl
 ``load_config`` builds a config in this order, each layer over the one before:
 
 1. the declared defaults (an installed package needs no file), with those the game
-   declares for the tree policies (``Game.tree_policy_defaults``, e.g. Hex's UCT c) in
-   place of the policies' own;
+   declares for the tree policies and the nets (``Game.tree_policy_defaults``, e.g. Hex's
+   UCT c; ``Game.net_defaults``) in place of the plugins' own;
 2. ``defaults``: a file such as ``hexzero.toml`` (the command line reads the one in the
    current directory, if there is one) or a run's ``config.toml``;
 3. each user file (``--config``), in order;
@@ -251,18 +251,19 @@ def load_config(
     for path in ([defaults] if defaults is not None else []) + files:
         given = merge(given, read_toml(path))
     given = apply_overrides(given, overrides)
-    config = merge(merge(declared_defaults(registries), game_tree_policy_defaults(given, registries)), given)
+    config = merge(merge(declared_defaults(registries), game_declared_defaults(given, registries)), given)
     validate(config, registries)
     return config
 
 
-def game_tree_policy_defaults(config: dict, registries: Registries) -> dict:
-    """The ``[tree_policies]`` values that the game ``config`` names declares its own
-    (``Game.tree_policy_defaults``): they stand in for the policies' declared defaults."""
+def game_declared_defaults(config: dict, registries: Registries) -> dict:
+    """The ``[tree_policies]`` and ``[nets]`` values that the game ``config`` names declares
+    its own (``Game.tree_policy_defaults``, ``Game.net_defaults``): they stand in for the
+    plugins' declared defaults."""
     name = config.get("game", TOP_LEVEL.defaults()["game"])
     cls = registries.games.get(name) if isinstance(name, str) and name in registries.games.names() else None
-    declared = getattr(cls, "tree_policy_defaults", None) or {}
-    return {"tree_policies": copy.deepcopy(declared)} if declared else {}
+    tables = {"tree_policies": getattr(cls, "tree_policy_defaults", None), "nets": getattr(cls, "net_defaults", None)}
+    return {table: copy.deepcopy(declared) for table, declared in tables.items() if declared}
 
 
 # ---- validation ----------------------------------------------------------------------------

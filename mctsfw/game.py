@@ -60,6 +60,10 @@ class Game:
     #: (``benchmarks/exploration.py``): ``{"uct": {"c": 0.25}}``. They stand in for the
     #: policy's own defaults; what a config file, ``--set`` or a caller gives wins.
     tree_policy_defaults: dict[str, dict[str, Any]] = {}
+    #: the nets' parameters this game trains best with, as measured: ``{"anet":
+    #: {"conv_layers": [16, 16, 16], ...}}``. They stand in for the net's own defaults in a
+    #: config (what a config file or ``--set`` gives wins); a net built in Python keeps its own.
+    net_defaults: dict[str, dict[str, Any]] = {}
 
     # ---- parameters -------------------------------------------------------------
     @classmethod
@@ -124,6 +128,14 @@ class Game:
         """The state as float32 planes ``(rows, cols, channels)`` for convolutional networks,
         the player to move included (games with a 2D board offer it; others need not)."""
         raise NotImplementedError(f"{self.name} offers no 2D encoding (encode_planes)")
+
+    def planes_of_encoded(self, x: np.ndarray) -> np.ndarray:
+        """``encode_planes`` of a batch of flat encodings ``(B, d)``: ``(B, rows, cols,
+        channels)``. A game may offer it where its planes are a rearrangement of its flat
+        encoding (each plane value one flat value), for networks that read the flat
+        encoding and convolve over the board (the ANET's ``conv_layers``); see
+        ``stone_planes_of_encoded``."""
+        raise NotImplementedError(f"{self.name} offers no planes of its flat encoding (planes_of_encoded)")
 
     def render(self, state: State) -> str:
         """A text picture of the state for the terminal display."""
@@ -315,6 +327,21 @@ def parse_letter_cell(text: str, size: int, move_help: str) -> Action:
     if not (0 <= r < size and 0 <= c < size):
         raise IllegalMoveError(f"{text!r} is off the {size}x{size} board: type {move_help}")
     return r * size + c
+
+
+def stone_planes_of_encoded(x: np.ndarray, rows: int, cols: int) -> np.ndarray:
+    """``planes_of_encoded`` for the common flat encoding of a board ``rows`` x ``cols``
+    (row-major): player 1's stones, player 2's, then two bits for who moves (1, 2). The
+    planes ``(B, rows, cols, 4)``: each player's stones, then each to-move bit over the
+    whole board."""
+    x = np.asarray(x, dtype=np.float32)
+    b, n = len(x), rows * cols
+    planes = np.empty((b, rows, cols, 4), dtype=np.float32)
+    planes[..., 0] = x[:, :n].reshape(b, rows, cols)
+    planes[..., 1] = x[:, n : 2 * n].reshape(b, rows, cols)
+    planes[..., 2] = x[:, -2, None, None]
+    planes[..., 3] = x[:, -1, None, None]
+    return planes
 
 
 def opponent(player: int) -> int:

@@ -37,6 +37,12 @@ from hexzero.mctsfw.workers import stderr_fd_to
 
 #: the Keras model's name: how ``can_load`` recognises a file saved by ANET
 MODEL_NAME = "anet"
+#: the fixed first layer of a convolutional ANET: the flat encoding laid out as the board's planes
+PLANES_LAYER = "planes"
+#: the most weights of a convolution's dense equivalent in the numpy pass (4 MB): on a 5x5
+#: or 7x7 board one matrix product is faster than gathering 3x3 patches; above, they are gathered
+DENSE_CONVOLUTION_MOST = 1 << 20
+
 
 ACTIVATION_NAMES = ("linear", "sigmoid", "tanh", "relu")
 #: lower-case config name -> Keras optimizer class name
@@ -45,6 +51,8 @@ OPTIMIZERS = {"adagrad": "Adagrad", "sgd": "SGD", "rmsprop": "RMSprop", "adam": 
 #: the parameters shared by the nets with a dense trunk (``[nets.anet]``, ``[nets.pv_mlp]``)
 HIDDEN_LAYERS = Setting("hidden_layers", [128, 128], "neurons per hidden layer; [] = no hidden layer",
                         items=Setting("units", 1, "neurons", low=1))
+CONV_LAYERS = Setting("conv_layers", [], "3x3 convolution filters per layer over the board, before the hidden layers; "
+                      "[] = none (an MLP)", items=Setting("filters", 1, "filters", low=1))
 ACTIVATION = Setting("activation", "relu", "activation of the hidden layers", choices=ACTIVATION_NAMES, ignore_case=True)
 OPTIMIZER = Setting("optimizer", "adam", "the Keras optimizer", choices=tuple(OPTIMIZERS), ignore_case=True)
 LEARNING_RATE = Setting("learning_rate", 0.001, "the optimizer's learning rate", low=0, above=True)
@@ -143,28 +151,103 @@ NUMPY_ACTIVATIONS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
 }
 
 
-class NumpyMLP:
-    """A stack of dense layers ``(W, b, activation)`` evaluated with numpy in float32."""
+def conv3x3(x: np.ndarray, kernel: np.ndarray, bias: np.ndarray) -> np.ndarray:
+    """A 3x3 'same' convolution of ``x`` (B, H, W, C) with ``kernel`` (3, 3, C, F) reshaped to
+    (9C, F): every cell's 3x3 patch gathered in one copy, then one matrix product."""
+    B, H, W, C = x.shape
+    padded = np.zeros((B, H + 2, W + 2, C), dtype=np.float32)
+    padded[:, 1:-1, 1:-1] = x
+    b, r, c, ch = padded.strides
+    # a view (B, H, W, 3, 3, C) of the patches, in the kernel's (row, col, channel) order
+    patches = np.lib.stride_tricks.as_strided(padded, (B, H, W, 3, 3, C), (b, r, c, r, c, ch), writeable=False)
+    out = patches.reshape(B * H * W, 9 * C) @ kernel
+    out += bias
+    return out.reshape(B, H, W, -1)
 
-    def __init__(self, layers: Sequence[tuple[np.ndarray, np.ndarray, str]]):
+
+def conv_as_dense(kernel: np.ndarray, rows: int, cols: int) -> np.ndarray:
+    """The dense kernel ``(rows*cols*C, rows*cols*F)`` that equals a 'same' convolution with
+    ``kernel`` ``(k, k, C, F)`` (k odd) over a board of ``rows`` x ``cols``, cells and
+    channels in row, column, channel order: output cell (r, c) sums ``kernel[i, j]`` times
+    input cell (r + i - k//2, c + j - k//2) where that cell is on the board. On a small
+    board one matrix product is faster than gathering patches."""
+    k, _, channels, filters = kernel.shape
+    dense = np.zeros((rows * cols * channels, rows * cols * filters), dtype=np.float32)
+    for r in range(rows):
+        for c in range(cols):
+            out = (r * cols + c) * filters
+            for i in range(k):
+                for j in range(k):
+                    rr, cc = r + i - k // 2, c + j - k // 2
+                    if 0 <= rr < rows and 0 <= cc < cols:
+                        at = (rr * cols + cc) * channels
+                        dense[at:at + channels, out:out + filters] += kernel[i, j]
+    return dense
+
+
+class NumpyMLP:
+    """A stack of layers ``(W, b, activation)`` evaluated with numpy in float32: dense
+    layers, and convolutions over a board as a fourth item ``(rows, cols)`` (then ``W`` is
+    the 3x3 kernel as ``(9 * channels, filters)``, the values in row, column, channel order)."""
+
+    def __init__(self, layers: Sequence[tuple]):
         self.layers = []
-        for W, b, activation in layers:
+        for W, b, activation, *board in layers:
             if activation not in NUMPY_ACTIVATIONS:
                 raise ValueError(f"the numpy forward pass has no activation {activation!r}")
-            self.layers.append((np.ascontiguousarray(W, dtype=np.float32), np.asarray(b, dtype=np.float32), activation))
-        self._steps = [(W, b, NUMPY_ACTIVATIONS[a]) for W, b, a in self.layers]
+            self.layers.append((np.ascontiguousarray(W, dtype=np.float32), np.asarray(b, dtype=np.float32), activation,
+                                tuple(board[0]) if board and board[0] else None))
+        self._steps = [(W, b, NUMPY_ACTIVATIONS[a], board) for W, b, a, board in self.layers]
         self._buffers: list[np.ndarray] = []  # ``logits``'s outputs, one per layer, grown on demand
         self._passes: dict[int, list] = {}  # batch size -> ``logits``'s steps with their output views
 
     @classmethod
     def from_keras(cls, model) -> "NumpyMLP":
-        """The dense layers of a Keras model (copies of their current weights)."""
-        layers = []
+        """The layers of a Keras model (copies of their current weights): Dense as it is; a
+        'same' Conv2D over the board as the dense layer it equals there (``conv_as_dense``)
+        where that layer is small (a 5x5 board), else as a convolution; Reshape and
+        Flatten as nothing (both keep the row, column, channel order); an Activation layer
+        as the activation of the layer before it. The fixed ``planes`` layer of a
+        convolutional ANET is folded into a dense layer after it."""
+        layers: list[list] = []
+        board = None  # (rows, cols, channels) after a Reshape or a convolution
+        planes = None  # the planes layer's kernel, waiting to be multiplied into the next dense one
         for layer in model.layers:
-            if type(layer).__name__ != "Dense":
-                raise ValueError(f"layer {layer.name!r} is a {type(layer).__name__}; the numpy forward pass takes Dense layers only")
-            kernel, bias = layer.get_weights()
-            layers.append((kernel, bias, layer.get_config()["activation"]))
+            kind = type(layer).__name__
+            if kind in ("InputLayer", "Flatten"):
+                continue
+            if kind == "Reshape":
+                board = tuple(layer.target_shape)
+                continue
+            if kind == "Activation" and layers and layers[-1][2] == "linear":
+                layers[-1][2] = layer.get_config()["activation"]
+                continue
+            weights = layer.get_weights()
+            where = None  # the board of a convolution run as one
+            if kind == "Dense" and layer.name == PLANES_LAYER and not layer.trainable and len(weights) == 1:
+                planes = weights[0]
+                continue
+            if kind == "Dense":
+                kernel = weights[0]
+                bias = weights[1] if len(weights) > 1 else np.zeros(kernel.shape[1], np.float32)
+            elif kind == "Conv2D" and board is not None and layer.get_config()["padding"] == "same":
+                (k, _, channels, filters), cells = weights[0].shape, board[0] * board[1]
+                if cells * channels * cells * filters <= DENSE_CONVOLUTION_MOST:
+                    kernel, bias = conv_as_dense(weights[0], board[0], board[1]), np.tile(weights[1], cells)
+                else:
+                    kernel = np.zeros((3, 3, channels, filters), np.float32)
+                    kernel[1 - k // 2:2 + k // 2, 1 - k // 2:2 + k // 2] = weights[0]  # a 1x1 kernel in the middle
+                    kernel, bias, where = kernel.reshape(9 * channels, filters), weights[1], board[:2]
+                board = (board[0], board[1], filters)
+            else:
+                raise ValueError(f"layer {layer.name!r} is a {type(layer).__name__}; the numpy forward pass takes Dense "
+                                 "layers and 'same' convolutions over the board only")
+            if planes is not None and where is None:
+                kernel = planes @ kernel
+            elif planes is not None:
+                layers.append([planes, np.zeros(planes.shape[1], np.float32), "linear", None])
+            planes = None
+            layers.append([kernel, bias, layer.get_config()["activation"], where])
         return cls(layers)
 
     def __call__(self, x: np.ndarray, final_activation: bool = True) -> np.ndarray:
@@ -174,9 +257,12 @@ class NumpyMLP:
         if h.ndim == 1:
             h = h[None, :]
         last = len(self._steps) - 1
-        for i, (W, b, activation) in enumerate(self._steps):
-            h = h @ W  # a new array: the in-place steps below never touch the caller's x
-            h += b
+        for i, (W, b, activation, board) in enumerate(self._steps):
+            if board is None:
+                h = h @ W  # a new array: the in-place steps below never touch the caller's x
+                h += b
+            else:
+                h = conv3x3(h.reshape(len(h), *board, -1), W, b).reshape(len(h), -1)
             if i < last or final_activation:
                 h = activation(h)
         return h
@@ -188,8 +274,9 @@ class NumpyMLP:
     def logits(self, x: np.ndarray) -> np.ndarray:
         """The last layer's pre-activations (``self(x, final_activation=False)``) for a
         batch ``(B, d)``, written into buffers this object keeps and reuses: no array is
-        allocated, and the result is overwritten by the next call (copy it to keep it).
-        The hot path of greedy network rollouts, one call per move of a batch."""
+        allocated (but by convolutions run as such), and the result is overwritten by the
+        next call (copy it to keep it). The hot path of greedy network rollouts, one call
+        per move of a batch."""
         h = np.asarray(x, dtype=np.float32)
         if h.ndim == 1:
             h = h[None, :]
@@ -197,16 +284,20 @@ class NumpyMLP:
         steps = self._passes.get(n)
         if steps is None:
             if not self._buffers or len(self._buffers[0]) < n:
-                self._buffers = [np.empty((max(n, 32), W.shape[1]), dtype=np.float32) for W, _, _ in self._steps]
+                self._buffers = [np.empty((max(n, 32), W.shape[1] * (board[0] * board[1] if board else 1)), dtype=np.float32)
+                                 for W, _, _, board in self._steps]
                 self._passes = {}
             last = len(self._steps) - 1
             steps = self._passes[n] = [
-                (W, b, activation if i < last else None, buffer[:n])
-                for i, ((W, b, activation), buffer) in enumerate(zip(self._steps, self._buffers))
+                (W, b, activation if i < last else None, board, buffer[:n])
+                for i, ((W, b, activation, board), buffer) in enumerate(zip(self._steps, self._buffers))
             ]
-        for W, b, activation, out in steps:
-            np.matmul(h, W, out=out)
-            out += b
+        for W, b, activation, board, out in steps:
+            if board is None:
+                np.matmul(h, W, out=out)
+                out += b
+            else:
+                out[:] = conv3x3(h.reshape(n, *board, -1), W, b).reshape(n, -1)
             if activation is not None:
                 activation(out)
             h = out
@@ -229,9 +320,10 @@ class ANET:
     name = "anet"
     roles = ("policy",)
     input_kind = "flat"
-    description = "MLP policy net (Keras; numpy inference): hidden_layers, activation, optimizer, learning_rate"
+    description = ("MLP policy net, convolutions first with conv_layers (Keras; numpy inference): conv_layers, "
+                   "hidden_layers, activation, optimizer, learning_rate")
 
-    parameters = Parameters(HIDDEN_LAYERS, ACTIVATION, OPTIMIZER, LEARNING_RATE, SEED)
+    parameters = Parameters(CONV_LAYERS, HIDDEN_LAYERS, ACTIVATION, OPTIMIZER, LEARNING_RATE, SEED)
 
     def __init__(
         self,
@@ -241,8 +333,10 @@ class ANET:
         optimizer: str = parameters.default("optimizer"),
         learning_rate: float = parameters.default("learning_rate"),
         seed: int | None = None,
+        conv_layers: Sequence[int] = parameters.default("conv_layers"),
     ):
         params = {
+            "conv_layers": conv_layers,
             "hidden_layers": hidden_layers,
             "activation": activation,
             "optimizer": optimizer,
@@ -253,6 +347,7 @@ class ANET:
         if problems:
             raise ValueError(f"{self.name}: " + "; ".join(problems))
         self.game = game
+        self.conv_layers = tuple(int(f) for f in conv_layers)
         self.hidden_layers = tuple(int(u) for u in hidden_layers)
         self.activation = activation.lower()
         self.optimizer = optimizer.lower()
@@ -261,6 +356,7 @@ class ANET:
         self.input_size = len(game.encode(game.initial_state()))
         self.num_actions = game.num_actions
         self.rng = np.random.default_rng(self.seed)
+        self.planes = self._planes_map() if self.conv_layers else None
         self.model = self._build_model()
         self.refresh()
 
@@ -272,6 +368,7 @@ class ANET:
     def params(self) -> dict[str, Any]:
         """The parameters that rebuild this net's architecture and optimizer."""
         return {
+            "conv_layers": list(self.conv_layers),
             "hidden_layers": list(self.hidden_layers),
             "activation": self.activation,
             "optimizer": self.optimizer,
@@ -283,6 +380,16 @@ class ANET:
         return f"ANET({describe_game(self.game)}, {args})"
 
     # ---- the Keras model ------------------------------------------------------------------
+    def _planes_map(self) -> np.ndarray:
+        """The matrix ``(input_size, rows*cols*channels)`` that lays the flat encoding out
+        as the board's planes: ``game.planes_of_encoded`` of each unit vector (it only
+        moves values, so it is linear). A game without it refuses ``conv_layers``."""
+        try:
+            planes = self.game.planes_of_encoded(np.eye(self.input_size, dtype=np.float32))
+        except NotImplementedError as error:
+            raise ValueError(f"{self.name}: conv_layers needs the board's planes of the flat encoding; {error}") from None
+        return planes
+
     def _build_model(self):
         keras = _keras()
 
@@ -290,6 +397,29 @@ class ANET:
             return keras.initializers.GlorotUniform(seed=None if self.seed is None else self.seed + i)
 
         layers = [keras.Input(shape=(self.input_size,), name="state")]
+        convolve = bool(self.conv_layers)
+        if convolve:  # the flat encoding as planes, then 3x3 convolutions over the board
+            board = self.planes.shape[1:]
+            planes = self.planes.reshape(self.input_size, -1)
+            layers += [
+                keras.layers.Dense(planes.shape[1], use_bias=False, trainable=False, name=PLANES_LAYER,
+                                   kernel_initializer=keras.initializers.Constant(planes)),
+                keras.layers.Reshape(board, name="board"),
+            ]
+            for i, filters in enumerate(self.conv_layers):
+                layers.append(keras.layers.Conv2D(filters, 3, padding="same", activation=self.activation,
+                                                  kernel_initializer=initializer(100 + i), name=f"conv_{i + 1}"))
+            if not self.hidden_layers and self.num_actions == board[0] * board[1]:
+                # one action per cell (Hex): a 1x1 convolution gives each cell's logit
+                layers += [
+                    keras.layers.Conv2D(1, 1, padding="same", kernel_initializer=initializer(0), name="policy_conv"),
+                    keras.layers.Flatten(name="cells"),
+                    keras.layers.Activation("softmax", name="policy"),
+                ]
+                model = keras.Sequential(layers, name=MODEL_NAME)
+                self._compile(model)
+                return model
+            layers.append(keras.layers.Flatten(name="features"))
         for i, units in enumerate(self.hidden_layers):
             layers.append(
                 keras.layers.Dense(units, activation=self.activation, kernel_initializer=initializer(i), name=f"hidden_{i + 1}")
@@ -405,7 +535,7 @@ class ANET:
         try:
             net._adopt(game, model)
         except (ValueError, KeyError) as error:
-            raise ModelFileError(f"{path}: not an MLP the {cls.name} net can run ({error})") from None
+            raise ModelFileError(f"{path}: not a network the {cls.name} net can run ({error})") from None
         return net
 
     def _adopt(self, game: Game, model) -> None:
@@ -415,9 +545,17 @@ class ANET:
         self.input_size = model.input_shape[-1]
         self.num_actions = model.output_shape[-1]
         self.fast = NumpyMLP.from_keras(model)
-        hidden = self.fast.layers[:-1]
-        self.hidden_layers = tuple(W.shape[1] for W, _, _ in hidden)
-        self.activation = hidden[0][2] if hidden else ACTIVATION.default
+        convolutions = [layer for layer in model.layers if type(layer).__name__ == "Conv2D" and layer.name != "policy_conv"]
+        hidden = [layer for layer in model.layers if type(layer).__name__ == "Dense"
+                  and layer.name not in ("policy", PLANES_LAYER)]
+        self.conv_layers = tuple(int(layer.filters) for layer in convolutions)
+        self.hidden_layers = tuple(int(layer.units) for layer in hidden)
+        trunk = (convolutions + hidden)[:1]
+        self.activation = trunk[0].get_config()["activation"] if trunk else ACTIVATION.default
+        self.planes = self._planes_map() if self.conv_layers else None
+        boards = [tuple(layer.target_shape) for layer in model.layers if type(layer).__name__ == "Reshape"]
+        if self.conv_layers and boards[:1] != [self.planes.shape[1:]]:
+            raise ValueError(f"its board {boards[0] if boards else None} is not the game's {self.planes.shape[1:]}")
         self.seed = None
         self.rng = np.random.default_rng()
         if model.optimizer is None:  # saved uncompiled: train with the defaults

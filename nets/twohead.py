@@ -38,7 +38,7 @@ from hexzero.mctsfw.game import Game, State
 from hexzero.mctsfw.sampling import masked_policy
 from hexzero.mctsfw.schema import Parameters, Setting
 from hexzero.nets.anet import (
-    ACTIVATION, HIDDEN_LAYERS, LEARNING_RATE, NUMPY_ACTIVATIONS, OPTIMIZER, OPTIMIZERS, SEED, NumpyMLP, _keras,
+    ACTIVATION, HIDDEN_LAYERS, LEARNING_RATE, NUMPY_ACTIVATIONS, OPTIMIZER, OPTIMIZERS, SEED, NumpyMLP, _keras, conv3x3,
     describe_game,
 )
 
@@ -515,20 +515,6 @@ def _fold_batch_norm(kernel: np.ndarray, bn) -> tuple[np.ndarray, np.ndarray]:
     return (kernel * scale).astype(np.float32), (beta - mean * scale).astype(np.float32)
 
 
-def _conv3x3(x: np.ndarray, kernel: np.ndarray, bias: np.ndarray) -> np.ndarray:
-    """A 3x3 'same' convolution of ``x`` (B, H, W, C) with ``kernel`` (3, 3, C, F) reshaped to
-    (9C, F): every cell's 3x3 patch gathered in one copy, then one matrix product."""
-    B, H, W, C = x.shape
-    padded = np.zeros((B, H + 2, W + 2, C), dtype=np.float32)
-    padded[:, 1:-1, 1:-1] = x
-    b, r, c, ch = padded.strides
-    # a view (B, H, W, 3, 3, C) of the patches, in the kernel's (row, col, channel) order
-    patches = np.lib.stride_tricks.as_strided(padded, (B, H, W, 3, 3, C), (b, r, c, r, c, ch), writeable=False)
-    out = patches.reshape(B * H * W, 9 * C) @ kernel
-    out += bias
-    return out.reshape(B, H, W, -1)
-
-
 class NumpyResNet:
     """The ResNet in inference mode, batch norm folded into the convolutions."""
 
@@ -556,14 +542,14 @@ class NumpyResNet:
 
     def __call__(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         relu = NUMPY_ACTIVATIONS["relu"]
-        h = relu(_conv3x3(x, *self.stem))
+        h = relu(conv3x3(x, *self.stem))
         for first, second, pool in self.blocks:
-            r = relu(_conv3x3(h, *first))
+            r = relu(conv3x3(h, *first))
             if pool is not None:  # global pooling: each channel's mean and maximum, a dense layer, a bias per channel
                 pooled = np.concatenate([r.mean(axis=(1, 2)), r.max(axis=(1, 2))], axis=1) @ pool[0]
                 pooled += pool[1]
                 r = r + pooled[:, None, None, :]
-            r = _conv3x3(r, *second)
+            r = conv3x3(r, *second)
             r += h
             h = relu(r)
         B = len(h)

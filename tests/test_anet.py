@@ -66,6 +66,56 @@ def test_logits_in_reused_buffers_equal_the_full_pass(hex3, activation):
     np.testing.assert_allclose(copy.logits(x[:9]), net.fast(x[:9], final_activation=False), atol=1e-5, rtol=0)
 
 
+@pytest.mark.parametrize("game_name, size, conv, hidden", [
+    ("hex", 3, [6, 5], []),  # one action a cell: each cell's logit from a 1x1 convolution
+    ("hex", 3, [4], [7]),  # the board's features flattened into hidden layers
+    ("connect4", None, [5, 3], []),  # an action a column: a dense policy layer over the features
+    ("hex", 9, [16, 16], []),  # the second convolution too big as a dense layer: run as one
+])
+def test_convolutions_numpy_forward_equals_keras(game_name, size, conv, hidden):
+    """conv_layers: the flat encoding laid out as the board's planes, 3x3 convolutions over
+    the board, then the head; the numpy pass runs each convolution as the dense layer it
+    equals on a small board (as a convolution on a bigger one) and answers as Keras does."""
+    game = mctsfw.make_game(game_name, **({"size": size} if size else {}))
+    net = ANET(game, conv_layers=conv, hidden_layers=hidden, activation="tanh", seed=2)
+    rng = np.random.default_rng(3)
+    for variable in net.model.trainable_weights:  # not the fixed planes layer
+        variable.assign(rng.normal(0, 0.8, variable.shape).astype(np.float32))
+    net.refresh()
+    x = np.stack([game.encode(s) for s in random_states(game, 20)])
+    expected = np.asarray(net.model(x))
+    np.testing.assert_allclose(net.forward(x), expected, atol=1e-5, rtol=0)
+    probs = np.exp(net.scores(x))
+    np.testing.assert_allclose(probs / probs.sum(axis=1, keepdims=True), expected, atol=1e-5, rtol=0)
+    assert [board for *_, board in net.fast.layers] == ([None] * len(net.fast.layers) if size != 9 else
+                                                         [None, (9, 9), None])
+    # the planes the convolutions read are the game's own
+    planes = np.stack([game.encode_planes(s) for s in random_states(game, 5)])
+    flat = np.stack([game.encode(s) for s in random_states(game, 5)])
+    assert (flat @ net.planes.reshape(len(flat[0]), -1) == planes.reshape(5, -1)).all()
+
+
+def test_a_convolutional_net_trains_saves_and_loads(hex3, tmp_path):
+    net = ANET(hex3, conv_layers=[4, 4], hidden_layers=[], seed=5)
+    x = np.stack([hex3.encode(s) for s in random_states(hex3, 8, seed=8)])
+    before = net.forward(x)
+    net.fit(x, np.full((8, 9), 1 / 9, dtype=np.float32), epochs=2)
+    assert not (net.forward(x) == before).all()
+    path = net.save(tmp_path / "conv.keras")
+    loaded = ANET.load(path, hex3)
+    assert (loaded.forward(x) == net.forward(x)).all()
+    assert loaded.params() == net.params() == {"conv_layers": [4, 4], "hidden_layers": [], "activation": "relu",
+                                               "optimizer": "adam", "learning_rate": 0.001}
+    with pytest.raises(ModelFileError, match=r"conv\.keras: expects 20 inputs but hex\(size=4\) encodes 34"):
+        ANET.load(path, mctsfw.make_game("hex", size=4))
+
+
+def test_convolutions_need_a_board():
+    nim = mctsfw.make_game("nim", piles=[3, 4, 5])
+    with pytest.raises(ValueError, match="anet: conv_layers needs the board's planes of the flat encoding; nim offers no planes"):
+        ANET(nim, conv_layers=[8])
+
+
 def test_no_hidden_layer_and_extreme_inputs(hex3):
     net = ANET(hex3, hidden_layers=[], seed=0)
     x = np.full((2, len(hex3.encode(hex3.initial_state()))), 1e4, dtype=np.float32)
@@ -134,7 +184,7 @@ def test_save_and_load_give_the_same_net(hex3, saved):
     x = np.stack([hex3.encode(s) for s in random_states(hex3, 8, seed=7)])
     assert (loaded.forward(x) == net.forward(x)).all()
     assert loaded.params() == net.params() == {
-        "hidden_layers": [16, 8], "activation": "tanh", "optimizer": "rmsprop", "learning_rate": 0.01,
+        "conv_layers": [], "hidden_layers": [16, 8], "activation": "tanh", "optimizer": "rmsprop", "learning_rate": 0.01,
     }
     assert mctsfw.load_net(path, hex3).params() == net.params()  # through the registry
 
@@ -257,10 +307,12 @@ def test_param_problems():
         {"hidden_layers": [64, 0], "activation": "gelu", "optimizer": "lion", "learning_rate": 0, "seed": 1.5, "dropout": 0.1}
     )
     assert [p.split(":")[0] for p in problems] == ["dropout", "hidden_layers", "activation", "optimizer", "learning_rate", "seed"]
-    assert "dropout: unknown parameter of anet (known: hidden_layers, activation, optimizer, learning_rate, seed)" in problems
+    assert "dropout: unknown parameter of anet (known: conv_layers, hidden_layers, activation, optimizer, learning_rate, seed)" in problems
     assert "activation: must be one of linear, sigmoid, tanh, relu, not 'gelu'" in problems
     for bad in (128, [True], ["8"], "128,128"):
         assert ANET.param_problems({"hidden_layers": bad})[0].startswith("hidden_layers:")
+        assert ANET.param_problems({"conv_layers": bad})[0].startswith("conv_layers:")
+    assert ANET.param_problems({"conv_layers": [0]})[0].startswith("conv_layers:")
     for bad in (-0.1, True, "0.01", float("nan")):
         assert ANET.param_problems({"learning_rate": bad})[0].startswith("learning_rate:")
 

@@ -36,9 +36,11 @@ def builtin_registries():
 
 # ---- one declaration ---------------------------------------------------------------------------
 def game_declared_keys(registries) -> set[str]:
-    """The tree-policy keys some game declares its own default for."""
-    return {f"tree_policies.{policy}.{key}" for name in registries.games.names()
-            for policy, params in registries.games.get(name).tree_policy_defaults.items() for key in params}
+    """The tree-policy and net keys some game declares its own default for."""
+    games = [registries.games.get(name) for name in registries.games.names()]
+    return {f"{table}.{plugin}.{key}" for game in games
+            for table, declared in (("tree_policies", game.tree_policy_defaults), ("nets", game.net_defaults))
+            for plugin, params in declared.items() for key in params}
 
 
 def test_hexzero_toml_is_the_declared_defaults_commented():
@@ -62,6 +64,23 @@ def test_the_shipped_config_is_valid_and_an_installed_package_needs_no_file():
     config = load_config(DEFAULTS)
     assert config["game"] == "hex" and config["games"]["hex"]["size"] == 5
     assert load_config() == config  # the declared defaults alone give the same
+
+
+def test_the_anet_convolves_where_the_game_declares_it_and_what_a_user_sets_wins():
+    """Hex declares a convolutional ANET (its measured best on 5x5); other games keep the
+    MLP; a config file or --set wins; the shipped 5x5 config keeps the MLP it trained."""
+    anet = load_config(DEFAULTS)["nets"]["anet"]
+    assert anet["conv_layers"] == [16, 16, 16] and anet["hidden_layers"] == [] and load_config()["nets"]["anet"] == anet
+    for game in ("connect4", "gomoku", "nim", "go"):
+        other = load_config(DEFAULTS, overrides=[f"game={game}"])["nets"]["anet"]
+        assert other["conv_layers"] == [] and other["hidden_layers"] == [128, 128]
+    mine = load_config(DEFAULTS, overrides=["nets.anet.hidden_layers=[64]"])["nets"]["anet"]
+    assert mine["conv_layers"] == [16, 16, 16] and mine["hidden_layers"] == [64]
+    shipped = load_config(DEFAULTS, ROOT / "models" / "hex5" / "config.toml")["nets"]["anet"]
+    assert shipped["conv_layers"] == [] and shipped["hidden_layers"] == [128, 128]
+    from hexzero.nets.anet import ANET
+
+    assert ANET(mctsfw.make_game("hex")).params()["conv_layers"] == []  # a net built in Python: its own
 
 
 def test_uct_c_is_the_games_where_it_declares_one_and_what_a_user_sets_wins(tmp_path):

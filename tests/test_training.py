@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from hexzero import mctsfw
 from hexzero.mctsfw.config import ConfigError, load_config
 from hexzero.mctsfw.replay import ReplayBuffer
 from hexzero.mctsfw.runs import RunDir, RunDirError
@@ -169,6 +170,20 @@ def test_a_policy_and_value_net_trains_on_policy_rolling_out_with_its_policy_hea
     first = records[0]
     starter_won = first["winner"] == first["starting_player"]
     assert z[0] == float(starter_won) and z[4] == float(not starter_won)  # cases 0-3: a position and its symmetries
+
+
+def test_a_convolutional_anet_trains_on_policy(tmp_path):
+    """nets.anet.conv_layers: the rollouts still feed the flat encoding; the net lays it
+    out as the board itself, and its checkpoints load back as convolutional ANETs."""
+    run_dir = tmp_path / "run"
+    config = tiny_config(run_dir, episodes=2, extra=["nets.anet.conv_layers=[4, 4]", "nets.anet.hidden_layers=[]"])
+    summary = Trainer(config, run_dir, progress=False).train()
+    assert summary["episodes"] == 2
+    (_, last), = RunDir(run_dir).checkpoints()[-1:]
+    game = mctsfw.make_game("hex", size=3)
+    net = mctsfw.load_net(last, game)
+    assert net.params()["conv_layers"] == [4, 4] and net.params()["hidden_layers"] == []
+    assert mctsfw.make_actor(last, game).select_action(game.initial_state()) in range(9)
 
 
 def test_config_validation_refuses_a_net_without_the_role_a_trainer_needs():
