@@ -1,10 +1,13 @@
-"""The ANET: a Keras multi-layer perceptron from an encoded state to a policy over all actions.
+"""The ANET: a Keras network from an encoded state to a policy over all actions.
 
 Input: ``game.encode(state)`` (for Hex two bit planes, one per player, and two bits for
-who is to move). Hidden layers and their activation (linear, sigmoid, tanh or relu),
-optimizer (Adagrad, SGD, RMSProp or Adam) and learning rate come from the config
-table ``[nets.anet]``. Output: a softmax over ``game.num_actions``, trained with
-categorical cross-entropy against MCTS visit distributions.
+who is to move). Convolution layers (3x3 over the board, the flat input laid out as the
+game's planes: ``conv_layers``), hidden layers and their activation (linear, sigmoid,
+tanh or relu), optimizer (Adagrad, SGD, RMSProp or Adam) and learning rate come from the
+config table ``[nets.anet]`` (Hex declares three convolutions and no hidden layer:
+``Hex.net_defaults``). Output: a softmax over ``game.num_actions`` (with convolutions and
+no hidden layer, on a board of one action a cell, each cell's logit from a 1x1
+convolution), trained with categorical cross-entropy against MCTS visit distributions.
 
 Keras is for training and saving only. Search and actors call ``forward``, a numpy
 pass through the same weights (``NumpyMLP``, about 12 µs for one state of a 2x128
