@@ -22,6 +22,7 @@ from typing import Any, Iterator
 import numpy as np
 
 from hexzero.mctsfw.config import plugin_params
+from hexzero.mctsfw.game import Game
 from hexzero.mctsfw.evaluators import NetRollouts
 from hexzero.mctsfw.hookspecs import hookimpl
 from hexzero.mctsfw.mcts import MCTS, pairing_problem
@@ -44,8 +45,15 @@ def net_problems(net_class: type, name: str) -> list[str]:
 
 
 def train_config_problems(config: dict, registries: Registries) -> list[str]:
-    """The problems of a (well-formed) config for ``train``, found before anything is written."""
-    return net_problems(registries.nets.get(config["net"]), config["net"])
+    """The problems of a (well-formed) config for ``train``, found before anything is written:
+    the net's role, and convolutions (``conv_layers``) on a game without a board's planes."""
+    name, game = config["net"], config["game"]
+    problems = net_problems(registries.nets.get(name), name)
+    if config.get("nets", {}).get(name, {}).get("conv_layers") and game in registries.games \
+            and registries.games.get(game).planes_of_encoded is Game.planes_of_encoded:
+        problems.append(f"nets.{name}.conv_layers: {game} offers no board to convolve over "
+                        "(no planes_of_encoded; Hex and Connect Four have one): set it to []")
+    return problems
 
 
 

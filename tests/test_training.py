@@ -186,6 +186,17 @@ def test_a_convolutional_anet_trains_on_policy(tmp_path):
     assert mctsfw.make_actor(last, game).select_action(game.initial_state()) in range(9)
 
 
+def test_convolutions_on_a_game_without_a_board_are_refused_before_the_run(tmp_path):
+    with pytest.raises(ConfigError, match=r"nets\.anet\.conv_layers: nim offers no board to convolve over"):
+        load_config(DEFAULTS, None, ["game=nim", "nets.anet.conv_layers=[8]"])
+    load_config(DEFAULTS, None, ["game=connect4", "nets.anet.conv_layers=[8]"])  # a board: accepted
+    proc = subprocess.run([sys.executable, str(ROOT / "cli.py"), "train", "--run-dir", str(tmp_path / "run"),
+                           "--set", "game=nim", "--set", "nets.anet.conv_layers=[8]"],
+                          capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr and not (tmp_path / "run").exists()
+    assert proc.stderr.count("\n") == 1 and "nim offers no board to convolve over" in proc.stderr
+
+
 def test_config_validation_refuses_a_net_without_the_role_a_trainer_needs():
     with pytest.raises(ConfigError, match="net = 'pv_resnet'.*flat encoding.*reads planes"):
         load_config(DEFAULTS, None, TINY + ["net=pv_resnet", "train.episodes=4"])
