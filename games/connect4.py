@@ -229,13 +229,10 @@ class ConnectFour(Game):
         out[2 * n + state[0] - 1] = 1.0
         return out
 
-    def encode_planes(self, state: Connect4State) -> np.ndarray:
-        """Planes (rows, columns, 4): player 1's stones, player 2's, then all-ones for who
-        moves (player 1, player 2). Row 0 is the BOTTOM row, as in ``encode``."""
-        return self.planes_of_encoded(self.encode(state)[None, :])[0]
-
     def planes_of_encoded(self, x: np.ndarray) -> np.ndarray:
-        """``encode_planes`` of a batch of flat encodings."""
+        """``encode_planes`` of a batch of flat encodings: planes (rows, columns, 4), player
+        1's stones, player 2's, then all-ones for who moves (1, 2); row 0 is the BOTTOM row,
+        as in ``encode``."""
         return stone_planes_of_encoded(x, self.rows, self.columns)
 
     def symmetries(self, x: np.ndarray, target: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:

@@ -461,12 +461,9 @@ class Hex(Game):
             cases.append((moved, target[source].copy()))
         return cases
 
-    def encode_planes(self, state: HexState) -> np.ndarray:
-        """Planes (n, n, 4): player 1's stones, player 2's, then all-ones for who moves (1, 2)."""
-        return self.planes_of_encoded(self.encode(state)[None, :])[0]
-
     def planes_of_encoded(self, x: np.ndarray) -> np.ndarray:
-        """``encode_planes`` of a batch of flat encodings."""
+        """``encode_planes`` of a batch of flat encodings: planes (n, n, 4), player 1's
+        stones, player 2's, then all-ones for who moves (1, 2)."""
         return stone_planes_of_encoded(x, self.size, self.size)
 
     def encode(self, state: HexState) -> np.ndarray:

@@ -126,8 +126,11 @@ class Game:
 
     def encode_planes(self, state: State) -> np.ndarray:
         """The state as float32 planes ``(rows, cols, channels)`` for convolutional networks,
-        the player to move included (games with a 2D board offer it; others need not)."""
-        raise NotImplementedError(f"{self.name} offers no 2D encoding (encode_planes)")
+        the player to move included (games with a 2D board offer it; others need not). By
+        default the planes of ``encode`` where the game offers ``planes_of_encoded``."""
+        if not offers_planes_of_encoded(type(self)):
+            raise NotImplementedError(f"{self.name} offers no 2D encoding (encode_planes)")
+        return self.planes_of_encoded(self.encode(state)[None, :])[0]
 
     def planes_of_encoded(self, x: np.ndarray) -> np.ndarray:
         """``encode_planes`` of a batch of flat encodings ``(B, d)``: ``(B, rows, cols,
@@ -327,6 +330,11 @@ def parse_letter_cell(text: str, size: int, move_help: str) -> Action:
     if not (0 <= r < size and 0 <= c < size):
         raise IllegalMoveError(f"{text!r} is off the {size}x{size} board: type {move_help}")
     return r * size + c
+
+
+def offers_planes_of_encoded(game_class: type) -> bool:
+    """Whether a game class lays its flat encoding out as planes (``planes_of_encoded``)."""
+    return game_class.planes_of_encoded is not Game.planes_of_encoded
 
 
 def stone_planes_of_encoded(x: np.ndarray, rows: int, cols: int) -> np.ndarray:

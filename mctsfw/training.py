@@ -22,7 +22,7 @@ from typing import Any, Iterator
 import numpy as np
 
 from hexzero.mctsfw.config import plugin_params
-from hexzero.mctsfw.game import Game
+from hexzero.mctsfw.game import offers_planes_of_encoded
 from hexzero.mctsfw.evaluators import NetRollouts
 from hexzero.mctsfw.hookspecs import hookimpl
 from hexzero.mctsfw.mcts import MCTS, pairing_problem
@@ -50,7 +50,7 @@ def train_config_problems(config: dict, registries: Registries) -> list[str]:
     name, game = config["net"], config["game"]
     problems = net_problems(registries.nets.get(name), name)
     if config.get("nets", {}).get(name, {}).get("conv_layers") and game in registries.games \
-            and registries.games.get(game).planes_of_encoded is Game.planes_of_encoded:
+            and not offers_planes_of_encoded(registries.games.get(game)):
         problems.append(f"nets.{name}.conv_layers: {game} offers no board to convolve over "
                         "(no planes_of_encoded; Hex and Connect Four have one): set it to []")
     return problems

@@ -400,8 +400,8 @@ class ANET:
             return keras.initializers.GlorotUniform(seed=None if self.seed is None else self.seed + i)
 
         layers = [keras.Input(shape=(self.input_size,), name="state")]
-        convolve = bool(self.conv_layers)
-        if convolve:  # the flat encoding as planes, then 3x3 convolutions over the board
+        cell_logits = False  # the head: a 1x1 convolution's logit for each cell, not dense layers
+        if self.conv_layers:  # the flat encoding as planes, then 3x3 convolutions over the board
             board = self.planes.shape[1:]
             planes = self.planes.reshape(self.input_size, -1)
             layers += [
@@ -412,26 +412,24 @@ class ANET:
             for i, filters in enumerate(self.conv_layers):
                 layers.append(keras.layers.Conv2D(filters, 3, padding="same", activation=self.activation,
                                                   kernel_initializer=initializer(100 + i), name=f"conv_{i + 1}"))
-            if not self.hidden_layers and self.num_actions == board[0] * board[1]:
-                # one action per cell (Hex): a 1x1 convolution gives each cell's logit
+            cell_logits = not self.hidden_layers and self.num_actions == board[0] * board[1]  # Hex: a move a cell
+            if cell_logits:
                 layers += [
                     keras.layers.Conv2D(1, 1, padding="same", kernel_initializer=initializer(0), name="policy_conv"),
                     keras.layers.Flatten(name="cells"),
                     keras.layers.Activation("softmax", name="policy"),
                 ]
-                model = keras.Sequential(layers, name=MODEL_NAME)
-                self._compile(model)
-                return model
-            layers.append(keras.layers.Flatten(name="features"))
-        for i, units in enumerate(self.hidden_layers):
+            else:
+                layers.append(keras.layers.Flatten(name="features"))
+        if not cell_logits:
+            for i, units in enumerate(self.hidden_layers):
+                layers.append(keras.layers.Dense(units, activation=self.activation, kernel_initializer=initializer(i),
+                                                 name=f"hidden_{i + 1}"))
             layers.append(
-                keras.layers.Dense(units, activation=self.activation, kernel_initializer=initializer(i), name=f"hidden_{i + 1}")
+                keras.layers.Dense(
+                    self.num_actions, activation="softmax", kernel_initializer=initializer(len(self.hidden_layers)), name="policy"
+                )
             )
-        layers.append(
-            keras.layers.Dense(
-                self.num_actions, activation="softmax", kernel_initializer=initializer(len(self.hidden_layers)), name="policy"
-            )
-        )
         model = keras.Sequential(layers, name=MODEL_NAME)
         self._compile(model)
         return model
