@@ -104,7 +104,7 @@ def main() -> None:
         if spec == "random":
             opponents["random"] = mctsfw.make_actor("random", game, seed=args.seed + 1)
         elif not spec.isdigit():  # a saved network, or an outside engine (gtp:COMMAND)
-            opponent = mctsfw.make_actor(spec, game, search_games=0, selection="greedy", seed=args.seed + 3)
+            opponent = mctsfw.make_actor(spec, game, search_games=0, selection="greedy", seed=args.seed)
             name = opponent.label if registered_actor_kind(spec) else Path(spec).stem
             if spec.startswith("gtp:gnugo") and "--level" in spec:
                 name += f" level {spec.split('--level')[1].split()[0]}"
