@@ -9,7 +9,9 @@ agent from the same flags and name it alike.
     --mean-symmetry        each position judged in every symmetry, the mean taken (AlphaGo)
 
 Each is a declared setting of the tree policy or of ``[mcts]`` (``hexzero.toml``), so
-``cli.py play`` and ``compare`` search a model the same way from a config.
+``cli.py play`` and ``compare`` search a model the same way from a config. An option not
+given leaves the network file's own setting (the search it was recorded to play best
+with), as every command does.
 """
 
 from __future__ import annotations
@@ -20,52 +22,48 @@ from hexzero.mctsfw.config import MCTS_SECTION
 from hexzero.mctsfw.evaluators import PLAYOUTS
 from hexzero.plugins.puct import FIRST_PLAY, PUCT
 
-#: PUCT's declared defaults: a flag left at one of them is not passed on
+#: PUCT's declared defaults (what a network file without settings searches with)
 DEFAULT = PUCT.parameters.default
 #: ``[mcts] playouts``'s declared default, likewise
 PLAYOUTS_DEFAULT = MCTS_SECTION.defaults()["playouts"]
 
 
 def add_search_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--value-weight", type=float, default=DEFAULT("value_weight"),
-                        help="PUCT's lambda for a policy-and-value network: lambda * value + (1 - lambda) * playout")
-    parser.add_argument("--playouts", choices=PLAYOUTS, default=PLAYOUTS_DEFAULT,
+    parser.add_argument("--value-weight", type=float,
+                        help="PUCT's lambda for a policy-and-value network: lambda * value + (1 - lambda) * playout "
+                             f"(default: the network file's, else {DEFAULT('value_weight'):g})")
+    parser.add_argument("--playouts", choices=PLAYOUTS,
                         help="the playouts mixed in with --value-weight < 1: uniformly random, or tactical (each move "
-                             "takes a win at once or stops the opponent's)")
-    parser.add_argument("--first-play", choices=FIRST_PLAY, default=DEFAULT("first_play"),
+                             f"takes a win at once or stops the opponent's; default: the file's, else {PLAYOUTS_DEFAULT})")
+    parser.add_argument("--first-play", choices=FIRST_PLAY,
                         help="PUCT's value of a move not tried yet (reduction: the parent's mean less "
-                             f"{DEFAULT('fpu_reduction'):g})")
-    parser.add_argument("--random-symmetry", action="store_true",
+                             f"{DEFAULT('fpu_reduction'):g}; default: the file's, else {DEFAULT('first_play')})")
+    parser.add_argument("--random-symmetry", action="store_true", default=None,
                         help="the searching agent's network judges each position in a random symmetry (KataGo)")
-    parser.add_argument("--mean-symmetry", action="store_true",
+    parser.add_argument("--mean-symmetry", action="store_true", default=None,
                         help="the searching agent's network judges each position in every symmetry of the board, and "
                              "the search takes the mean (AlphaGo)")
 
 
 def search_params(args: argparse.Namespace) -> dict:
-    """``make_actor`` parameters of a model's search from the options (defaults left out)."""
-    policy = {}
-    if args.value_weight != DEFAULT("value_weight"):
-        policy["value_weight"] = args.value_weight
-    if args.first_play != DEFAULT("first_play"):
-        policy["first_play"] = args.first_play
-    for name in ("random_symmetry", "mean_symmetry"):
-        if getattr(args, name):
-            policy[name] = True
+    """``make_actor`` parameters of a model's search from the options given; the others are
+    the network file's own settings (``mctsfw.make_actor``), else the declared defaults."""
+    policy = {name: getattr(args, name) for name in ("value_weight", "first_play", "random_symmetry", "mean_symmetry")
+              if getattr(args, name) is not None}
     params: dict = {"policy_params": policy} if policy else {}
-    if args.playouts != PLAYOUTS_DEFAULT:
+    if args.playouts is not None:
         params["playouts"] = args.playouts
     return params
 
 
 def search_label(args: argparse.Namespace) -> str:
-    """The options that differ from the defaults, as ", lambda 0.5, tactical playouts"."""
+    """The options given, as ", lambda 0.5, tactical playouts"."""
     parts = []
-    if args.value_weight != DEFAULT("value_weight"):
+    if args.value_weight is not None:
         parts.append(f"lambda {args.value_weight:g}")
-        if args.playouts != PLAYOUTS_DEFAULT:
-            parts.append(f"{args.playouts} playouts")
-    if args.first_play != DEFAULT("first_play"):
+    if args.playouts is not None:
+        parts.append(f"{args.playouts} playouts")
+    if args.first_play is not None:
         parts.append(f"first play {args.first_play}")
     if args.random_symmetry:
         parts.append("random symmetry")

@@ -50,6 +50,11 @@ def iter_bits(bits: int):
         bits ^= low
 
 
+#: the planes' order under the mirror with colours swapped: each side's stones, who moves and
+#: each side's edges trade places
+SWAPPED_PLANES = [1, 0, 3, 2, 5, 4]
+
+
 class Hex(Game):
     name = "hex"
     description = "Hex on an n x n board (OHT orientation: player 1 joins rows, player 2 columns)"
@@ -102,6 +107,10 @@ class Hex(Game):
         cells = np.arange(n * n)
         mirrored = cells.reshape(n, n).T.reshape(-1)
         self._symmetries = ((cells, False), (cells[::-1], False), (mirrored, True), (cells[::-1][mirrored], True))
+        edges = np.zeros((size, size, 2), dtype=np.float32)
+        edges[[0, -1], :, 0] = 1.0  # player 1 connects row 0 to row n-1
+        edges[:, [0, -1], 1] = 1.0  # player 2 connects column 0 to column n-1
+        self._edge_planes = edges
 
     def params(self) -> dict[str, Any]:
         # the pie rule only when it is on: records and names of games without it stay as they were
@@ -450,10 +459,10 @@ class Hex(Game):
         n2 = self.num_actions
         cases = []
         for source, swap in self._symmetries:
-            if x.ndim == 3:  # planes (row, col, channel): each side's stones, then who moves
+            if x.ndim == 3:  # planes (row, col, channel): each side's stones, who moves, each side's edges
                 flat = x.reshape(n2, -1)[source]
                 if swap:
-                    flat = flat[:, [1, 0, 3, 2]]
+                    flat = flat[:, SWAPPED_PLANES[:flat.shape[1]]]
                 moved = np.ascontiguousarray(flat.reshape(x.shape))
             else:  # player 1's stones, player 2's, then who moves (1, 2)
                 ones, twos, to_move = x[:n2][source], x[n2:2 * n2][source], x[2 * n2:]
@@ -462,9 +471,20 @@ class Hex(Game):
         return cases
 
     def planes_of_encoded(self, x: np.ndarray) -> np.ndarray:
-        """``encode_planes`` of a batch of flat encodings: planes (n, n, 4), player 1's
-        stones, player 2's, then all-ones for who moves (1, 2)."""
+        """The flat encodings of a batch laid out as planes (n, n, 4): player 1's stones,
+        player 2's, then all-ones for who moves (1, 2); what the ANET's convolutions read
+        (``encode_planes`` adds the edges)."""
         return stone_planes_of_encoded(x, self.size, self.size)
+
+    def encode_planes(self, state: HexState) -> np.ndarray:
+        """Six planes (n, n, 6): player 1's stones, player 2's, all-ones for who moves (1,
+        2), then each player's two edges: ones on rows 0 and n-1 (player 1's), ones on
+        columns 0 and n-1 (player 2's). A convolution then knows where the board ends and
+        whose edge it touches, on any board size."""
+        planes = np.empty((self.size, self.size, 6), dtype=np.float32)
+        planes[:, :, :4] = self.planes_of_encoded(self.encode(state)[None, :])[0]
+        planes[:, :, 4:] = self._edge_planes
+        return planes
 
     def encode(self, state: HexState) -> np.ndarray:
         """Two planes of n*n bits (player 1's stones, player 2's) then two bits for who moves."""

@@ -24,12 +24,13 @@ from pathlib import Path
 from typing import Any, Callable
 
 from hexzero import mctsfw
-from hexzero.mctsfw.checkpoints import ModelFileError
+from hexzero.mctsfw.checkpoints import ModelFileError, settings_layer
 from hexzero.mctsfw.config import (
-    ConfigError, config_sections, declared_defaults, fixed_changes, load_config, override, plugin_params, setting_at,
+    ConfigError, config_sections, declared_defaults, fixed_changes, load_config, merge, override, plugin_params,
+    setting_at,
 )
 from hexzero.mctsfw.interrupts import exit_status, stop_on_sigterm
-from hexzero.mctsfw.actors import ActorError, HumanActor, actor_spec_problem
+from hexzero.mctsfw.actors import ActorError, HumanActor, actor_spec_problem, is_model_path
 from hexzero.mctsfw.match import play_match, replay_record
 from hexzero.mctsfw.players import close_actors, make_player, make_players
 from hexzero.mctsfw.plugin_manager import PluginError, UnknownPluginError
@@ -198,6 +199,14 @@ def build_parser() -> argparse.ArgumentParser:
     config_flag(imitate, "--workers", "imitate.workers")
     config_flag(imitate, "--init-net", "imitate.init_net", metavar="MODEL")
 
+    distill = command("distill", "a network learns the games earlier runs recorded (resumable)")
+    distill.add_argument("sources", nargs="*", metavar="SOURCE",
+                         help="run directories (their last replay buffer) or replay files (config: distill.sources); "
+                              "the game is the first run's unless the config names one")
+    add_run_arguments(distill, "distill", "--epochs", "epochs")
+    config_flag(distill, "--net", "distill.net")
+    config_flag(distill, "--init-net", "distill.init_net", metavar="MODEL")
+
     compare = command("compare", "play agent A against agent B and report rates and times")
     compare.add_argument("a", help="agent A: random, mcts, a saved model (.keras) or gtp:COMMAND (an outside engine)")
     compare.add_argument("b", help="agent B: as A")
@@ -238,6 +247,13 @@ def build_parser() -> argparse.ArgumentParser:
     config_flag(serve, "--host", "serve.host", metavar="HOST")
     config_flag(serve, "--port", "serve.port")
 
+    model = command("model", "what a saved network carries: the game it was made for and the search it plays "
+                             "best with; --write records those of the config given")
+    model.add_argument("path", metavar="MODEL", help="a saved network (.keras)")
+    model.add_argument("--write", action="store_true",
+                       help="record in the file the game and the search of the config: its own settings, then "
+                            "--config and --set over them (the game must be one it can play)")
+
     command("plugins", "list registered games, nets, tree policies, evaluators, displays, actor kinds")
     return parser
 
@@ -262,6 +278,28 @@ def play_overrides(args: argparse.Namespace, game_name: str) -> list[str]:
         if getattr(args, "config:play.model_search_games", None) is None:
             pairs.append(override("play.model_search_games", args.search_games))
     return pairs
+
+
+def configs_with_models(args: argparse.Namespace, game_flag: str | None, pairs_for: Callable[[str], list[str]],
+                        specs_of: Callable[[dict], dict]) -> tuple[dict, dict]:
+    """(the command's config, {player key: that player's config}) where players are saved
+    models: each model's settings (``mctsfw.checkpoints.settings_layer``: its game, the
+    search it plays best with) lie between ./hexzero.toml and the user's ``--config``,
+    ``--set`` and flags. The first model's game is the match's unless the user names
+    another (a network that cannot play it is refused when loaded, naming both); each
+    model searches with its own settings unless the user sets them. ``pairs_for(game)``:
+    the overrides the command's flags stand for; ``specs_of(config)``: the player specs."""
+    def load(layer: dict | None = None) -> dict:
+        name = game_flag or load_config(local_config(), args.config, args.overrides, network=layer)["game"]
+        return load_config(local_config(), args.config, args.overrides + pairs_for(name), network=layer)
+
+    config = load()
+    layers = {key: settings_layer(spec) for key, spec in specs_of(config).items() if is_model_path(spec)}
+    first = next((layer for layer in layers.values() if layer), None)
+    if first is None:
+        return config, {}
+    game_layer = {"game": first["game"], "games": first["games"]}
+    return load(game_layer), {key: load(merge(game_layer, layer)) for key, layer in layers.items() if layer}
 
 
 def save_gif(game: mctsfw.Game, record, path: str, number: int | None) -> None:
@@ -334,8 +372,10 @@ def command_play(args: argparse.Namespace) -> int:
         if flag(args, "game") not in (None, game_name):
             raise SgfError(f"{args.from_sgf}: a game of {game_name}, not of {flag(args, 'game')} (--game)")
     else:
-        game_name = flag(args, "game") or load_config(local_config(), args.config, args.overrides)["game"]
-    config = load_config(local_config(), args.config, args.overrides + play_overrides(args, game_name))
+        game_name = flag(args, "game")
+    config, player_configs = configs_with_models(
+        args, game_name, lambda name: play_overrides(args, name),
+        lambda config: {1: config["play"]["player1"], 2: config["play"]["player2"]})
     problem = (args.gif and output_file_problem(args.gif, "--gif")) or \
         (args.record and output_file_problem(args.record, "--record"))
     if problem:  # checked before the games are played
@@ -357,7 +397,7 @@ def command_play(args: argparse.Namespace) -> int:
         return 2
     seed = None if config["mcts"]["seed"] == -1 else config["mcts"]["seed"]
     specs = {1: config["play"]["player1"], 2: config["play"]["player2"]}
-    actors = make_players(specs, game, config, seed)
+    actors = make_players(specs, game, config, seed, player_configs)
     display = None
     if config["show"]["enabled"] or "human" in specs.values():
         display_class = mctsfw.default_registries().displays.get(config["display"])
@@ -477,7 +517,8 @@ def fixed_change_reason(saved: dict, config: dict) -> str | None:
     return f"{shown}; a run keeps {which} what it has already learnt (a resumed run may change {describe_resumable()})"
 
 
-def run_training(args: argparse.Namespace, section: str, length_key: str, make_trainer, unit: str) -> int:
+def run_training(args: argparse.Namespace, section: str, length_key: str, make_trainer, unit: str,
+                 layer: dict | None = None) -> int:
     """Start, resume or extend the run of ``[section]`` (train or selfplay).
 
     With ``--resume RUN_DIR`` the run's config snapshot is the base, and ``--config`` and
@@ -505,7 +546,7 @@ def run_training(args: argparse.Namespace, section: str, length_key: str, make_t
             print(f"error: --resume {run.path}: {fixed}; start a new run with --run-dir NEW_DIR", file=sys.stderr)
             return 2
     else:
-        config = load_config(local_config(), args.config, args.overrides + flags)
+        config = load_config(local_config(), args.config, args.overrides + flags, network=layer)
         problem = directory_problem(config[section]["run_dir"], f"{section}.run_dir:")
         if problem:
             print(f"error: {problem}", file=sys.stderr)
@@ -562,6 +603,16 @@ def command_imitate(args: argparse.Namespace) -> int:
     return run_training(args, "imitate", "generations", ImitationTrainer, "step")
 
 
+def command_distill(args: argparse.Namespace) -> int:
+    from hexzero.mctsfw.distill import DistillTrainer, source_game
+
+    if args.sources:
+        args.overrides = args.overrides + [f"distill.sources={json.dumps(list(args.sources))}"]
+    sources = load_config(local_config(), args.config, args.overrides)["distill"]["sources"]
+    layer = next((made for made in map(source_game, sources) if made), None)  # the first run's game
+    return run_training(args, "distill", "epochs", DistillTrainer, "step", layer=layer)
+
+
 def command_topp(args: argparse.Namespace) -> int:
     from hexzero.mctsfw.config import read_toml
 
@@ -579,6 +630,11 @@ def command_topp(args: argparse.Namespace) -> int:
     game_config = config
     if run_dir is not None and (run_dir / "config.toml").is_file():
         game_config = read_toml(run_dir / "config.toml")
+    elif args.models:  # model files alone: the game the first that names one was made for, under the user's
+        layer = next((layer for layer in (settings_layer(m) for m in args.models if is_model_path(m)) if layer), None)
+        if layer:
+            game_config = load_config(local_config(), args.config, args.overrides + flag_overrides(args),
+                                      network={"game": layer["game"], "games": layer["games"]})
     game_name = args.game or game_config.get("game", config["game"])
     game_params = plugin_params(game_config, "games", game_name) if game_name == game_config.get("game") else {}
     if args.size is not None:
@@ -641,11 +697,11 @@ def command_compare(args: argparse.Namespace) -> int:
         "size": args.size, "search_games": args.search_games, "config:game": args.game, "config:mcts.seed": args.seed,
         "config:play.temperature": args.temperature, "config:play.player1": args.a, "config:play.player2": args.b,
     })
-    game_name = args.game or load_config(local_config(), args.config, args.overrides)["game"]
-    config = load_config(local_config(), args.config, args.overrides + play_overrides(as_play, game_name))
+    config, player_configs = configs_with_models(args, args.game, lambda name: play_overrides(as_play, name),
+                                                 lambda config: {0: args.a, 1: args.b})
     game = mctsfw.make_config_game(config)
     seed = None if config["mcts"]["seed"] == -1 else config["mcts"]["seed"]
-    made = make_players({0: args.a, 1: args.b}, game, config, seed)
+    made = make_players({0: args.a, 1: args.b}, game, config, seed, player_configs)
     actors = [made[0], made[1]]
     if actors[0].label == actors[1].label:
         actors[0].label, actors[1].label = f"A:{actors[0].label}", f"B:{actors[1].label}"
@@ -667,8 +723,8 @@ def command_compare(args: argparse.Namespace) -> int:
 def command_serve(args: argparse.Namespace) -> int:
     from hexzero.plugins.web import LOCAL_HOSTS, WebBoard, serve
 
-    game_name = flag(args, "game") or load_config(local_config(), args.config, args.overrides)["game"]
-    config = load_config(local_config(), args.config, args.overrides + play_overrides(args, game_name))
+    config, player_configs = configs_with_models(args, flag(args, "game"), lambda name: play_overrides(args, name),
+                                                 lambda config: {2: config["play"]["player2"]})
     spec = config["play"]["player2"]
     if spec == "human":
         print("error: --p2 human: the web board's opponent is an agent (random, mcts, a model path or gtp:COMMAND); "
@@ -678,7 +734,7 @@ def command_serve(args: argparse.Namespace) -> int:
     game = mctsfw.make_config_game(config)
     seed = None if config["mcts"]["seed"] == -1 else config["mcts"]["seed"]
     try:
-        agent = make_player(spec, game, config, None if seed is None else seed + 2)
+        agent = make_player(spec, game, player_configs.get(2, config), None if seed is None else seed + 2)
     except ValueError as error:  # an agent the game cannot have
         print(f"error: --p2 {spec}: {error}", file=sys.stderr)
         return 2
@@ -698,6 +754,32 @@ def command_serve(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:  # Ctrl-C, or SIGTERM: the socket is closed and the agent let go on the way out
         print("\nstopped", file=sys.stderr)
         return 0
+    return 0
+
+
+def command_model(args: argparse.Namespace) -> int:
+    from hexzero.mctsfw.checkpoints import describe_settings, load_net, play_settings, saved_settings
+
+    config = load_config(local_config(), args.config, args.overrides, network=settings_layer(args.path))
+    game = mctsfw.make_config_game(config)
+    net = load_net(args.path, game)  # refused, naming both, where it cannot play the config's game
+    if args.write:
+        net.play_settings = play_settings(config, net)
+        net.save(args.path)
+        print(f"wrote the game and search settings into {args.path}")
+    saved = saved_settings(args.path)
+    print(f"{args.path}: {net!r}")
+    if not saved:
+        print("carries no settings (saved before networks carried them): commands play it with the config's; "
+              "record them with --write (and --config)")
+        return 0
+    print(f"game: {describe_settings(saved['game']['name'], saved['game']['params'])}")
+    search = saved.get("search")
+    if search:
+        playouts = f", {search['playouts']} playouts below value_weight 1" if "playouts" in search else ""
+        print(f"search: {describe_settings(search['tree_policy'], search.get('policy_params') or {})}{playouts}")
+    else:
+        print("search: none recorded (the config's)")
     return 0
 
 
@@ -724,17 +806,19 @@ def command_plugins(args: argparse.Namespace) -> int:
 def command_gtp(args: argparse.Namespace) -> int:
     from hexzero.plugins.gtp import GtpEngine
 
-    game_name = flag(args, "game") or load_config(local_config(), args.config, args.overrides)["game"]
-    pairs = play_overrides(args, game_name)
-    if args.komi is not None:
-        pairs.append(override(f"games.{game_name}.komi", args.komi))
-    config = load_config(local_config(), args.config, args.overrides + pairs)
+    def pairs_for(game_name: str) -> list[str]:
+        pairs = play_overrides(args, game_name)
+        if args.komi is not None:
+            pairs.append(override(f"games.{game_name}.komi", args.komi))
+        return pairs
+
+    config, player_configs = configs_with_models(args, flag(args, "game"), pairs_for, lambda config: {0: args.player})
     if not 0 <= args.resign_threshold < 1:
         print(f"error: --resign-threshold is a value from 0 (never resign) to below 1, not {args.resign_threshold}",
               file=sys.stderr)
         return 2
     params = plugin_params(config, "games", config["game"])
-    return serve_engine(args, config, "a GTP engine", lambda make: GtpEngine(
+    return serve_engine(args, config, player_configs.get(0, config), "a GTP engine", lambda make: GtpEngine(
         config["game"], params, make, resign_threshold=args.resign_threshold))
 
 
@@ -745,15 +829,19 @@ def command_pbrain(args: argparse.Namespace) -> int:
     if game_name != "gomoku":
         print(f"error: --game {game_name}: the Gomocup protocol plays Gomoku only (--game gomoku)", file=sys.stderr)
         return 2
-    config = load_config(local_config(), args.config, args.overrides + play_overrides(args, game_name))
+    config, player_configs = configs_with_models(args, game_name, lambda name: play_overrides(args, name),
+                                                 lambda config: {0: args.player})
     params = plugin_params(config, "games", game_name)
-    return serve_engine(args, config, "a brain", lambda make: PbrainEngine(game_name, params, make))
+    return serve_engine(args, config, player_configs.get(0, config), "a brain",
+                        lambda make: PbrainEngine(game_name, params, make))
 
 
-def serve_engine(args: argparse.Namespace, config: dict, what: str, build: Callable[[Callable], Any]) -> int:
+def serve_engine(args: argparse.Namespace, config: dict, player_config: dict, what: str,
+                 build: Callable[[Callable], Any]) -> int:
     """The player ``--p`` names behind a protocol on stdin and stdout (GTP, Gomocup's):
-    ``build(make_player)`` makes the engine; a person, a bad spec or a player the game
-    cannot have is refused in one line (status 2)."""
+    ``build(make_player)`` makes the engine, the player with ``player_config`` (a saved
+    model's settings under the user's); a person, a bad spec or a player the game cannot
+    have is refused in one line (status 2)."""
     from hexzero.plugins.gtp import serve
 
     if args.player == "human":
@@ -765,7 +853,7 @@ def serve_engine(args: argparse.Namespace, config: dict, what: str, build: Calla
         return 2
     seed = None if config["mcts"]["seed"] == -1 else config["mcts"]["seed"]
     try:
-        engine = build(lambda game: make_player(args.player, game, config, seed))
+        engine = build(lambda game: make_player(args.player, game, player_config, seed))
     except ValueError as error:  # an actor the game cannot have (bad parameters, an engine that failed)
         print(f"error: {error}", file=sys.stderr)
         return 2
@@ -774,6 +862,7 @@ def serve_engine(args: argparse.Namespace, config: dict, what: str, build: Calla
 
 
 COMMANDS = {"gtp": command_gtp, "pbrain": command_pbrain, "play": command_play, "train": command_train, "selfplay": command_selfplay, "imitate": command_imitate, "topp": command_topp, "compare": command_compare, "plugins": command_plugins,
+            "model": command_model, "distill": command_distill,
             "serve": command_serve}
 
 

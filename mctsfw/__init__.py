@@ -7,6 +7,10 @@ The public API::
     agent = mctsfw.make_actor("mcts", game, search_games=1000, c=1.4, seed=1)
     state = game.initial_state()
     state = game.next_state(state, agent.select_action(state))
+
+    # a saved network carries its game and the search it plays best with
+    game = mctsfw.make_model_game("models/go9/pv_resnet_gen0010.keras")
+    agent = mctsfw.make_actor("models/go9/pv_resnet_gen0010.keras", game, time_limit=1.0)
 """
 
 if __name__ != "hexzero.mctsfw":  # in a checkout the folder is also importable as plain mctsfw: one copy only
@@ -61,6 +65,23 @@ def make_config_game(config: dict) -> Game:
     return make_game(config["game"], **plugin_params(config, "games", config["game"]))
 
 
+def make_model_game(path: str | os.PathLike, **params) -> Game:
+    """The game the saved network at ``path`` was made for, with the parameters its file
+    records (``mctsfw.checkpoints.saved_settings``); ``params`` given win (``size=13`` for a
+    network that plays every size). ``ModelFileError`` when the file records no game::
+
+        game = mctsfw.make_model_game("models/go9/pv_resnet_gen0010.keras")
+        agent = mctsfw.make_actor("models/go9/pv_resnet_gen0010.keras", game, time_limit=1.0)
+    """
+    from hexzero.mctsfw.checkpoints import saved_settings
+
+    made_for = saved_settings(path).get("game")
+    if not made_for:
+        raise ModelFileError(f"{path}: records no game (saved before networks carried their settings); "
+                             "make the game with make_game")
+    return make_game(made_for["name"], **{**made_for["params"], **params})
+
+
 def make_tree_policy(name: str, **params) -> TreePolicy:
     """A tree policy from the registry: ``make_tree_policy("uct", c=1.4)``."""
     cls = default_registries().tree_policies.get(name)
@@ -92,6 +113,7 @@ __all__ = [
     "load_net",
     "make_actor",
     "make_game",
+    "make_model_game",
     "make_plugin_manager",
     "make_tree_policy",
 ]

@@ -503,8 +503,11 @@ def make_actor(spec: str | os.PathLike, game: Game, **params) -> Actor:
       (lambda, also read from ``policy_params``) < 1 (``playouts="tactical"``: rollouts
       that take a win at once and stop the opponent's). Any ``tree_policy`` works with
       either. ``c`` (the tree policy's exploration constant), ``seed``,
-      ``policy_params`` and ``temperature`` as for ``mcts``. The label is the file's
-      stem, plus ``+mcts(N)`` when searching;
+      ``policy_params`` and ``temperature`` as for ``mcts``. Whatever of ``tree_policy``,
+      ``policy_params``, ``value_weight`` and ``playouts`` is not given comes from the
+      search settings the file carries (``mctsfw.checkpoints.play_settings``), so a
+      network plays as its run or its report recorded it; a parameter given wins. The
+      label is the file's stem, plus ``+mcts(N)`` when searching;
     - ``NAME:ARGUMENT`` where NAME is a registered actor kind (``mctsfw_register_actors``)
       is built by that class's ``from_spec(ARGUMENT, game, **params)``: ``gtp:COMMAND``
       starts the GTP engine COMMAND (``plugins/gtp.py``); it ignores search parameters.
@@ -551,13 +554,14 @@ def model_actor(
     temperature: float = 0.0,
     policy_params: dict[str, Any] | None = None,
     value_weight: float | None = None,
-    playouts: str = "random",
+    playouts: str | None = None,
 ) -> Actor:
     """The agent of a saved model (see ``make_actor``). The leaf evaluator follows the
     net's declared role: a policy-and-value net judges leaves with its value head (mixed
     with random rollouts, or tactical ones with ``playouts="tactical"``, when
     ``value_weight`` < 1; PUCT by default), a policy net with its rollouts (UCT by
-    default). Any tree policy may be asked for."""
+    default). Any tree policy may be asked for. The search settings not given are the
+    file's own (``net.play_settings``), where it carries them."""
     from hexzero.mctsfw.checkpoints import load_net
 
     problem = budget_problem(search_games or None, time_limit) if search_games or time_limit is not None else None
@@ -569,7 +573,12 @@ def model_actor(
         actor: Actor = NetActor(game, net, selection=selection, seed=seed, temperature=temperature or 1.0)
         actor.label = stem if selection == "greedy" else f"{stem}(sample)"
         return actor
-    params = dict(policy_params or {})
+    saved = getattr(net, "play_settings", None) or {}
+    tree_policy = tree_policy or saved.get("tree_policy")
+    # the file's parameters are those of its own tree policy; the given ones win
+    params = dict(saved.get("policy_params") or {}) if tree_policy == saved.get("tree_policy") else {}
+    params.update(policy_params or {})
+    playouts = playouts or saved.get("playouts", "random")
     weight = params.get("value_weight", 1.0) if value_weight is None else value_weight  # PUCT declares lambda
     if has_role(net, POLICY_VALUE):
         evaluator: LeafEvaluator = value_evaluator(game, net, weight, seed=seed, playouts=playouts,

@@ -8,6 +8,7 @@ BUILTIN_PLUGINS = [
     "hexzero.mctsfw.training",  # declares [train]
     "hexzero.mctsfw.selfplay",  # declares [selfplay]
     "hexzero.mctsfw.imitation",  # declares [imitate]
+    "hexzero.mctsfw.distill",  # declares [distill]
     "hexzero.games.hex",
     "hexzero.games.nim",
     "hexzero.games.connect4",

@@ -12,8 +12,10 @@ through the ``mctsfw_config_sections`` hook), plugin parameters in the plugin cl
    UCT c; ``Game.net_defaults``) in place of the plugins' own;
 2. ``defaults``: a file such as ``hexzero.toml`` (the command line reads the one in the
    current directory, if there is one) or a run's ``config.toml``;
-3. each user file (``--config``), in order;
-4. the ``key.path=value`` overrides (``--set``);
+3. ``network``: the settings a saved network carries (its game, the search it plays
+   best with: ``mctsfw.checkpoints.settings_layer``), when a command is given one;
+4. each user file (``--config``), in order;
+5. the ``key.path=value`` overrides (``--set``);
 
 then validates it: every problem is collected, each with its key path, before
 ``ConfigError`` is raised.
@@ -242,13 +244,16 @@ def load_config(
     user_file: str | Path | Sequence[str | Path] | None = None,
     overrides: Iterable[str] = (),
     registries: Registries | None = None,
+    network: dict | None = None,
 ) -> dict:
-    """The validated configuration: declared defaults, then the ``defaults`` file, then each
-    user file in order, then the overrides."""
+    """The validated configuration: declared defaults, then the ``defaults`` file, then a
+    saved network's settings (``network``, a config layer), then each user file in order,
+    then the overrides."""
     registries = registries or default_registries()
-    given: dict = {}  # what the files and the overrides set
+    given: dict = read_toml(defaults) if defaults is not None else {}  # what the files and the overrides set
+    given = merge(given, network or {})
     files = [user_file] if isinstance(user_file, (str, Path)) else list(user_file or [])
-    for path in ([defaults] if defaults is not None else []) + files:
+    for path in files:
         given = merge(given, read_toml(path))
     given = apply_overrides(given, overrides)
     config = merge(merge(declared_defaults(registries), game_declared_defaults(given, registries)), given)

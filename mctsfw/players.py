@@ -49,12 +49,16 @@ def make_player(spec: str, game: mctsfw.Game, config: dict, seed: int | None) ->
     )
 
 
-def make_players(specs: dict, game: mctsfw.Game, config: dict, seed: int | None) -> dict:
-    """``make_player`` for each key's spec (seed + key); if one fails, those made are closed."""
+def make_players(specs: dict, game: mctsfw.Game, config: dict, seed: int | None,
+                 player_configs: dict | None = None) -> dict:
+    """``make_player`` for each key's spec (seed + key), with that key's config in
+    ``player_configs`` where it has one (a saved model's: its own settings under the
+    user's), else ``config``; if one fails, those made are closed."""
     actors: dict = {}
+    player_configs = player_configs or {}
     try:
         for key, spec in specs.items():
-            actors[key] = make_player(spec, game, config, None if seed is None else seed + key)
+            actors[key] = make_player(spec, game, player_configs.get(key, config), None if seed is None else seed + key)
     except BaseException:
         close_actors(actors.values())
         raise

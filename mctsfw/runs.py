@@ -38,7 +38,7 @@ from typing import Any, Callable, Iterator
 import numpy as np
 import tomli_w
 
-from hexzero.mctsfw.checkpoints import atomic_path
+from hexzero.mctsfw.checkpoints import atomic_path, play_settings
 from hexzero.mctsfw.curves import TB_DIR, RunCurves
 from hexzero.mctsfw.files import read_text
 from hexzero.mctsfw.interrupts import StopSignals, interrupt_reported
@@ -364,6 +364,9 @@ class ResumableRun:
         return self.run.checkpoint_path(self.net_name, number, self.checkpoint_tag)
 
     def save_checkpoint(self, number: int) -> None:
+        """Write checkpoint ``number``; it carries the run's game and the search its
+        config plays a saved network with (``mctsfw.checkpoints.play_settings``)."""
+        self.net.play_settings = play_settings(self.config, self.net)
         self.net.save(self.checkpoint_path(number))
 
     def _progress_bar(self):

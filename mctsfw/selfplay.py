@@ -98,13 +98,13 @@ def learning_run_problems(config: dict, registries: Registries, section: str, co
 
 def init_net_problem(path: str, net_class: type, game: Game) -> str | None:
     """Why the model file ``path`` cannot start a run of ``net_class`` networks on ``game``, or None."""
-    from hexzero.mctsfw.checkpoints import ModelFileError, net_class_for
+    from hexzero.mctsfw.checkpoints import ModelFileError, load_net, net_class_for
 
     try:
         found = net_class_for(path)
         if found is not net_class:
             return f"a {getattr(found, 'name', found.__name__)} network, not the run's net ({net_class.name})"
-        found.load(Path(path), game)
+        load_net(path, game)
     except ModelFileError as error:
         return str(error).removeprefix(f"{path}: ")
     return None

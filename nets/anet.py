@@ -32,7 +32,9 @@ import numpy as np
 
 from hexzero import mctsfw
 from hexzero.mctsfw.checkpoints import ModelFileError
-from hexzero.nets.keras_files import check_model_name, has_model_name, save_keras_model
+from hexzero.nets.keras_files import (
+    check_model_name, has_model_name, net_file_settings, read_settings, save_keras_model,
+)
 from hexzero.mctsfw.game import Game, State
 from hexzero.mctsfw.sampling import masked_policy
 from hexzero.mctsfw.schema import Parameters, Setting
@@ -320,6 +322,9 @@ def _is_whole(value: Any) -> bool:
 class ANET:
     """The actor network: an MLP policy over all actions of a game."""
 
+    #: the search it plays best with, saved in its file (``mctsfw.checkpoints.play_settings``); None: not recorded
+    play_settings: dict | None = None
+
     name = "anet"
     roles = ("policy",)
     input_kind = "flat"
@@ -509,7 +514,13 @@ class ANET:
         Written to a temporary file first and moved into place, so an interrupted save
         never leaves a broken file where a good one was.
         """
-        return save_keras_model(self.model, path)
+        return save_keras_model(self.model, path, net_file_settings(self))
+
+    @staticmethod
+    def saved_settings(path: str | Path) -> dict:
+        """The game and search settings saved in the file (``{}`` for a file without them;
+        ``nets.keras_files.read_settings``)."""
+        return read_settings(path)
 
     @classmethod
     def can_load(cls, path: str | Path) -> bool:
@@ -537,6 +548,7 @@ class ANET:
             net._adopt(game, model)
         except (ValueError, KeyError) as error:
             raise ModelFileError(f"{path}: not a network the {cls.name} net can run ({error})") from None
+        net.play_settings = read_settings(path).get("search")
         return net
 
     def _adopt(self, game: Game, model) -> None:

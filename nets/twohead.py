@@ -33,7 +33,9 @@ import numpy as np
 
 from hexzero import mctsfw
 from hexzero.mctsfw.checkpoints import ModelFileError
-from hexzero.nets.keras_files import check_model_name, has_model_name, save_keras_model
+from hexzero.nets.keras_files import (
+    check_model_name, has_model_name, net_file_settings, read_settings, save_keras_model,
+)
 from hexzero.mctsfw.game import Game, State
 from hexzero.mctsfw.sampling import masked_policy
 from hexzero.mctsfw.schema import Parameters, Setting
@@ -43,6 +45,8 @@ from hexzero.nets.anet import (
 )
 
 VALUE_HEADS = ("sigmoid", "tanh")
+#: the ResNet's heads: tied to one board size, or convolutions and pooling that fit any
+HEADS = ("dense", "convolutional")
 
 
 # ---- the value scale --------------------------------------------------------------------------
@@ -90,6 +94,19 @@ def _layer_l2(layer) -> float:
     return float(str(np.float32(regularizer["config"]["l2"])))
 
 
+def points_problem(game: Game) -> str | None:
+    """Why a network with a logit per board point (and one for a pass) cannot play
+    ``game``: its actions must be the points of its planes, row by row, and at most a
+    pass after them. None when it can."""
+    shape = PolicyValueResNet.encoding_shape(game)
+    points = shape[0] * shape[1]
+    passing = getattr(game, "pass_action", None) is not None
+    if game.num_actions != points + passing:
+        return (f"needs a game whose actions are its board's points{' and a pass' if passing else ''}: "
+                f"{describe_game(game)} has {game.num_actions} actions on a {shape[0]}x{shape[1]} board")
+    return None
+
+
 # ---- the base class -------------------------------------------------------------------------------
 class PolicyValueNet:
     """A Keras network with a policy head and a value head, evaluated in numpy.
@@ -108,6 +125,8 @@ class PolicyValueNet:
     #: the auxiliary heads the net trains beside policy and value ("ownership", "score"):
     #: ``fit`` then needs their targets (``aux``)
     aux_heads: tuple[str, ...] = ()
+    #: the search it plays best with, saved in its file (``mctsfw.checkpoints.play_settings``); None: not recorded
+    play_settings: dict | None = None
 
     def _setup(self, game: Game, params: dict[str, Any]) -> None:
         problems = self.param_problems(params)
@@ -327,7 +346,13 @@ class PolicyValueNet:
     # ---- files ----------------------------------------------------------------------------------
     def save(self, path: str | Path) -> Path:
         """Write the model (weights, architecture, optimizer state) atomically to a ``.keras`` file."""
-        return save_keras_model(self.model, path)
+        return save_keras_model(self.model, path, net_file_settings(self))
+
+    @staticmethod
+    def saved_settings(path: str | Path) -> dict:
+        """The game and search settings saved in the file (``{}`` for a file without them;
+        ``nets.keras_files.read_settings``)."""
+        return read_settings(path)
 
     @classmethod
     def can_load(cls, path: str | Path) -> bool:
@@ -352,10 +377,14 @@ class PolicyValueNet:
         if not (isinstance(outputs, list) and 2 <= len(outputs) <= 4):
             raise ModelFileError(f"{path}: not a two-headed model (outputs {outputs})")
         expected = tuple(model.input_shape[1:])
-        if expected != encoded:
+        if len(expected) == 3 and expected[:2] == (None, None):  # convolutional heads: any board size
+            problem = cls._any_size_problem(model, expected[2], encoded, game)
+            if problem:
+                raise ModelFileError(f"{path}: {problem}")
+        elif expected != encoded:
             expects, encodes = cls._describe_shape(expected), cls._describe_shape(encoded)
             raise ModelFileError(f"{path}: expects {expects} but {describe_game(game)} encodes {encodes}")
-        if outputs[0][-1] != game.num_actions:
+        if outputs[0][-1] is not None and outputs[0][-1] != game.num_actions:
             raise ModelFileError(
                 f"{path}: has {outputs[0][-1]} policy outputs but {describe_game(game)} has {game.num_actions} actions"
             )
@@ -364,7 +393,22 @@ class PolicyValueNet:
             net._adopt(game, model)
         except (ValueError, KeyError, IndexError) as error:
             raise ModelFileError(f"{path}: not a network the {cls.name} net can run ({error})") from None
+        net.play_settings = read_settings(path).get("search")
         return net
+
+    @staticmethod
+    def _any_size_problem(model, planes: int, encoded: tuple[int, ...], game: Game) -> str | None:
+        """Why a network of every board size cannot play ``game``, or None."""
+        if planes != encoded[-1]:
+            return f"expects {planes} planes a point (any board size) but {describe_game(game)} encodes {encoded[-1]}"
+        problem = points_problem(game)
+        if problem:
+            return f"a network with a logit a point {problem}"
+        has_pass = "policy_pass" in {layer.name for layer in model.layers}
+        if has_pass != (getattr(game, "pass_action", None) is not None):
+            return (f"its policy {'has' if has_pass else 'has no'} pass, but {describe_game(game)} "
+                    f"{'has none' if has_pass else 'has one'}")
+        return None
 
     @staticmethod
     def _describe_shape(shape: tuple[int, ...]) -> str:
@@ -374,7 +418,7 @@ class PolicyValueNet:
         """Take over a loaded model: read the architecture, value head and optimizer back."""
         self.game = game
         self.model = model
-        self.input_shape = tuple(model.input_shape[1:])
+        self.input_shape = self.encoding_shape(game)  # the model's own, or the game's board for any-size heads
         self.num_actions = game.num_actions
         self.seed = None
         self.rng = np.random.default_rng()
@@ -382,7 +426,8 @@ class PolicyValueNet:
         if activation not in VALUE_HEADS:
             raise ValueError(f"the value layer's activation is {activation!r}")
         self.value_head = activation
-        self.l2 = _layer_l2(model.get_layer("policy"))
+        names = {layer.name for layer in model.layers}
+        self.l2 = _layer_l2(model.get_layer("policy_points" if "policy_points" in names else "policy"))
         self._read_architecture(model)
         settings = _optimizer_settings(model)
         self.momentum = self.parameters.default("momentum")
@@ -515,10 +560,20 @@ def _fold_batch_norm(kernel: np.ndarray, bn) -> tuple[np.ndarray, np.ndarray]:
     return (kernel * scale).astype(np.float32), (beta - mean * scale).astype(np.float32)
 
 
-class NumpyResNet:
-    """The ResNet in inference mode, batch norm folded into the convolutions."""
+def pooled(x: np.ndarray) -> np.ndarray:
+    """Each channel's mean and maximum over the board: (B, H, W, C) -> (B, 2C), as Keras's
+    global average and max pooling concatenated."""
+    return np.concatenate([x.mean(axis=(1, 2)), x.max(axis=(1, 2))], axis=1)
 
-    def __init__(self, model, blocks: int, value_activation: str, global_pooling: bool = False):
+
+class NumpyResNet:
+    """The ResNet in inference mode, batch norm folded into the convolutions; with
+    ``convolutional`` heads the policy's logits come from a 1x1 convolution per point (the
+    pass, where there is one, from the pooled policy features) and the value from the
+    trunk's pooled features, so it runs on any board size."""
+
+    def __init__(self, model, blocks: int, value_activation: str, global_pooling: bool = False,
+                 convolutional: bool = False):
         def conv_bn(conv: str, bn: str) -> tuple[np.ndarray, np.ndarray]:
             kernel = model.get_layer(conv).get_weights()[0]  # (kh, kw, in, out)
             folded, bias = _fold_batch_norm(kernel, model.get_layer(bn))
@@ -531,27 +586,68 @@ class NumpyResNet:
              if global_pooling else None)
             for i in range(1, blocks + 1)
         ]
+        def weights(name: str) -> list[np.ndarray]:
+            return [np.asarray(w, dtype=np.float32) for w in model.get_layer(name).get_weights()]
+
+        self.convolutional = convolutional
+        self.value_hidden, self.value = weights("value_hidden"), weights("value")
+        self.value_activation = NUMPY_ACTIVATIONS[value_activation]
+        if convolutional:
+            self.policy_conv = conv_bn("policy_conv", "policy_bn")
+            kernel, bias = weights("policy_points")
+            self.points = (kernel.reshape(-1), float(bias[0]))
+            names = {layer.name for layer in model.layers}
+            self.pass_weights = weights("policy_pass") if "policy_pass" in names else None
+            return
         (pk, pb), (vk, vb) = conv_bn("policy_conv", "policy_bn"), conv_bn("value_conv", "value_bn")
         self.policy_filters = pk.shape[1]
         self.head_kernel = np.ascontiguousarray(np.concatenate([pk, vk], axis=1))  # both 1x1 convolutions at once
         self.head_bias = np.concatenate([pb, vb])
-        self.policy = [np.asarray(w, dtype=np.float32) for w in model.get_layer("policy").get_weights()]
-        self.value_hidden = [np.asarray(w, dtype=np.float32) for w in model.get_layer("value_hidden").get_weights()]
-        self.value = [np.asarray(w, dtype=np.float32) for w in model.get_layer("value").get_weights()]
-        self.value_activation = NUMPY_ACTIVATIONS[value_activation]
+        self.policy = weights("policy")
 
     def __call__(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        h = self.trunk(x)
+        if self.convolutional:
+            return self._convolutional_heads(h)
+        return self._dense_heads(h)
+
+    def _value(self, features: np.ndarray) -> np.ndarray:
+        relu = NUMPY_ACTIVATIONS["relu"]
+        v = features @ self.value_hidden[0]
+        v += self.value_hidden[1]
+        v = relu(v) @ self.value[0]
+        v += self.value[1]
+        return self.value_activation(v[:, 0].copy())
+
+    def _convolutional_heads(self, h: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        B, H, W, C = h.shape
+        kernel, bias = self.policy_conv
+        p = NUMPY_ACTIVATIONS["relu"](h.reshape(-1, C) @ kernel + bias).reshape(B, H, W, -1)
+        logits = p.reshape(B, H * W, -1) @ self.points[0]  # a 1x1 convolution to one logit a point, row by row
+        logits += self.points[1]
+        if self.pass_weights is not None:
+            passing = pooled(p) @ self.pass_weights[0]
+            passing += self.pass_weights[1]
+            logits = np.concatenate([logits, passing], axis=1)
+        return logits, self._value(pooled(h))
+
+    def trunk(self, x: np.ndarray) -> np.ndarray:
+        """The stem and the residual blocks: (B, H, W, planes) -> (B, H, W, filters)."""
         relu = NUMPY_ACTIVATIONS["relu"]
         h = relu(conv3x3(x, *self.stem))
         for first, second, pool in self.blocks:
             r = relu(conv3x3(h, *first))
             if pool is not None:  # global pooling: each channel's mean and maximum, a dense layer, a bias per channel
-                pooled = np.concatenate([r.mean(axis=(1, 2)), r.max(axis=(1, 2))], axis=1) @ pool[0]
-                pooled += pool[1]
-                r = r + pooled[:, None, None, :]
+                bias = pooled(r) @ pool[0]
+                bias += pool[1]
+                r = r + bias[:, None, None, :]
             r = conv3x3(r, *second)
             r += h
             h = relu(r)
+        return h
+
+    def _dense_heads(self, h: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        relu = NUMPY_ACTIVATIONS["relu"]
         B = len(h)
         heads = h.reshape(-1, h.shape[-1]) @ self.head_kernel
         heads += self.head_bias
@@ -560,11 +656,7 @@ class NumpyResNet:
         pf = self.policy_filters
         logits = heads[:, :, :pf].reshape(B, -1) @ self.policy[0]  # Flatten's order: row, col, channel
         logits += self.policy[1]
-        v = heads[:, :, pf:].reshape(B, -1) @ self.value_hidden[0]
-        v += self.value_hidden[1]
-        v = relu(v) @ self.value[0]
-        v += self.value[1]
-        return logits, self.value_activation(v[:, 0].copy())
+        return logits, self._value(heads[:, :, pf:].reshape(B, -1))
 
 
 def jax_call(model) -> Callable[[np.ndarray], list]:
@@ -601,6 +693,10 @@ class PolicyValueResNet(PolicyValueNet):
         Setting("value_filters", 1, "1x1 filters of the value head", low=1,
                 hint="channels of the value head's 1x1 convolution"),
         Setting("value_hidden", 64, "dense units of the value head", low=1, hint="units of the value head's hidden layer"),
+        Setting("heads", "dense", '"dense": AlphaGo Zero\'s heads, dense layers over the flattened board (one board '
+                'size); "convolutional": the policy\'s logits from a 1x1 convolution per point (Go\'s pass from the '
+                "pooled policy features), the value from the trunk's mean and maximum over the board (value_filters "
+                "unused), so one file plays every board size of its game (KataGo)", choices=HEADS),
         Setting("global_pooling", False, "KataGo's global pooling: in every residual block the mean and the maximum "
                 "of each channel after the first convolution, through a dense layer, bias every point of the second "
                 "(the whole board's state reaches each point at once)"),
@@ -626,6 +722,7 @@ class PolicyValueResNet(PolicyValueNet):
         policy_filters: int = parameters.default("policy_filters"),
         value_filters: int = parameters.default("value_filters"),
         value_hidden: int = parameters.default("value_hidden"),
+        heads: str = parameters.default("heads"),
         global_pooling: bool = parameters.default("global_pooling"),
         ownership_weight: float = parameters.default("ownership_weight"),
         score_weight: float = parameters.default("score_weight"),
@@ -638,14 +735,17 @@ class PolicyValueResNet(PolicyValueNet):
     ):
         params = dict(
             blocks=blocks, filters=filters, policy_filters=policy_filters, value_filters=value_filters,
-            value_hidden=value_hidden, global_pooling=global_pooling, ownership_weight=ownership_weight,
+            value_hidden=value_hidden, heads=heads, global_pooling=global_pooling, ownership_weight=ownership_weight,
             score_weight=score_weight, optimizer=optimizer, learning_rate=learning_rate, momentum=momentum,
             value_head=value_head, l2=l2, seed=seed,
         )  # fmt: skip
         self._setup(game, params)
         self.blocks, self.filters = int(blocks), int(filters)
         self.policy_filters, self.value_filters, self.value_hidden = int(policy_filters), int(value_filters), int(value_hidden)
+        self.heads = heads
         self.global_pooling = bool(global_pooling)
+        if heads == "convolutional" and (problem := points_problem(game)):
+            raise ValueError(f"pv_resnet: heads = \"convolutional\" {problem}")
         self._set_aux({"ownership": float(ownership_weight), "score": float(score_weight)})
         self._finish()
 
@@ -666,6 +766,7 @@ class PolicyValueResNet(PolicyValueNet):
             "policy_filters": self.policy_filters,
             "value_filters": self.value_filters,
             "value_hidden": self.value_hidden,
+            "heads": self.heads,
             "global_pooling": self.global_pooling,
             "ownership_weight": self.aux_weights["ownership"],
             "score_weight": self.aux_weights["score"],
@@ -686,13 +787,20 @@ class PolicyValueResNet(PolicyValueNet):
             )(x)  # fmt: skip
             return layers.BatchNormalization(momentum=self.BN_MOMENTUM, name=bn)(x)
 
+        def pool(x, name: str):  # each channel's mean and maximum over the board, whatever its size
+            return layers.Concatenate(name=f"{name}_pooled")([
+                layers.GlobalAveragePooling2D(name=f"{name}_mean")(x), layers.GlobalMaxPooling2D(name=f"{name}_max")(x)])
+
         def dense(x, units: int, activation: str, name: str):
             return layers.Dense(
                 units, activation=activation, kernel_initializer=self._initializer(next(count)),
                 kernel_regularizer=self._regularizer(), name=name,
             )(x)  # fmt: skip
 
-        inputs = keras.Input(shape=self.input_shape, name="planes")
+        convolutional = self.heads == "convolutional"
+        # convolutional heads take boards of any size: the rows and columns are left open
+        shape = (None, None, self.input_shape[2]) if convolutional else self.input_shape
+        inputs = keras.Input(shape=shape, name="planes")
         h = layers.ReLU(name="stem_relu")(conv_bn(inputs, self.filters, 3, "stem_conv", "stem_bn"))
         for i in range(1, self.blocks + 1):
             r = layers.ReLU(name=f"block{i}_relu1")(conv_bn(h, self.filters, 3, f"block{i}_conv1", f"block{i}_bn1"))
@@ -706,9 +814,19 @@ class PolicyValueResNet(PolicyValueNet):
             r = conv_bn(r, self.filters, 3, f"block{i}_conv2", f"block{i}_bn2")
             h = layers.ReLU(name=f"block{i}_relu2")(layers.Add(name=f"block{i}_add")([h, r]))
         p = layers.ReLU(name="policy_relu")(conv_bn(h, self.policy_filters, 1, "policy_conv", "policy_bn"))
-        policy = dense(layers.Flatten(name="policy_flatten")(p), self.num_actions, "softmax", "policy")
-        v = layers.ReLU(name="value_relu")(conv_bn(h, self.value_filters, 1, "value_conv", "value_bn"))
-        v = dense(layers.Flatten(name="value_flatten")(v), self.value_hidden, "relu", "value_hidden")
+        if convolutional:
+            points = layers.Conv2D(1, 1, kernel_initializer=self._initializer(next(count)),
+                                   kernel_regularizer=self._regularizer(), name="policy_points")(p)
+            logits = layers.Reshape((-1,), name="policy_flatten")(points)  # row by row: action row*size + col
+            if getattr(self.game, "pass_action", None) is not None:
+                passing = dense(pool(p, "policy"), 1, "linear", "policy_pass")
+                logits = layers.Concatenate(name="policy_logits")([logits, passing])
+            policy = layers.Softmax(name="policy")(logits)
+            v = dense(pool(h, "value"), self.value_hidden, "relu", "value_hidden")
+        else:
+            policy = dense(layers.Flatten(name="policy_flatten")(p), self.num_actions, "softmax", "policy")
+            v = layers.ReLU(name="value_relu")(conv_bn(h, self.value_filters, 1, "value_conv", "value_bn"))
+            v = dense(layers.Flatten(name="value_flatten")(v), self.value_hidden, "relu", "value_hidden")
         value = dense(v, 1, self._value_activation(), "value")
         outputs = [policy, value]
         if "ownership" in self.aux_heads:
@@ -720,7 +838,8 @@ class PolicyValueResNet(PolicyValueNet):
         return keras.Model(inputs, outputs, name=self.name)
 
     def _make_fast(self, model):
-        return NumpyResNet(model, self.blocks, self._value_activation(), self.global_pooling)
+        return NumpyResNet(model, self.blocks, self._value_activation(), self.global_pooling,
+                           convolutional=self.heads == "convolutional")
 
     def _heads(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         if len(x) <= self.numpy_max_batch:
@@ -759,8 +878,10 @@ class PolicyValueResNet(PolicyValueNet):
         self.blocks = blocks
         self.filters = int(model.get_layer("stem_conv").filters)
         self.policy_filters = int(model.get_layer("policy_conv").filters)
-        self.value_filters = int(model.get_layer("value_conv").filters)
         self.value_hidden = int(model.get_layer("value_hidden").units)
+        self.heads = "convolutional" if "policy_points" in names else "dense"
+        self.value_filters = int(model.get_layer("value_conv").filters) if "value_conv" in names \
+            else self.parameters.default("value_filters")
         self.global_pooling = "block1_pool" in names
         compiled = (model.get_compile_config() or {}) if model.optimizer is not None else {}
         saved = compiled.get("loss_weights") or {}

@@ -8,9 +8,9 @@
 
 Agents: the raw network playing greedily, and MCTS with the network's rollouts
 (``--search-games``, or ``--seconds`` a move; ``--random-symmetry``: its network judges
-each position in one of the board's symmetries drawn at random). The game is ``--game``
-(and ``--size``) or a config's (``--config``: a network with history planes needs its
-config's game). Opponents: a uniformly random player and plain UCT-MCTS with
+each position in one of the board's symmetries drawn at random), with the search settings
+its file carries unless given. The game is the one the file was made for, or ``--game``
+(and ``--size``) or a config's (``--config``). Opponents: a uniformly random player and plain UCT-MCTS with
 random rollouts at 100, 500 and 1,000 search games; saved networks, outside GTP engines,
 OpenSpiel's MCTS, GNU Go at the ``--gnugo`` levels (komi 7.5, Chinese rules, ``--capture-all-dead
 --positional-superko``). Every pairing plays ``--games``
@@ -65,7 +65,7 @@ def evaluate(game, agent, opponent, games: int, first_player_starts: bool = Fals
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("model", help="a saved network (.keras)")
-    parser.add_argument("--game", default="hex")
+    parser.add_argument("--game", help="the game (default: the one the network file was made for, with its settings)")
     parser.add_argument("--config", metavar="FILE", help="the game and its settings from this config (a network "
                                                          "trained with history planes needs its config's game)")
     parser.add_argument("--size", type=int, help="board side, for games that have one (default: the game's own)")
@@ -84,11 +84,14 @@ def main() -> None:
     parser.add_argument("--json", help="also write the results here")
     args = parser.parse_args()
 
-    name, settings = args.game, {}
+    size = {"size": args.size} if args.size else {}
     if args.config:
         config = load_config(ROOT / "hexzero.toml", args.config)
-        name, settings = config["game"], plugin_params(config, "games", config["game"])
-    game = mctsfw.make_game(name, **{**settings, **({"size": args.size} if args.size else {})})
+        game = mctsfw.make_game(config["game"], **{**plugin_params(config, "games", config["game"]), **size})
+    elif args.game:
+        game = mctsfw.make_game(args.game, **size)
+    else:
+        game = mctsfw.make_model_game(args.model, **size)
     agents = {}
     if not args.no_raw:
         agents["raw network (greedy)"] = mctsfw.make_actor(args.model, game, search_games=0, selection="greedy", seed=args.seed)

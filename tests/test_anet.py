@@ -89,9 +89,9 @@ def test_convolutions_numpy_forward_equals_keras(game_name, size, conv, hidden):
     np.testing.assert_allclose(probs / probs.sum(axis=1, keepdims=True), expected, atol=1e-5, rtol=0)
     assert [board for *_, board in net.fast.layers] == ([None] * len(net.fast.layers) if size != 9 else
                                                          [None, (9, 9), None])
-    # the planes the convolutions read are the game's own
-    planes = np.stack([game.encode_planes(s) for s in random_states(game, 5)])
+    # the planes the convolutions read are the game's own planes of its flat encoding
     flat = np.stack([game.encode(s) for s in random_states(game, 5)])
+    planes = game.planes_of_encoded(flat)
     assert (flat @ net.planes.reshape(len(flat[0]), -1) == planes.reshape(5, -1)).all()
 
 
@@ -263,6 +263,8 @@ def test_a_model_for_another_game(hex3, hex4, saved, tmp_path):
         ANET.load(path, hex4)
     nim = mctsfw.make_game("nim", piles=[3, 4, 5], max_take=3)
     with pytest.raises(ModelFileError, match=r"expects 20 inputs but nim\(piles=\[3, 4, 5\].*\) encodes 5"):
+        ANET.load(path, nim)
+    with pytest.raises(ModelFileError, match=r"small\.keras: a network for hex\(size=3\), not for nim$"):
         mctsfw.make_actor(path, nim)
     # the same input size, another action space
     nim_path = tmp_path / "nim.keras"
@@ -270,6 +272,8 @@ def test_a_model_for_another_game(hex3, hex4, saved, tmp_path):
     other_nim = mctsfw.make_game("nim", piles=[3, 4, 5], max_take=2)
     with pytest.raises(ModelFileError, match=rf"nim\.keras: has {nim.num_actions} outputs but nim\(.*\) has {other_nim.num_actions} actions"):
         ANET.load(nim_path, other_nim)
+    with pytest.raises(ModelFileError, match=r"nim\.keras: made for nim with max_take=3; cannot play max_take=2 \(has "):
+        mctsfw.load_net(nim_path, other_nim)
 
 
 # ---- actors from saved models ------------------------------------------------------------------

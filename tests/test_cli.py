@@ -110,7 +110,7 @@ def test_a_missing_or_mismatched_model_is_refused_with_its_name(tmp_path):
     assert result.returncode == 2 and "broken.keras" in result.stderr
     shipped = shipped_model("hex5")
     result = run_cli("play", "--game", "nim", "--p1", "random", "--p2", str(shipped), "--no-display")
-    assert result.returncode == 2 and f"{shipped.name}: expects 52 inputs" in result.stderr
+    assert result.returncode == 2 and f"{shipped.name}: a network for hex(size=5), not for nim" in result.stderr
 
 
 def test_a_person_plays_the_shipped_network():

@@ -312,16 +312,29 @@ def test_planes_hold_the_same_facts_as_the_flat_encoding_and_turn_with_it():
     game = mctsfw.make_game("hex", size=4)
     state = play(game, [(0, 1), (2, 3), (3, 0)])
     planes = game.encode_planes(state)
-    assert planes.shape == (4, 4, 4)
+    assert planes.shape == (4, 4, 6)
     assert planes[0, 1, 0] == 1 and planes[3, 0, 0] == 1 and planes[2, 3, 1] == 1 and planes[:, :, :2].sum() == 3
     assert (planes[:, :, 3] == 1).all() and (planes[:, :, 2] == 0).all()  # player 2 to move
+    assert (planes[:, :, :4] == game.planes_of_encoded(game.encode(state)[None])[0]).all()
     target = np.arange(16, dtype=np.float32)
     for (turned, t), (flat_turned, flat_t) in zip(game.symmetries(planes, target), game.symmetries(game.encode(state), target)):
         for channel in range(4):  # each plane is its flat part moved the same way
             flat_part = flat_turned[16 * channel:16 * channel + 16] if channel < 2 else np.full(16, flat_turned[30 + channel])
             assert np.array_equal(turned[:, :, channel].reshape(-1), flat_part)
+        assert np.array_equal(turned[:, :, 4:], planes[:, :, 4:])  # every symmetry keeps each side's edges its own
         assert np.array_equal(t, flat_t)
     assert game.symmetries(planes, target)[1][1][0] == 15  # the turn: cell 0 gets cell 15's target
+
+
+@pytest.mark.parametrize("size", [3, 5, 11])
+def test_the_planes_show_each_players_two_edges(size):
+    """Player 1 connects row 0 to row n-1, player 2 column 0 to column n-1: planes 4 and 5
+    are ones on exactly those cells, whatever the position."""
+    game = mctsfw.make_game("hex", size=size)
+    planes = game.encode_planes(game.state_after([0, size * size - 1]))
+    rows, cols = np.indices((size, size))
+    assert np.array_equal(planes[:, :, 4], ((rows == 0) | (rows == size - 1)).astype(np.float32))
+    assert np.array_equal(planes[:, :, 5], ((cols == 0) | (cols == size - 1)).astype(np.float32))
 
 
 def test_the_mirror_with_colours_swapped_is_a_symmetry_for_the_mover():

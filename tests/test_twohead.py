@@ -125,7 +125,7 @@ def test_resnet_evaluate_equals_keras_on_hex(size):
     net = PolicyValueResNet(game, blocks=2, filters=6, policy_filters=2, value_filters=2, value_hidden=8, seed=size)
     scramble(net, seed=size, scale=0.5)
     x = net.encode_batch(random_states(game, 6, seed=size))
-    assert x.shape == (6, size, size, 4)
+    assert x.shape == (6, size, size, 6)
     expected_p, expected_v = keras_outputs(net, x)
     logits, v = net.fast(x)  # the numpy pass on a whole batch
     np.testing.assert_allclose(softmax(logits), expected_p, atol=1e-5)
@@ -169,7 +169,7 @@ def test_the_resnet_needs_a_2d_encoding(nim, tmp_path):
 
 
 def test_inputs_of_the_wrong_shape(hex3, small_resnet):
-    with pytest.raises(ValueError, match=r"shape \(B, 3, 3, 4\)"):
+    with pytest.raises(ValueError, match=r"shape \(B, 3, 3, 6\)"):
         small_resnet.evaluate(np.zeros((2, 20), dtype=np.float32))
     with pytest.raises(ValueError, match=r"shape \(B, 20\)"):
         PolicyValueMLP(hex3, hidden_layers=[], seed=0).evaluate(np.zeros((2, 3, 3, 4)))
@@ -282,11 +282,11 @@ def test_save_and_load_give_the_same_net(hex3, saved):
         "value_head": "tanh", "l2": 0.001,
     }  # fmt: skip
     assert saved["pv_resnet"][0].params() == {
-        "blocks": 1, "filters": 4, "policy_filters": 2, "value_filters": 1, "value_hidden": 5,
+        "blocks": 1, "filters": 4, "policy_filters": 2, "value_filters": 1, "value_hidden": 5, "heads": "dense",
         "global_pooling": False, "ownership_weight": 0.0, "score_weight": 0.0,
         "optimizer": "adam", "learning_rate": 0.001, "value_head": "sigmoid", "l2": 0.0001,
     }  # fmt: skip
-    assert x_planes.shape == (5, 3, 3, 4)
+    assert x_planes.shape == (5, 3, 3, 6)
 
 
 def test_load_net_picks_the_class_that_saved_the_file(hex3, saved):
@@ -367,11 +367,17 @@ def test_a_model_for_another_game(hex3, hex4, nim, saved, tmp_path):
     _, resnet_file = saved["pv_resnet"]
     with pytest.raises(ModelFileError, match=r"pv_mlp\.keras: expects 20 inputs but hex\(size=4\) encodes 34"):
         PolicyValueMLP.load(mlp_file, hex4)
-    shapes = r"expects planes of shape \(3, 3, 4\) but hex\(size=4\) encodes planes of shape \(4, 4, 4\)"
+    shapes = r"expects planes of shape \(3, 3, 6\) but hex\(size=4\) encodes planes of shape \(4, 4, 6\)"
     with pytest.raises(ModelFileError, match=r"pv_resnet\.keras: " + shapes):
+        PolicyValueResNet.load(resnet_file, hex4)
+    # through load_net the file's own game is named beside the one asked for
+    with pytest.raises(ModelFileError, match=r"pv_resnet\.keras: made for hex with size=3; cannot play size=4 \("
+                                             + shapes + r"\)"):
         mctsfw.load_net(resnet_file, hex4)
     no_planes = r"the pv_resnet net needs a 2D encoding \(encode_planes\), which nim\(.*\) does not offer"
     with pytest.raises(ModelFileError, match=r"pv_resnet\.keras: " + no_planes):
+        PolicyValueResNet.load(resnet_file, nim)
+    with pytest.raises(ModelFileError, match=r"pv_resnet\.keras: a network for hex\(size=3\), not for nim$"):
         mctsfw.load_net(resnet_file, nim)
     # the same planes, another action space
     board_file = tmp_path / "board.keras"
@@ -482,6 +488,71 @@ def test_global_pooling_runs_alike_in_numpy_and_keras_and_the_aux_heads_survive_
     back = mctsfw.load_net(tmp_path / "katago.keras", game)
     assert back.params() == net.params() and back.aux_heads == ("ownership", "score")
     np.testing.assert_allclose(back.evaluate(x)[0], net.evaluate(x)[0], atol=1e-6)
+
+
+# ---- convolutional heads: one file, every board size -------------------------------------------------
+def any_size_file(path, name, size, **params):
+    """A small ResNet with convolutional heads made on one size of ``name``, trained a step
+    (so batch norm's statistics are no identity), saved at ``path``."""
+    game = mctsfw.make_game(name, size=size)
+    net = PolicyValueResNet(game, blocks=2, filters=8, value_hidden=8, heads="convolutional", global_pooling=True,
+                            seed=3, **params)
+    states = random_states(game, 16, seed=3)
+    pi = np.stack([game.legal_mask(state) / game.legal_mask(state).sum() for state in states])
+    net.fit(net.encode_batch(states), pi, np.full(len(states), 0.5), batch_size=8)
+    net.save(path)
+    return path
+
+
+@pytest.mark.parametrize("name, first, sizes", [("hex", 5, range(5, 14)), ("go", 9, range(9, 20, 2))])
+def test_one_file_plays_every_board_size_with_legal_masked_policies(tmp_path, name, first, sizes):
+    path = any_size_file(tmp_path / f"{name}.keras", name, first)
+    for size in sizes:
+        game = mctsfw.make_game(name, size=size)
+        net = mctsfw.load_net(path, game)
+        assert net.heads == "convolutional" and net.input_shape[:2] == (size, size)
+        states = random_states(game, 5, seed=size)
+        x = net.encode_batch(states)
+        probs, values = net.evaluate(x)  # a batch: the Keras model
+        assert probs.shape == (5, game.num_actions) and values.shape == (5,) and ((0 <= values) & (values <= 1)).all()
+        one = np.concatenate([net.evaluate(x[i])[0] for i in range(5)])  # one state: the numpy pass
+        np.testing.assert_allclose(one, probs, atol=1e-5)
+        for state in states:
+            policy = net.policy(state)
+            assert abs(policy.sum() - 1) < 1e-5 and (policy[game.legal_mask(state) == 0] == 0).all()
+    # a point's logit is its own: the policy is laid out as the actions are, row by row (and Go's pass last)
+    game = mctsfw.make_game(name, size=first)
+    net = mctsfw.load_net(path, game)
+    empty = net.encode(game.initial_state())
+    stone = net.encode(game.state_after([first + 1]))
+    diff = np.abs(stone - empty)
+    diff -= diff.min(axis=(0, 1))  # the planes of who moves change everywhere; the stone's only at its point
+    assert list(np.flatnonzero(diff.sum(axis=2).ravel())) == [first + 1]
+
+
+def test_what_the_any_size_heads_cannot_play_is_refused_with_the_reason(tmp_path):
+    with pytest.raises(ValueError, match=r"heads = \"convolutional\" needs a game whose actions are its board's "
+                                         r"points: connect4\(rows=6, columns=7\) has 7 actions on a 6x7 board"):
+        PolicyValueResNet(mctsfw.make_game("connect4"), blocks=0, filters=2, heads="convolutional")
+    path = any_size_file(tmp_path / "go.keras", "go", 9)
+    with pytest.raises(ModelFileError, match=r"go\.keras: expects 3 planes a point \(any board size\) but "
+                                             r"go\(size=13, .*history=4\) encodes 11"):
+        PolicyValueResNet.load(path, mctsfw.make_game("go", size=13, history=4))
+    with pytest.raises(ModelFileError, match=r"go\.keras: made for go with history=0, size=9; cannot play history=4, "
+                                             r"size=13 \(expects 3 planes"):
+        mctsfw.load_net(path, mctsfw.make_game("go", size=13, history=4))
+
+
+def test_a_run_starts_from_a_network_of_another_size(tmp_path):
+    from hexzero.mctsfw.selfplay import init_net_problem
+
+    hex7 = mctsfw.make_game("hex", size=7)
+    any_size = any_size_file(tmp_path / "any.keras", "hex", 5)
+    assert init_net_problem(str(any_size), PolicyValueResNet, hex7) is None
+    dense = tmp_path / "dense.keras"
+    PolicyValueResNet(mctsfw.make_game("hex", size=5), blocks=0, filters=2, value_hidden=2, seed=0).save(dense)
+    assert init_net_problem(str(dense), PolicyValueResNet, hex7).startswith("made for hex with size=5; cannot play "
+                                                                            "size=7 (expects planes of shape (5, 5, 6)")
 
 
 def test_the_aux_heads_train_on_their_targets_and_are_not_trained_without_them():

@@ -1,0 +1,269 @@
+"""Distillation (``cli.py distill``): a network learns the games earlier runs recorded.
+
+A self-play or imitation run keeps its games in its replay buffer (moves and search
+targets, ``mctsfw.replay``), committed in ``RUN_DIR/resume/*/replay.npz``. Distillation
+trains any registered policy-and-value network on the games of one or more such runs
+(``sources``: run directories, whose last committed buffer is read, or replay files),
+from scratch or from ``init_net``, for ``epochs`` passes over every case (duplicate
+positions merged with ``average_positions``, the board's symmetries added with
+``augment``), at the learning rate ``learning_rates`` gives each epoch: a student net of
+another architecture learns what a run's teacher searched, without a game played.
+
+A share of the games (``validation_share``, drawn from the seed) is held out: after every
+epoch the network's policy cross-entropy and value error on them are measured, so a
+network that learns its training games by heart shows it. The run is resumable as the
+other runs are (``mctsfw.runs.ResumableRun``): a step is ``step_cases`` cases of an
+epoch's order (drawn from the seed and the epoch's number), the network and its
+optimizer committed after each, so an interrupted run resumes at the step after the last
+one committed, repeating and losing none. A checkpoint is written after each epoch
+(``NET_epNNNN.keras``, number 0 the starting network); the metrics lines become
+TensorBoard curves.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from pathlib import Path
+from typing import Any, Iterator
+
+import numpy as np
+
+from hexzero.mctsfw.checkpoints import describe_settings
+from hexzero.mctsfw.config import plugin_params, read_toml
+from hexzero.mctsfw.game import Game
+from hexzero.mctsfw.hookspecs import hookimpl
+from hexzero.mctsfw.plugin_manager import Registries, default_registries
+from hexzero.mctsfw.replay import ReplayBuffer
+from hexzero.mctsfw.roles import POLICY_VALUE, role_problem
+from hexzero.mctsfw.runs import ResumableRun, RunDir, RunDirError
+from hexzero.mctsfw.schema import Section, SectionSettings, Setting
+
+
+def source_buffer_path(source: str | Path) -> Path:
+    """The replay file a source names: a run directory's last committed buffer, or the file itself."""
+    path = Path(source)
+    if path.is_dir():
+        latest = RunDir(path).latest()
+        if latest is None or not (latest[1] / "replay.npz").is_file():
+            raise RunDirError(f"{path}: a run directory with no committed replay buffer (resume/*/replay.npz)")
+        return latest[1] / "replay.npz"
+    if not path.is_file():
+        raise RunDirError(f"{path}: no such run directory or replay file")
+    return path
+
+
+def source_game(source: str | Path) -> dict | None:
+    """The game (``game`` and its ``[games.NAME]`` table) of a source run's config.toml; None for a bare file."""
+    config_path = Path(source) / "config.toml"
+    if not config_path.is_file():
+        return None
+    saved = read_toml(config_path)
+    name = saved.get("game")
+    return {"game": name, "games": {name: dict(saved.get("games", {}).get(name, {}))}} if isinstance(name, str) else None
+
+
+def distill_config_problems(config: dict, registries: Registries) -> list[str]:
+    """The problems of a (well-formed) config's ``[distill]`` that every command checks: its net's role."""
+    name = config["distill"]["net"]
+    problem = role_problem(registries.nets.get(name), POLICY_VALUE, "distillation") if name in registries.nets else None
+    return [f"distill.net = {name!r}: {problem}"] if problem else []
+
+
+def sources_problems(config: dict, registries: Registries) -> list[str]:
+    """What ``cli.py distill`` refuses before it starts: no sources, a source that is not a
+    run or a replay file, a run of another game, an ``init_net`` the game cannot use."""
+    table = config["distill"]
+    if not table["sources"]:
+        return ["distill.sources: give the runs (or replay files) whose games the network learns"]
+    problems = []
+    game, params = config["game"], plugin_params(config, "games", config["game"])
+    for source in table["sources"]:
+        try:
+            source_buffer_path(source)
+        except RunDirError as error:
+            problems.append(f"distill.sources: {error}")
+            continue
+        made = source_game(source)
+        if made is not None and (made["game"] != game or made["games"][made["game"]] != params):
+            problems.append(f"distill.sources: {source} played "
+                            f"{describe_settings(made['game'], made['games'][made['game']])}, not the config's "
+                            f"{describe_settings(game, params)}")
+    if table["init_net"]:
+        from hexzero.mctsfw.selfplay import init_net_problem
+
+        made_game = registries.games.get(game)(**params)
+        if problem := init_net_problem(table["init_net"], registries.nets.get(table["net"]), made_game):
+            problems.append(f"distill.init_net = {table['init_net']!r}: {problem}")
+    return problems
+
+
+DISTILL_SECTION = Section("distill", "cli.py distill: a network learns the games recorded by earlier runs", [
+    Setting("run_dir", "runs/distill", "the run directory (relative to the current one); an unfinished run there is "
+            "resumed", resumable=True),
+    Setting("sources", [], "the games learnt: run directories (their last committed replay buffer) or replay files "
+            "(replay.npz); a run's game must be the config's (the first run's is, unless the config names one)",
+            items=Setting("source", "runs/selfplay", "a run directory or a replay file")),
+    Setting("net", "pv_resnet", "the policy-and-value net plugin that learns (its [nets.<net>] table)", plugin="net"),
+    Setting("init_net", "", "a saved network of that net to start from instead of an untrained one; \"\" = "
+            "untrained", empty=True),
+    Setting("epochs", 5, "passes over every case", low=1, resumable=True),
+    Setting("learning_rates", [], "the learning rate of each epoch (the last one repeats); [] = the net's "
+            "learning_rate throughout", items=Setting("learning_rate", 0.001, "a learning rate", low=0, above=True)),
+    Setting("minibatch", 256, "cases per gradient step", low=1),
+    Setting("step_cases", 65536, "cases trained between commits (a step; an interrupted run loses at most one)",
+            low=1),
+    Setting("average_positions", True, "merge duplicate positions, averaging their targets"),
+    Setting("augment", True, "add the game's symmetric cases"),
+    Setting("validation_share", 0.02, "share of the games held out to measure the network on after each epoch",
+            low=0, high=0.5),
+    Setting("seed", 0, "random seed of the run (the held-out games, the order of the cases); -1 = a new seed every "
+            "run", low=-1),
+], checks=[distill_config_problems])
+
+
+@hookimpl
+def mctsfw_config_sections():
+    return [DISTILL_SECTION]
+
+
+class DistillSettings(SectionSettings):
+    """The ``[distill]`` values as attributes."""
+
+    section = DISTILL_SECTION
+
+
+def held_out(count: int, share: float, seed: int) -> np.ndarray:
+    """Which of ``count`` games are held out for validation (a boolean mask drawn from ``seed``)."""
+    mask = np.zeros(count, dtype=bool)
+    if share > 0 and count > 1:
+        chosen = np.random.default_rng([seed, 1]).choice(count, size=max(1, round(share * count)), replace=False)
+        mask[chosen] = True
+    return mask
+
+
+class DistillTrainer(ResumableRun):
+    """Runs (or resumes) the distillation run in ``run_dir`` for a validated config."""
+
+    counter = "step"
+    checkpoint_tag = "ep"
+    length_key = "epochs"
+    unit = "step"
+
+    def __init__(self, config: dict, run_dir: str | Path, registries: Registries | None = None, progress: bool = True):
+        super().__init__(config, run_dir, progress)
+        registries = registries or default_registries()
+        self.settings = DistillSettings.from_config(config)
+        self.game: Game = registries.games.get(config["game"])(**plugin_params(config, "games", config["game"]))
+        self.net_class = registries.nets.get(self.settings.net)
+        self.net_name = self.settings.net
+        self.data: dict[str, tuple[np.ndarray, ...]] = {}
+
+    @classmethod
+    def config_problems(cls, config: dict) -> list[str]:
+        return sources_problems(config, default_registries())
+
+    # ---- the cases -------------------------------------------------------------------------------
+    def _load_cases(self) -> None:
+        """Every source's games, split into training and held-out games, rebuilt into cases."""
+        s = self.settings
+        records = []
+        for source in s.sources:
+            path = source_buffer_path(source)
+            records += ReplayBuffer.load(path, self.game, self.net.encode_batch).records
+        validation = held_out(len(records), s.validation_share, self.seed)
+        heads = getattr(self.net, "aux_heads", ())
+        for name, keep in (("train", ~validation), ("validation", validation)):
+            chosen = [record for record, kept in zip(records, keep) if kept]
+            buffer = ReplayBuffer(max(1, sum(len(r.targeted()) for r in chosen)) * 8 + 1, self.game,
+                                  self.net.encode_batch, augment=s.augment and name == "train")
+            for record in chosen:
+                buffer.add(record)
+            self.data[name] = buffer.cases(average_positions=s.average_positions, aux=bool(heads)) if chosen else ()
+        if not len(self.data["train"]) or not len(self.data["train"][0]):
+            raise RunDirError(f"distill.sources: no positions to learn in {', '.join(map(str, s.sources))}")
+        self.games = {"train": int((~validation).sum()), "validation": int(validation.sum())}
+
+    @property
+    def steps_per_epoch(self) -> int:
+        return math.ceil(len(self.data["train"][0]) / self.settings.step_cases)
+
+    def learning_rate(self, epoch: int) -> float:
+        """The learning rate of epoch ``epoch`` (from 0)."""
+        rates = self.settings.learning_rates
+        return float(rates[min(epoch, len(rates) - 1)]) if rates else self.base_rate
+
+    # ---- the run's state -------------------------------------------------------------------------
+    def new_state(self) -> None:
+        s = self.settings
+        if s.init_net:
+            self.net = self.net_class.load(Path(s.init_net), self.game)
+        else:
+            params = plugin_params(self.config, "nets", s.net)
+            params.setdefault("seed", self.seed)
+            self.net = self.net_class(self.game, **params)
+        self.base_rate = float(plugin_params(self.config, "nets", s.net).get("learning_rate", self.net.learning_rate))
+        self._load_cases()
+
+    def load_state(self, directory: Path, progress: dict[str, Any]) -> None:
+        self.net = self.net_class.load(directory / "net.keras", self.game)
+        self.base_rate = progress["base_rate"]
+        self._load_cases()
+
+    def save_state(self, directory: Path) -> None:
+        self.net.save(directory / "net.keras")
+
+    def progress_state(self) -> dict[str, Any]:
+        return {"base_rate": self.base_rate}
+
+    # ---- the loop ----------------------------------------------------------------------------------
+    def steps(self) -> Iterator[tuple[dict[str, Any], bool]]:
+        s = self.settings
+        x, pi, z, *aux = self.data["train"]
+        heads = getattr(self.net, "aux_heads", ())
+        while self.step < s.epochs * self.steps_per_epoch:
+            started = time.perf_counter()
+            epoch, part = divmod(self.step, self.steps_per_epoch)
+            order = np.random.default_rng([self.seed, 2, epoch]).permutation(len(x))
+            chosen = np.sort(order[part * s.step_cases:(part + 1) * s.step_cases])
+            rate = self.learning_rate(epoch)
+            self.net.set_learning_rate(rate)
+            self.net.rng = np.random.default_rng([self.seed, 3, self.step])  # the step's shuffle, resumed or not
+            extra = {"aux": {h: a[chosen] for h, a in zip(("ownership", "score"), aux)}} if heads else {}
+            stats = self.net.fit(x[chosen], pi[chosen], z[chosen], batch_size=s.minibatch, epochs=1, **extra)
+            record: dict[str, Any] = {
+                "epoch": epoch + 1, "cases": int(len(chosen)), "loss": stats["loss"],
+                "policy_loss": stats["policy_loss"], "value_loss": stats["value_loss"],
+                **{f"{head}_loss": stats[f"{head}_loss"] for head in heads}, "learning_rate": rate,
+            }
+            if part + 1 == self.steps_per_epoch:  # the epoch's end: measured on the held-out games, and saved
+                record.update(self.validation())
+                self.save_checkpoint(epoch + 1)
+            record["seconds"] = round(time.perf_counter() - started, 3)
+            yield record, True
+
+    def validation(self) -> dict[str, Any]:
+        """The network on the held-out games: its policy's cross-entropy against their
+        targets, its value's mean squared error (on the [0, 1] scale), and how often its
+        most probable move is the one the targets favour most."""
+        if not self.data["validation"]:
+            return {}
+        x, pi, z = self.data["validation"][:3]
+        cross, error, agree = 0.0, 0.0, 0
+        for start in range(0, len(x), 1024):
+            probs, values = self.net.evaluate(x[start:start + 1024])
+            target = pi[start:start + 1024]
+            cross += float(-(target * np.log(np.maximum(probs, 1e-12))).sum())
+            error += float(((values - z[start:start + 1024]) ** 2).sum())
+            agree += int((probs.argmax(axis=1) == target.argmax(axis=1)).sum())
+        return {"validation_policy_loss": round(cross / len(x), 5), "validation_value_mse": round(error / len(x), 5),
+                "validation_move_agreement": round(agree / len(x), 4), "validation_cases": int(len(x))}
+
+    def bar_counts(self) -> tuple[int, int]:
+        return self.step, self.settings.epochs * self.steps_per_epoch if self.data else self.step
+
+    def bar_postfix(self, record: dict[str, Any]) -> dict[str, Any]:
+        return {"epoch": record["epoch"], "loss": f"{record['loss']:.3f}"}
+
+    def completed(self) -> int:
+        return self.step // self.steps_per_epoch if self.data else 0

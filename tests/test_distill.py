@@ -1,0 +1,95 @@
+"""cli.py distill: a network learns the games earlier runs recorded, resumably, with
+held-out games measured after every epoch; bad sources are refused before anything is written."""
+
+import json
+
+import numpy as np
+import pytest
+
+from hexzero import mctsfw
+from hexzero.mctsfw.checkpoints import saved_settings
+from tests.test_plugins import run_cli
+
+SMALL_NET = ["--set", "nets.pv_resnet.blocks=1", "--set", "nets.pv_resnet.filters=8",
+             "--set", "nets.pv_resnet.value_hidden=8"]
+
+
+@pytest.fixture(scope="module")
+def source(tmp_path_factory):
+    """A small self-play run of 4x4 Hex: 2 generations of 8 games."""
+    run = tmp_path_factory.mktemp("source") / "run"
+    result = run_cli("selfplay", "--set", "game=hex", "--set", "games.hex.size=4", "--run-dir", str(run),
+                     "--generations", "2", "--set", "selfplay.games_per_generation=8",
+                     "--set", "selfplay.search_games=16", "--workers", "1", "--no-progress")
+    assert result.returncode == 0, result.stderr
+    return run
+
+
+def metrics(run):
+    return [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines()]
+
+
+def distill(source, run, *extra):
+    return run_cli("distill", str(source), "--run-dir", str(run), "--no-progress", "--set", "distill.step_cases=200",
+                   *SMALL_NET, *extra)
+
+
+def test_a_student_learns_the_runs_games_epoch_by_epoch(source, tmp_path):
+    run = tmp_path / "student"
+    result = distill(source, run, "--epochs", "3", "--set", "distill.learning_rates=[0.003, 0.001]")
+    assert result.returncode == 0, result.stderr
+    lines = metrics(run)
+    assert [line["epoch"] for line in lines] == sorted(line["epoch"] for line in lines) and lines[-1]["epoch"] == 3
+    assert {line["learning_rate"] for line in lines if line["epoch"] == 1} == {0.003}
+    assert {line["learning_rate"] for line in lines if line["epoch"] == 3} == {0.001}  # the last rate repeats
+    ends = [line for line in lines if "validation_policy_loss" in line]
+    assert len(ends) == 3 and all(line["validation_cases"] > 0 for line in ends)
+    assert lines[-1]["policy_loss"] < lines[0]["policy_loss"]
+    checkpoints = sorted((run / "checkpoints").glob("*.keras"))
+    assert [p.name for p in checkpoints] == [f"pv_resnet_ep000{i}.keras" for i in range(4)]
+    assert saved_settings(checkpoints[-1])["game"] == {"name": "hex", "params": {"size": 4}}  # the source run's game
+    assert any((run / "tb").iterdir())
+    net = mctsfw.load_net(checkpoints[-1], mctsfw.make_model_game(checkpoints[-1]))
+    assert net.params()["blocks"] == 1
+
+
+def test_an_interrupted_run_resumes_to_the_same_network(source, tmp_path):
+    """One epoch, then --resume to two, ends with the weights of two epochs in one go:
+    no case is trained twice or skipped."""
+    straight, resumed = tmp_path / "straight", tmp_path / "resumed"
+    assert distill(source, straight, "--epochs", "2").returncode == 0
+    assert distill(source, resumed, "--epochs", "1").returncode == 0
+    result = run_cli("distill", "--resume", str(resumed), "--epochs", "2", "--no-progress")
+    assert result.returncode == 0, result.stderr
+    assert [line["step"] for line in metrics(resumed)] == [line["step"] for line in metrics(straight)]
+    game = mctsfw.make_game("hex", size=4)
+    a = mctsfw.load_net(straight / "checkpoints" / "pv_resnet_ep0002.keras", game)
+    b = mctsfw.load_net(resumed / "checkpoints" / "pv_resnet_ep0002.keras", game)
+    for wa, wb in zip(a.model.get_weights(), b.model.get_weights()):
+        np.testing.assert_allclose(wa, wb, atol=1e-6)
+
+
+def test_several_sources_are_learnt_together(source, tmp_path):
+    one, two = tmp_path / "one", tmp_path / "two"
+    keep = ["--epochs", "1", "--set", "distill.average_positions=false", "--set", "distill.validation_share=0"]
+    assert distill(source, one, *keep).returncode == 0
+    result = run_cli("distill", str(source), str(source), "--run-dir", str(two), "--no-progress", *SMALL_NET, *keep,
+                     "--set", "distill.step_cases=200")
+    assert result.returncode == 0, result.stderr
+    assert sum(line["cases"] for line in metrics(two)) == 2 * sum(line["cases"] for line in metrics(one))
+
+
+def test_what_distill_cannot_learn_is_refused_in_one_line(source, tmp_path):
+    cases = [
+        ((), "distill.sources: give the runs (or replay files) whose games the network learns"),
+        ((str(tmp_path / "nowhere"),), "no such run directory or replay file"),
+        ((str(tmp_path),), "a run directory with no committed replay buffer"),
+        ((str(source), "--set", "games.hex.size=5"), "played hex(size=4, swap=False), not the config's hex(size=5, swap=False)"),
+        ((str(source), "--net", "anet"), "distill.net = 'anet': "),
+    ]
+    for args, message in cases:
+        result = run_cli("distill", *args, "--run-dir", str(tmp_path / "refused"), "--no-progress")
+        assert result.returncode == 2, (args, result.stderr)
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1 and message in lines[0], (args, result.stderr)
+        assert not (tmp_path / "refused").exists()
