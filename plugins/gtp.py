@@ -788,7 +788,7 @@ class GtpActor(FollowingActor):
         game = self.game
         self.sync(state)
         try:
-            answer = self.engine.send(f"genmove {COLOUR_NAMES[game.current_player(state)]}").strip()
+            answer = self.genmove(COLOUR_NAMES[game.current_player(state)]).strip()
         except GtpEngineError:
             self.engine.kill()
             raise
@@ -801,6 +801,10 @@ class GtpActor(FollowingActor):
             raise self.engine._failure(f"answered genmove with {answer!r}: {error}") from None
         self.state = after
         return action
+
+    def genmove(self, colour: str) -> str:
+        """The engine's answer to ``genmove COLOUR`` (an engine's quirks are handled here by a subclass)."""
+        return self.engine.send(f"genmove {colour}")
 
     def send(self, command: str) -> str:
         """Any other command to the engine (``final_score``...): its answer, or GtpEngineError."""
