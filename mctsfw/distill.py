@@ -7,7 +7,10 @@ trains any registered policy-and-value network on the games of one or more such 
 from scratch or from ``init_net``, for ``epochs`` passes over every case (duplicate
 positions merged with ``average_positions``, the board's symmetries added with
 ``augment``), at the learning rate ``learning_rates`` gives each epoch: a student net of
-another architecture learns what a run's teacher searched, without a game played.
+another architecture learns what a run's teacher searched, without a game played. Runs
+of several board sizes of one game mix in one distillation when the network plays every
+size (``pv_resnet`` with ``heads = "convolutional"``): each step trains on the cases of
+each size it drew, one size after the other.
 
 A share of the games (``validation_share``, drawn from the seed) is held out: after every
 epoch the network's policy cross-entropy and value error on them are measured, so a
@@ -85,17 +88,58 @@ def sources_problems(config: dict, registries: Registries) -> list[str]:
             problems.append(f"distill.sources: {error}")
             continue
         made = source_game(source)
-        if made is not None and (made["game"] != game or made["games"][made["game"]] != params):
-            problems.append(f"distill.sources: {source} played "
-                            f"{describe_settings(made['game'], made['games'][made['game']])}, not the config's "
-                            f"{describe_settings(game, params)}")
+        if made is None:
+            continue
+        played = made["games"][made["game"]]
+        if made["game"] != game or without_size(played) != without_size(params):
+            problems.append(f"distill.sources: {source} played {describe_settings(made['game'], played)}, not the "
+                            f"config's {describe_settings(game, params)} (runs may differ in board size alone)")
+    if problems:
+        return problems
+    made_game = registries.games.get(game)(**params)
     if table["init_net"]:
         from hexzero.mctsfw.selfplay import init_net_problem
 
-        made_game = registries.games.get(game)(**params)
         if problem := init_net_problem(table["init_net"], registries.nets.get(table["net"]), made_game):
-            problems.append(f"distill.init_net = {table['init_net']!r}: {problem}")
+            return [f"distill.init_net = {table['init_net']!r}: {problem}"]
+    sizes = {describe_settings(game, g): g for g in [params, *source_games(table["sources"], game, params).values()]}
+    if len(sizes) > 1:  # the network must play every size: asked of one built (or loaded) as the run will
+        net = starting_net(config, registries, made_game, seed=0)
+        for described, params_of_size in sizes.items():
+            try:
+                view = getattr(net, "for_game", None)
+                if view is None:
+                    raise ValueError(f"the {table['net']} net plays one board size")
+                view(registries.games.get(game)(**params_of_size))
+            except ValueError as error:
+                problems.append(f"distill.sources: runs of several sizes need a network that plays every one "
+                                f"(pv_resnet with heads = \"convolutional\"); for {described}: {error}")
+                break
     return problems
+
+
+def without_size(params: dict) -> dict:
+    return {k: v for k, v in params.items() if k != "size"}
+
+
+def source_games(sources: list[str], game: str, params: dict) -> dict[str, dict]:
+    """Each source's game parameters: its run's, or the config's for a replay file alone."""
+    found = {}
+    for source in sources:
+        made = source_game(source)
+        found[source] = {**params, **made["games"][game]} if made is not None else dict(params)
+    return found
+
+
+def starting_net(config: dict, registries: Registries, game: Game, seed: int):
+    """The network a distillation starts from: ``init_net``, or a new one of ``[nets.<net>]``."""
+    table = config["distill"]
+    net_class = registries.nets.get(table["net"])
+    if table["init_net"]:
+        return net_class.load(Path(table["init_net"]), game)
+    params = plugin_params(config, "nets", table["net"])
+    params.setdefault("seed", seed)
+    return net_class(game, **params)
 
 
 DISTILL_SECTION = Section("distill", "cli.py distill: a network learns the games recorded by earlier runs", [
@@ -157,7 +201,7 @@ class DistillTrainer(ResumableRun):
         self.game: Game = registries.games.get(config["game"])(**plugin_params(config, "games", config["game"]))
         self.net_class = registries.nets.get(self.settings.net)
         self.net_name = self.settings.net
-        self.data: dict[str, tuple[np.ndarray, ...]] = {}
+        self.parts: list = []  # (the size's description, the network's view of it, its cases)
 
     @classmethod
     def config_problems(cls, config: dict) -> list[str]:
@@ -165,28 +209,48 @@ class DistillTrainer(ResumableRun):
 
     # ---- the cases -------------------------------------------------------------------------------
     def _load_cases(self) -> None:
-        """Every source's games, split into training and held-out games, rebuilt into cases."""
+        """Every source's games, split into training and held-out games, rebuilt into cases,
+        one part per board size (the network's view of that size, its cases)."""
         s = self.settings
-        records = []
+        registries = default_registries()
+        params_of = source_games(s.sources, self.config["game"], plugin_params(self.config, "games", self.config["game"]))
+        records: dict[str, list] = {}
+        games: dict[str, Game] = {}
         for source in s.sources:
-            path = source_buffer_path(source)
-            records += ReplayBuffer.load(path, self.game, self.net.encode_batch).records
-        validation = held_out(len(records), s.validation_share, self.seed)
+            key = describe_settings(self.config["game"], params_of[source])
+            if key not in games:
+                games[key] = registries.games.get(self.config["game"])(**params_of[source])
+            encode = games[key].encode  # the records alone are wanted here: any encoding of the size does
+            records.setdefault(key, []).extend(ReplayBuffer.load(
+                source_buffer_path(source), games[key], lambda states, encode=encode: np.stack([encode(x) for x in states])
+            ).records)
         heads = getattr(self.net, "aux_heads", ())
-        for name, keep in (("train", ~validation), ("validation", validation)):
-            chosen = [record for record, kept in zip(records, keep) if kept]
-            buffer = ReplayBuffer(max(1, sum(len(r.targeted()) for r in chosen)) * 8 + 1, self.game,
-                                  self.net.encode_batch, augment=s.augment and name == "train")
-            for record in chosen:
-                buffer.add(record)
-            self.data[name] = buffer.cases(average_positions=s.average_positions, aux=bool(heads)) if chosen else ()
-        if not len(self.data["train"]) or not len(self.data["train"][0]):
+        self.parts = []
+        for key in sorted(records, key=lambda k: games[k].num_actions):
+            game = games[key]
+            view = self.net if game.params() == self.game.params() else self.net.for_game(game)
+            validation = held_out(len(records[key]), s.validation_share, self.seed)
+            data = {}
+            for name, keep in (("train", ~validation), ("validation", validation)):
+                chosen = [record for record, kept in zip(records[key], keep) if kept]
+                buffer = ReplayBuffer(max(1, sum(len(r.targeted()) for r in chosen)) * 8 + 1, game, view.encode_batch,
+                                      augment=s.augment and name == "train")
+                for record in chosen:
+                    buffer.add(record)
+                data[name] = buffer.cases(average_positions=s.average_positions, aux=bool(heads)) if chosen else ()
+            self.parts.append((key, view, data))
+        self.offsets = np.cumsum([0] + [len(data["train"][0]) if data["train"] else 0 for _, _, data in self.parts])
+        if not self.offsets[-1]:
             raise RunDirError(f"distill.sources: no positions to learn in {', '.join(map(str, s.sources))}")
-        self.games = {"train": int((~validation).sum()), "validation": int(validation.sum())}
+
+    @property
+    def cases(self) -> int:
+        """Training cases of every size."""
+        return int(self.offsets[-1])
 
     @property
     def steps_per_epoch(self) -> int:
-        return math.ceil(len(self.data["train"][0]) / self.settings.step_cases)
+        return math.ceil(self.cases / self.settings.step_cases)
 
     def learning_rate(self, epoch: int) -> float:
         """The learning rate of epoch ``epoch`` (from 0)."""
@@ -196,12 +260,9 @@ class DistillTrainer(ResumableRun):
     # ---- the run's state -------------------------------------------------------------------------
     def new_state(self) -> None:
         s = self.settings
+        self.net = starting_net(self.config, default_registries(), self.game, self.seed)
         if s.init_net:
-            self.net = self.net_class.load(Path(s.init_net), self.game)
-        else:
-            params = plugin_params(self.config, "nets", s.net)
-            params.setdefault("seed", self.seed)
-            self.net = self.net_class(self.game, **params)
+            self.net.play_settings = None  # the run's own settings go into its checkpoints
         self.base_rate = float(plugin_params(self.config, "nets", s.net).get("learning_rate", self.net.learning_rate))
         self._load_cases()
 
@@ -219,23 +280,31 @@ class DistillTrainer(ResumableRun):
     # ---- the loop ----------------------------------------------------------------------------------
     def steps(self) -> Iterator[tuple[dict[str, Any], bool]]:
         s = self.settings
-        x, pi, z, *aux = self.data["train"]
         heads = getattr(self.net, "aux_heads", ())
         while self.step < s.epochs * self.steps_per_epoch:
             started = time.perf_counter()
             epoch, part = divmod(self.step, self.steps_per_epoch)
-            order = np.random.default_rng([self.seed, 2, epoch]).permutation(len(x))
+            order = np.random.default_rng([self.seed, 2, epoch]).permutation(self.cases)
             chosen = np.sort(order[part * s.step_cases:(part + 1) * s.step_cases])
             rate = self.learning_rate(epoch)
             self.net.set_learning_rate(rate)
             self.net.rng = np.random.default_rng([self.seed, 3, self.step])  # the step's shuffle, resumed or not
-            extra = {"aux": {h: a[chosen] for h, a in zip(("ownership", "score"), aux)}} if heads else {}
-            stats = self.net.fit(x[chosen], pi[chosen], z[chosen], batch_size=s.minibatch, epochs=1, **extra)
-            record: dict[str, Any] = {
-                "epoch": epoch + 1, "cases": int(len(chosen)), "loss": stats["loss"],
-                "policy_loss": stats["policy_loss"], "value_loss": stats["value_loss"],
-                **{f"{head}_loss": stats[f"{head}_loss"] for head in heads}, "learning_rate": rate,
-            }
+            totals: dict[str, float] = {}
+            for index, (_, view, data) in enumerate(self.parts):  # each size's cases of the step, one size at a time
+                mine = chosen[(chosen >= self.offsets[index]) & (chosen < self.offsets[index + 1])] - self.offsets[index]
+                if not len(mine):
+                    continue
+                x, pi, z, *aux = data["train"]
+                view.rng = self.net.rng
+                extra = {"aux": {h: a[mine] for h, a in zip(("ownership", "score"), aux)}} if heads else {}
+                stats = view.fit(x[mine], pi[mine], z[mine], batch_size=s.minibatch, epochs=1, **extra)
+                for key in ("loss", "policy_loss", "value_loss", *(f"{head}_loss" for head in heads)):
+                    totals[key] = totals.get(key, 0.0) + stats[key] * len(mine)
+            record: dict[str, Any] = {"epoch": epoch + 1, "cases": int(len(chosen)),
+                                      **{key: value / len(chosen) for key, value in totals.items()},
+                                      "learning_rate": rate}
+            if len(self.parts) > 1:
+                self.net.refresh()  # its numpy pass, after training through the other sizes' views
             if part + 1 == self.steps_per_epoch:  # the epoch's end: measured on the held-out games, and saved
                 record.update(self.validation())
                 self.save_checkpoint(epoch + 1)
@@ -243,27 +312,32 @@ class DistillTrainer(ResumableRun):
             yield record, True
 
     def validation(self) -> dict[str, Any]:
-        """The network on the held-out games: its policy's cross-entropy against their
-        targets, its value's mean squared error (on the [0, 1] scale), and how often its
-        most probable move is the one the targets favour most."""
-        if not self.data["validation"]:
+        """The network on the held-out games of every size: its policy's cross-entropy
+        against their targets, its value's mean squared error (on the [0, 1] scale), and how
+        often its most probable move is the one the targets favour most."""
+        cross, error, agree, count = 0.0, 0.0, 0, 0
+        for _, view, data in self.parts:
+            if not data["validation"]:
+                continue
+            view.refresh()
+            x, pi, z = data["validation"][:3]
+            for start in range(0, len(x), 1024):
+                probs, values = view.evaluate(x[start:start + 1024])
+                target = pi[start:start + 1024]
+                cross += float(-(target * np.log(np.maximum(probs, 1e-12))).sum())
+                error += float(((values - z[start:start + 1024]) ** 2).sum())
+                agree += int((probs.argmax(axis=1) == target.argmax(axis=1)).sum())
+            count += len(x)
+        if not count:
             return {}
-        x, pi, z = self.data["validation"][:3]
-        cross, error, agree = 0.0, 0.0, 0
-        for start in range(0, len(x), 1024):
-            probs, values = self.net.evaluate(x[start:start + 1024])
-            target = pi[start:start + 1024]
-            cross += float(-(target * np.log(np.maximum(probs, 1e-12))).sum())
-            error += float(((values - z[start:start + 1024]) ** 2).sum())
-            agree += int((probs.argmax(axis=1) == target.argmax(axis=1)).sum())
-        return {"validation_policy_loss": round(cross / len(x), 5), "validation_value_mse": round(error / len(x), 5),
-                "validation_move_agreement": round(agree / len(x), 4), "validation_cases": int(len(x))}
+        return {"validation_policy_loss": round(cross / count, 5), "validation_value_mse": round(error / count, 5),
+                "validation_move_agreement": round(agree / count, 4), "validation_cases": count}
 
     def bar_counts(self) -> tuple[int, int]:
-        return self.step, self.settings.epochs * self.steps_per_epoch if self.data else self.step
+        return self.step, self.settings.epochs * self.steps_per_epoch
 
     def bar_postfix(self, record: dict[str, Any]) -> dict[str, Any]:
         return {"epoch": record["epoch"], "loss": f"{record['loss']:.3f}"}
 
     def completed(self) -> int:
-        return self.step // self.steps_per_epoch if self.data else 0
+        return self.step // self.steps_per_epoch

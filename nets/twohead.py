@@ -376,18 +376,9 @@ class PolicyValueNet:
         outputs = model.output_shape
         if not (isinstance(outputs, list) and 2 <= len(outputs) <= 4):
             raise ModelFileError(f"{path}: not a two-headed model (outputs {outputs})")
-        expected = tuple(model.input_shape[1:])
-        if len(expected) == 3 and expected[:2] == (None, None):  # convolutional heads: any board size
-            problem = cls._any_size_problem(model, expected[2], encoded, game)
-            if problem:
-                raise ModelFileError(f"{path}: {problem}")
-        elif expected != encoded:
-            expects, encodes = cls._describe_shape(expected), cls._describe_shape(encoded)
-            raise ModelFileError(f"{path}: expects {expects} but {describe_game(game)} encodes {encodes}")
-        if outputs[0][-1] is not None and outputs[0][-1] != game.num_actions:
-            raise ModelFileError(
-                f"{path}: has {outputs[0][-1]} policy outputs but {describe_game(game)} has {game.num_actions} actions"
-            )
+        problem = cls._game_problem(model, encoded, game)
+        if problem:
+            raise ModelFileError(f"{path}: {problem}")
         net = cls.__new__(cls)
         try:
             net._adopt(game, model)
@@ -395,6 +386,32 @@ class PolicyValueNet:
             raise ModelFileError(f"{path}: not a network the {cls.name} net can run ({error})") from None
         net.play_settings = read_settings(path).get("search")
         return net
+
+    @classmethod
+    def _game_problem(cls, model, encoded: tuple[int, ...], game: Game) -> str | None:
+        """Why ``model`` cannot play ``game`` (whose states this net encodes as ``encoded``), or None."""
+        expected = tuple(model.input_shape[1:])
+        if len(expected) == 3 and expected[:2] == (None, None):  # convolutional heads: any board size
+            return cls._any_size_problem(model, expected[2], encoded, game)
+        if expected != encoded:
+            expects, encodes = cls._describe_shape(expected), cls._describe_shape(encoded)
+            return f"expects {expects} but {describe_game(game)} encodes {encodes}"
+        actions = model.output_shape[0][-1]
+        if actions is not None and actions != game.num_actions:
+            return f"has {actions} policy outputs but {describe_game(game)} has {game.num_actions} actions"
+        return None
+
+    def for_game(self, game: Game) -> "PolicyValueNet":
+        """This network playing ``game`` (another board size, for a ResNet with convolutional
+        heads): the same Keras model, so its weights and optimizer are shared and training
+        either trains both. ValueError says why it cannot."""
+        problem = self._game_problem(self.model, self.encoding_shape(game), game)
+        if problem:
+            raise ValueError(f"{self.name}: {problem}")
+        twin = type(self).__new__(type(self))
+        twin._adopt(game, self.model)
+        twin.play_settings = self.play_settings
+        return twin
 
     @staticmethod
     def _any_size_problem(model, planes: int, encoded: tuple[int, ...], game: Game) -> str | None:

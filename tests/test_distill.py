@@ -84,7 +84,11 @@ def test_what_distill_cannot_learn_is_refused_in_one_line(source, tmp_path):
         ((), "distill.sources: give the runs (or replay files) whose games the network learns"),
         ((str(tmp_path / "nowhere"),), "no such run directory or replay file"),
         ((str(tmp_path),), "a run directory with no committed replay buffer"),
-        ((str(source), "--set", "games.hex.size=5"), "played hex(size=4, swap=False), not the config's hex(size=5, swap=False)"),
+        ((str(source), "--set", "games.hex.swap=true"), "played hex(size=4, swap=False), not the config's "
+                                                         "hex(size=4, swap=True) (runs may differ in board size alone)"),
+        ((str(source), "--set", "games.hex.size=5"), "runs of several sizes need a network that plays every one "
+                                                     '(pv_resnet with heads = "convolutional"); for hex(size=4, '
+                                                     "swap=False): pv_resnet: expects planes of shape (5, 5, 6)"),
         ((str(source), "--net", "anet"), "distill.net = 'anet': "),
     ]
     for args, message in cases:
@@ -93,3 +97,29 @@ def test_what_distill_cannot_learn_is_refused_in_one_line(source, tmp_path):
         lines = result.stderr.strip().splitlines()
         assert len(lines) == 1 and message in lines[0], (args, result.stderr)
         assert not (tmp_path / "refused").exists()
+
+
+def test_runs_of_two_board_sizes_teach_one_network_of_every_size(source, tmp_path):
+    """A 4x4 run and a 5x5 one into a ResNet with convolutional heads: each step trains on
+    the cases of both sizes, and the network it saves plays both."""
+    five = tmp_path / "five"
+    result = run_cli("selfplay", "--set", "game=hex", "--set", "games.hex.size=5", "--run-dir", str(five),
+                     "--generations", "1", "--set", "selfplay.games_per_generation=4",
+                     "--set", "selfplay.search_games=8", "--workers", "1", "--no-progress")
+    assert result.returncode == 0, result.stderr
+    run = tmp_path / "both"
+    result = run_cli("distill", str(five), str(source), "--run-dir", str(run), "--no-progress", *SMALL_NET,
+                     "--epochs", "1", "--set", 'nets.pv_resnet.heads="convolutional"',
+                     "--set", "distill.step_cases=100000")
+    assert result.returncode == 0, result.stderr
+    (line,) = metrics(run)
+    single = tmp_path / "single"
+    assert distill(five, single, "--epochs", "1", "--set", 'nets.pv_resnet.heads="convolutional"',
+                   "--set", "distill.step_cases=100000").returncode == 0
+    assert line["cases"] > sum(x["cases"] for x in metrics(single))  # the 4x4 games came in too
+    checkpoint = run / "checkpoints" / "pv_resnet_ep0001.keras"
+    assert saved_settings(checkpoint)["game"]["params"]["size"] == 5  # the first run's game
+    for size in (4, 5):
+        game = mctsfw.make_game("hex", size=size)
+        policy = mctsfw.load_net(checkpoint, game).policy(game.initial_state())
+        assert policy.shape == (size * size,) and abs(policy.sum() - 1) < 1e-5
