@@ -380,3 +380,12 @@ def test_cli_exits_2_and_lists_every_problem():
         capture_output=True, text=True, timeout=120,
     )
     assert result.returncode == 2 and "games.hex.size" in result.stderr
+
+
+@pytest.mark.parametrize("path", sorted((Path(__file__).resolve().parent.parent / "configs").glob("*.toml")),
+                         ids=lambda path: path.name)
+def test_every_ready_configuration_loads_without_a_problem(path):
+    from hexzero.mctsfw.config import load_config
+
+    config = load_config(path.parent.parent / "hexzero.toml", path)
+    assert config["game"] in ("hex", "go", "gomoku", "connect4", "nim")
