@@ -259,23 +259,21 @@ class DistillTrainer(ResumableRun):
 
     # ---- the run's state -------------------------------------------------------------------------
     def new_state(self) -> None:
-        s = self.settings
         self.net = starting_net(self.config, default_registries(), self.game, self.seed)
-        if s.init_net:
-            self.net.play_settings = None  # the run's own settings go into its checkpoints
-        self.base_rate = float(plugin_params(self.config, "nets", s.net).get("learning_rate", self.net.learning_rate))
         self._load_cases()
 
     def load_state(self, directory: Path, progress: dict[str, Any]) -> None:
         self.net = self.net_class.load(directory / "net.keras", self.game)
-        self.base_rate = progress["base_rate"]
         self._load_cases()
 
     def save_state(self, directory: Path) -> None:
         self.net.save(directory / "net.keras")
 
-    def progress_state(self) -> dict[str, Any]:
-        return {"base_rate": self.base_rate}
+    @property
+    def base_rate(self) -> float:
+        """The learning rate of ``[nets.<net>]`` (a run keeps it from its start); a net that
+        declares none keeps its own."""
+        return float(plugin_params(self.config, "nets", self.settings.net).get("learning_rate", self.net.learning_rate))
 
     # ---- the loop ----------------------------------------------------------------------------------
     def steps(self) -> Iterator[tuple[dict[str, Any], bool]]:
