@@ -41,6 +41,7 @@ from hexzero.mctsfw.replay import ReplayBuffer
 from hexzero.mctsfw.roles import POLICY_VALUE, role_problem
 from hexzero.mctsfw.runs import ResumableRun, RunDir, RunDirError
 from hexzero.mctsfw.schema import Section, SectionSettings, Setting
+from hexzero.mctsfw.selfplay import init_net_problem, size_buffers, sizes_problem, starting_net
 
 
 def source_buffer_path(source: str | Path) -> Path:
@@ -54,6 +55,15 @@ def source_buffer_path(source: str | Path) -> Path:
     if not path.is_file():
         raise RunDirError(f"{path}: no such run directory or replay file")
     return path
+
+
+def source_buffers(source: str | Path, params: dict) -> list[tuple[Path, dict]]:
+    """(replay file, game parameters) of each buffer a source holds: a run that played
+    several board sizes (``selfplay.sizes``) has one for each, ``params`` its game's."""
+    main = source_buffer_path(source)
+    if not Path(source).is_dir():
+        return [(main, params)]
+    return [(main, params), *((path, {**params, "size": size}) for size, path in size_buffers(main.parent).items())]
 
 
 def source_game(source: str | Path) -> dict | None:
@@ -98,23 +108,16 @@ def sources_problems(config: dict, registries: Registries) -> list[str]:
         return problems
     made_game = registries.games.get(game)(**params)
     if table["init_net"]:
-        from hexzero.mctsfw.selfplay import init_net_problem
 
         if problem := init_net_problem(table["init_net"], registries.nets.get(table["net"]), made_game):
             return [f"distill.init_net = {table['init_net']!r}: {problem}"]
-    sizes = {describe_settings(game, g): g for g in [params, *source_games(table["sources"], game, params).values()]}
+    played = [g for source, p in source_games(table["sources"], game, params).items() for _, g in source_buffers(source, p)]
+    sizes = {describe_settings(game, g): g for g in [params, *played]}
     if len(sizes) > 1:  # the network must play every size: asked of one built (or loaded) as the run will
-        net = starting_net(config, registries, made_game, seed=0)
-        for described, params_of_size in sizes.items():
-            try:
-                view = getattr(net, "for_game", None)
-                if view is None:
-                    raise ValueError(f"the {table['net']} net plays one board size")
-                view(registries.games.get(game)(**params_of_size))
-            except ValueError as error:
-                problems.append(f"distill.sources: runs of several sizes need a network that plays every one "
-                                f"(pv_resnet with heads = \"convolutional\"); for {described}: {error}")
-                break
+        net = starting_net(config, registries, "distill", made_game, seed=0)
+        games = [registries.games.get(game)(**params_of_size) for params_of_size in sizes.values()]
+        if problem := sizes_problem(net, games, table["net"]):
+            problems.append(f"distill.sources: runs of {problem}")
     return problems
 
 
@@ -129,17 +132,6 @@ def source_games(sources: list[str], game: str, params: dict) -> dict[str, dict]
         made = source_game(source)
         found[source] = {**params, **made["games"][game]} if made is not None else dict(params)
     return found
-
-
-def starting_net(config: dict, registries: Registries, game: Game, seed: int):
-    """The network a distillation starts from: ``init_net``, or a new one of ``[nets.<net>]``."""
-    table = config["distill"]
-    net_class = registries.nets.get(table["net"])
-    if table["init_net"]:
-        return net_class.load(Path(table["init_net"]), game)
-    params = plugin_params(config, "nets", table["net"])
-    params.setdefault("seed", seed)
-    return net_class(game, **params)
 
 
 DISTILL_SECTION = Section("distill", "cli.py distill: a network learns the games recorded by earlier runs", [
@@ -216,14 +208,13 @@ class DistillTrainer(ResumableRun):
         params_of = source_games(s.sources, self.config["game"], plugin_params(self.config, "games", self.config["game"]))
         records: dict[str, list] = {}
         games: dict[str, Game] = {}
-        for source in s.sources:
-            key = describe_settings(self.config["game"], params_of[source])
+        for path, params in (pair for source in s.sources for pair in source_buffers(source, params_of[source])):
+            key = describe_settings(self.config["game"], params)
             if key not in games:
-                games[key] = registries.games.get(self.config["game"])(**params_of[source])
+                games[key] = registries.games.get(self.config["game"])(**params)
             encode = games[key].encode  # the records alone are wanted here: any encoding of the size does
             records.setdefault(key, []).extend(ReplayBuffer.load(
-                source_buffer_path(source), games[key], lambda states, encode=encode: np.stack([encode(x) for x in states])
-            ).records)
+                path, games[key], lambda states, encode=encode: np.stack([encode(x) for x in states])).records)
         heads = getattr(self.net, "aux_heads", ())
         self.parts = []
         for key in sorted(records, key=lambda k: games[k].num_actions):
@@ -259,7 +250,7 @@ class DistillTrainer(ResumableRun):
 
     # ---- the run's state -------------------------------------------------------------------------
     def new_state(self) -> None:
-        self.net = starting_net(self.config, default_registries(), self.game, self.seed)
+        self.net = starting_net(self.config, default_registries(), "distill", self.game, self.seed)
         self._load_cases()
 
     def load_state(self, directory: Path, progress: dict[str, Any]) -> None:

@@ -192,6 +192,9 @@ class ImitationTrainer(SelfPlayTrainer):
         super().__init__(*args, **kwargs)
         self._players: dict | None = None  # the players of games played in this process
 
+    def game_sizes(self) -> list[int]:
+        return []  # the teachers play the config's size
+
     def _generation_games(self) -> Iterator[tuple[tuple[dict[str, Any], RecordedGame], bool]]:
         """The rest of this generation's games, in order: ((metrics record, recorded game), commit now?)."""
         s = self.settings

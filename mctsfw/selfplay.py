@@ -110,10 +110,85 @@ def init_net_problem(path: str, net_class: type, game: Game) -> str | None:
     return None
 
 
+def starting_net(config: dict, registries: Registries, section: str, game: Game, seed: int):
+    """The network a run of ``[section]`` starts from: the file ``init_net`` names (its
+    weights and optimizer state; the run's ``[nets.<net>] learning_rate`` applies where the
+    net can be told one), or a new one of ``[nets.<net>]``."""
+    table = config[section]
+    net_class = registries.nets.get(table["net"])
+    params = plugin_params(config, "nets", table["net"])
+    if table["init_net"]:  # checked with the config (init_net_problem); a broken file raises ModelFileError
+        net = net_class.load(Path(table["init_net"]), game)
+        if hasattr(net, "set_learning_rate"):  # optional (mctsfw.roles): without it, the file's rate
+            net.set_learning_rate(params["learning_rate"])
+        return net
+    params.setdefault("seed", seed)
+    return net_class(game, **params)
+
+
+def sizes_problem(net, games: list[Game], net_name: str) -> str | None:
+    """Why ``net`` cannot play every one of ``games`` (one game at several board sizes), or None."""
+    from hexzero.mctsfw.checkpoints import describe_settings
+
+    view = getattr(net, "for_game", None)
+    for game in games:
+        try:
+            if view is None:
+                raise ValueError(f"the {net_name} net plays one board size")
+            view(game)
+        except ValueError as error:
+            return (f"several board sizes need a network that plays every one (pv_resnet with heads = "
+                    f"\"convolutional\"); for {describe_settings(game.name, game.params())}: {error}")
+    return None
+
+
+def sized_games(config: dict, registries: Registries, sizes: list[int]) -> dict[int, Game]:
+    """The config's game at each of ``sizes`` (its other settings the config's)."""
+    name = config["game"]
+    params = plugin_params(config, "games", name)
+    return {size: registries.games.get(name)(**{**params, "size": size}) for size in sizes}
+
+
+#: the replay file of a board size other than the game's own, in a committed state (``replay.npz``: the game's own)
+SIZE_BUFFER = "replay-size{}.npz"
+
+
+def size_buffers(directory: Path) -> dict[int, Path]:
+    """The replay files of the other board sizes in a committed state ``directory``, by size."""
+    found = {}
+    for path in directory.glob(SIZE_BUFFER.format("*")):
+        size = path.name.removeprefix("replay-size").removesuffix(".npz")
+        if size.isdigit():
+            found[int(size)] = path
+    return dict(sorted(found.items()))
+
+
+def sizes_problems(config: dict, registries: Registries) -> list[str]:
+    """The problems of ``selfplay.sizes``: a game with a board size, the config's among them,
+    each a size the game takes, a network that plays every one."""
+    table, name = config["selfplay"], config["game"]
+    params = plugin_params(config, "games", name)
+    if "size" not in params:
+        return [f"selfplay.sizes: {name} has no board size (Hex, Go and Gomoku have)"]
+    if params["size"] not in table["sizes"]:
+        return [f"selfplay.sizes = {table['sizes']}: give games.{name}.size = {params['size']} too (the run's "
+                f"checkpoints are recorded as networks for that size)"]
+    try:
+        games = list(sized_games(config, registries, table["sizes"]).values())
+    except ValueError as error:
+        return [f"selfplay.sizes: {error}"]
+    main = registries.games.get(name)(**params)
+    if problem := sizes_problem(starting_net(config, registries, "selfplay", main, seed=0), games, table["net"]):
+        return [f"selfplay.sizes: {problem}"]
+    return []
+
+
 #: ``[selfplay]``: AlphaZero-style generations (``cli.py selfplay``)
 def selfplay_config_problems(config: dict, registries: Registries) -> list[str]:
     """The problems of a (well-formed) config for ``selfplay``, found before anything is written."""
     problems = learning_run_problems(config, registries, "selfplay", "self-play")
+    if config["selfplay"]["sizes"] and not problems:
+        problems += sizes_problems(config, registries)
     policy = config["selfplay"]["tree_policy"]
     if policy in registries.tree_policies and not registries.tree_policies.get(policy).uses_priors:
         problems.append(f"selfplay.tree_policy = {policy!r}: self-play searches with the network's priors; "
@@ -130,6 +205,11 @@ SELFPLAY_SECTION = Section("selfplay", "cli.py selfplay: AlphaZero-style generat
             "cli.py imitate, say; \"\" = untrained", empty=True),
     Setting("generations", 20, "train steps (each after games_per_generation self-play games)", low=1, resumable=True),
     Setting("games_per_generation", 20, "games played before each train step", low=1),
+    Setting("sizes", [], "board sizes the run plays in turn, the game's own size among them: a generation's "
+            "lock-step groups of games take them in turn (lockstep = 1: game by game); each size keeps its own "
+            "replay_size cases and the network trains on every size each generation; the net must play every "
+            "size (pv_resnet with heads = \"convolutional\"); [] = the game's size alone",
+            items=Setting("size", 9, "a board size", low=1)),
     Setting("tree_policy", "puct", 'the search: "puct" (Dirichlet root noise, moves drawn by temperature) or "gumbel" '
             "(Gumbel AlphaZero: Gumbel top-k and sequential halving at the root, the improved policy as the target, "
             "the halving's winner played; temperature unused); any tree policy that reads priors; its "
@@ -379,6 +459,36 @@ def self_play_games(game: Game, net, policy: TreePolicy, s: SelfPlaySettings, nu
     return [g.result() for g in games]
 
 
+def size_of_game(s: SelfPlaySettings, number: int) -> int | None:
+    """The board size game ``number`` is played on with ``selfplay.sizes`` (None without
+    them): its lock-step group's turn (the groups of every generation counted in order),
+    so a group plays one size, whoever plays it."""
+    if not s.sizes:
+        return None
+    generation, within = divmod(number - 1, s.games_per_generation)
+    group = generation * -(-s.games_per_generation // s.lockstep) + within // s.lockstep
+    return s.sizes[group % len(s.sizes)]
+
+
+class SizedViews:
+    """A network and its views of the other board sizes a run plays (``for_game``), made
+    once per network and size."""
+
+    def __init__(self, games: dict[int, Game], main: Game):
+        self.games, self.main = games, main
+        self.net, self.views = None, {}
+
+    def game_and_net(self, size: int | None, net) -> tuple[Game, Any]:
+        """The game of ``size`` (None: the main one) and ``net``'s view of it."""
+        if net is not self.net:
+            self.net, self.views = net, {}
+        if size is None or self.games[size].params() == self.main.params():
+            return self.main, net
+        if size not in self.views:
+            self.views[size] = net.for_game(self.games[size])
+        return self.games[size], self.views[size]
+
+
 def lockstep_groups(first: int, last: int, games_per_generation: int, lockstep: int) -> list[list[int]]:
     """Games ``first`` to ``last`` (numbers from 1, within one generation) in their lock-step
     groups: games 1-B, B+1-2B, ... of the generation, so a game is played with the same
@@ -423,9 +533,11 @@ def _worker_start(config: dict) -> None:
     """Build the game, the noisy PUCT policy and the net class once per worker (a worker
     process calls it when it starts; a Ray worker on its first task, and again if a run
     with another config reuses it)."""
-    settings, game, net_class, policy = self_play_pieces(config, default_registries())
+    registries = default_registries()
+    settings, game, net_class, policy = self_play_pieces(config, registries)
     _worker.clear()
-    _worker.update(config=config, settings=settings, game=game, net_class=net_class, policy=policy, net_key=None)
+    _worker.update(config=config, settings=settings, game=game, net_class=net_class, policy=policy, net_key=None,
+                   sized=SizedViews(sized_games(config, registries, settings.sizes), game))
 
 
 def _worker_games(config: dict, net, numbers: list[int], seed: int) -> list[tuple[dict[str, Any], RecordedGame]]:
@@ -437,7 +549,8 @@ def _worker_games(config: dict, net, numbers: list[int], seed: int) -> list[tupl
     if _worker["net_key"] != net.key:  # a new generation's network
         _worker["net"] = net.load(_worker["net_class"], _worker["game"])
         _worker["net_key"] = net.key
-    return self_play_games(_worker["game"], _worker["net"], _worker["policy"], _worker["settings"], numbers, seed)
+    game, sized = _worker["sized"].game_and_net(size_of_game(_worker["settings"], numbers[0]), _worker["net"])
+    return self_play_games(game, sized, _worker["policy"], _worker["settings"], numbers, seed)
 
 
 class GameClock:
@@ -490,6 +603,9 @@ class SelfPlayTrainer(ResumableRun):
         self.registries = registries or default_registries()
         self.settings, self.game, self.net_class, self.tree_policy = self.pieces(config, self.registries)
         self.net_name = self.settings.net
+        self.sizes = self.game_sizes()  # selfplay.sizes: the board sizes played in turn ([]: the game's alone)
+        self.sized = SizedViews(sized_games(config, self.registries, self.sizes), self.game)
+        self.other_buffers: dict[int, ReplayBuffer] = {}  # the cases of each size but the game's own
         require_role(self.net_class, POLICY_VALUE, f"{self.section}.net = {self.net_name!r}: {self.what}")
         self._backend = None  # mctsfw.backends: started with the first games that need it
         self.generation, self.games_done = 0, 0
@@ -503,20 +619,36 @@ class SelfPlayTrainer(ResumableRun):
         """(settings, game, net class, tree policy) of the run, read from the config."""
         return self_play_pieces(config, registries)
 
+    def game_sizes(self) -> list[int]:
+        return list(self.settings.sizes)
+
+    def size_of(self, number: int) -> int | None:
+        """The board size of game ``number`` (None: the game's own)."""
+        size = size_of_game(self.settings, number) if self.sizes else None
+        return None if size == getattr(self.game, "size", None) else size
+
+    def _new_buffers(self) -> None:
+        """An empty buffer for each size other than the game's."""
+        s = self.settings
+        self.other_buffers = {size: ReplayBuffer(s.replay_size, *self._encoding(size), augment=s.augment)
+                              for size in self.sizes if size != getattr(self.game, "size", None)}
+
+    def _encoding(self, size: int) -> tuple[Game, Any]:
+        """The game of ``size`` and its network view's encoder."""
+        game, view = self.sized.game_and_net(size, self.net)
+        return game, view.encode_batch
+
+    def _other_buffer_path(self, directory: Path, size: int) -> Path:
+        return directory / SIZE_BUFFER.format(size)
+
     # ---- the run's state ----------------------------------------------------------------------------
     def new_state(self) -> None:
         """The networks and buffer of a new run: an untrained network, or the one ``init_net`` names."""
         s = self.settings
-        if s.init_net:  # checked with the config (learning_run_problems); a broken file raises ModelFileError
-            self.net = self.net_class.load(Path(s.init_net), self.game)
-            if hasattr(self.net, "set_learning_rate"):  # optional (mctsfw.roles): without it, the file's rate
-                self.net.set_learning_rate(plugin_params(self.config, "nets", s.net)["learning_rate"])
-        else:
-            params = plugin_params(self.config, "nets", s.net)
-            params.setdefault("seed", self.seed)
-            self.net = self.net_class(self.game, **params)
+        self.net = starting_net(self.config, self.registries, self.section, self.game, self.seed)
         self.best = self._clone(self.net)
         self.buffer = ReplayBuffer(s.replay_size, self.game, self.net.encode_batch, augment=s.augment)
+        self._new_buffers()
         self.generation, self.games_done = 0, 0
         self._nets_of = None
         self._prune_sgf()
@@ -530,6 +662,9 @@ class SelfPlayTrainer(ResumableRun):
         self.net = self.net_class.load(directory / "net.keras", self.game)
         self.best = self.net_class.load(directory / "best.keras", self.game)
         self.buffer = ReplayBuffer.load(directory / "replay.npz", self.game, self.net.encode_batch)
+        self._new_buffers()
+        for size in self.other_buffers:
+            self.other_buffers[size] = ReplayBuffer.load(self._other_buffer_path(directory, size), *self._encoding(size))
         self._nets_of = self.generation
         self._prune_sgf()
 
@@ -549,6 +684,8 @@ class SelfPlayTrainer(ResumableRun):
             net.save(directory / name)
         self._nets_of = self.generation
         self.buffer.save(directory / "replay.npz")
+        for size, buffer in self.other_buffers.items():
+            buffer.save(self._other_buffer_path(directory, size))
 
     def progress_state(self) -> dict[str, Any]:
         return {"generation": self.generation, "games_done": self.games_done, "resignation": self.resignation.counts,
@@ -571,12 +708,13 @@ class SelfPlayTrainer(ResumableRun):
                 for (record, recorded), commit in self._generation_games():
                     if s.sgf:  # before the game is committed: a resumed run never lacks it
                         self._save_sgf(record)
-                    self.buffer.add(recorded)
+                    size = self.size_of(record["game"])
+                    (self.buffer if size is None else self.other_buffers[size]).add(recorded)
                     self.resignation.add(record)
                     self.games_done += 1
                     self.generation_moves += len(record["moves"])
                     moves += len(record["moves"])
-                    yield {**record, "buffer_size": len(self.buffer)}, commit
+                    yield {**record, "buffer_size": self.cases_kept()}, commit
                 self._played = [moves, time.perf_counter() - started]
             else:
                 record = self.train_generation()
@@ -599,7 +737,8 @@ class SelfPlayTrainer(ResumableRun):
         random numbers come from its number) replaces its file."""
         players = self.sgf_players(record)
         result = resigned_result(record.get("resigned"))  # a resigned game's W+R; else the final position's
-        write_sgf(self.sgf_path(record["game"]), to_sgf(self.game, record["moves"], record["starting_player"], result,
+        game = self.sized.game_and_net(self.size_of(record["game"]), self.best)[0]
+        write_sgf(self.sgf_path(record["game"]), to_sgf(game, record["moves"], record["starting_player"], result,
                                                         players=players, GN=f"self-play game {record['game']}"))
 
     def sgf_players(self, record: dict[str, Any]) -> dict[int, str]:
@@ -622,7 +761,11 @@ class SelfPlayTrainer(ResumableRun):
         return self.generation * (s.games_per_generation + 1) + self.games_done, s.generations * (s.games_per_generation + 1)
 
     def bar_postfix(self, record: dict[str, Any]) -> dict[str, Any]:
-        return {"generation": self.generation, "buffer": len(self.buffer)}
+        return {"generation": self.generation, "buffer": self.cases_kept()}
+
+    def cases_kept(self) -> int:
+        """The cases in the replay buffers (every size's)."""
+        return len(self.buffer) + sum(len(buffer) for buffer in self.other_buffers.values())
 
     def completed(self) -> int:
         return self.generation
@@ -641,8 +784,9 @@ class SelfPlayTrainer(ResumableRun):
         workers = s.workers if s.workers > 0 else os.cpu_count() or 1
         if s.backend == "processes" and workers <= 1:
             for numbers in groups:
+                game, net = self.sized.game_and_net(self.size_of(numbers[0]), self.best)
                 yield from ((result, True) for result in
-                            self_play_games(self.game, self.best, self.tree_policy, s, numbers, self.seed))
+                            self_play_games(game, net, self.tree_policy, s, numbers, self.seed))
             return
         if self._backend is None:
             self._backend = make_backend(s.backend, s.workers, s.ray_address, _worker_start, (self.config,))
@@ -657,13 +801,26 @@ class SelfPlayTrainer(ResumableRun):
         losses and the pace of its games."""
         s = self.settings
         heads = getattr(self.net, "aux_heads", ())
-        x, pi, z, *aux = self.buffer.cases(average_positions=s.average_positions, aux=bool(heads))
-        stats = self.net.fit(x, pi, z, batch_size=s.minibatch, epochs=s.epochs,
+        losses = ("loss", "policy_loss", "value_loss", *(f"{head}_loss" for head in heads))
+        totals, cases = dict.fromkeys(losses, 0.0), 0
+        parts = [(self.net, self.buffer), *((self.sized.game_and_net(size, self.net)[1], buffer)
+                                            for size, buffer in self.other_buffers.items())]
+        for view, buffer in parts:  # each size's cases in turn (a minibatch holds one board size)
+            if not len(buffer):
+                continue
+            x, pi, z, *aux = buffer.cases(average_positions=s.average_positions, aux=bool(heads))
+            if view is not self.net:
+                view.rng = self.net.rng  # one shuffle stream for every size
+            stats = view.fit(x, pi, z, batch_size=s.minibatch, epochs=s.epochs,
                              **({"aux": dict(zip(("ownership", "score"), aux))} if heads else {}))
+            for key in losses:
+                totals[key] += float(stats[key]) * len(x)
+            cases += len(x)
+        if len(parts) > 1:
+            self.net.refresh()  # its numpy pass, after training through the other sizes' views
         record: dict[str, Any] = {
-            "kind": "generation", "generation": self.generation + 1, "cases": int(len(x)),
-            "loss": float(stats["loss"]), "policy_loss": float(stats["policy_loss"]), "value_loss": float(stats["value_loss"]),
-            **{f"{head}_loss": float(stats[f"{head}_loss"]) for head in heads},
+            "kind": "generation", "generation": self.generation + 1, "cases": int(cases),
+            **{key: total / max(cases, 1) for key, total in totals.items()},
             "learning_rate": float(stats["learning_rate"]),
             "mean_game_length": round(self.generation_moves / s.games_per_generation, 3),
         }

@@ -86,9 +86,9 @@ def test_what_distill_cannot_learn_is_refused_in_one_line(source, tmp_path):
         ((str(tmp_path),), "a run directory with no committed replay buffer"),
         ((str(source), "--set", "games.hex.swap=true"), "played hex(size=4, swap=False), not the config's "
                                                          "hex(size=4, swap=True) (runs may differ in board size alone)"),
-        ((str(source), "--set", "games.hex.size=5"), "runs of several sizes need a network that plays every one "
-                                                     '(pv_resnet with heads = "convolutional"); for hex(size=4, '
-                                                     "swap=False): pv_resnet: expects planes of shape (5, 5, 6)"),
+        ((str(source), "--set", "games.hex.size=5"), "runs of several board sizes need a network that plays every one "
+                                                     '(pv_resnet with heads = "convolutional"); for hex(size=4): '
+                                                     "pv_resnet: expects planes of shape (5, 5, 6)"),
         ((str(source), "--net", "anet"), "distill.net = 'anet': "),
     ]
     for args, message in cases:
@@ -123,3 +123,23 @@ def test_runs_of_two_board_sizes_teach_one_network_of_every_size(source, tmp_pat
         game = mctsfw.make_game("hex", size=size)
         policy = mctsfw.load_net(checkpoint, game).policy(game.initial_state())
         assert policy.shape == (size * size,) and abs(policy.sum() - 1) < 1e-5
+
+
+def test_a_run_of_several_sizes_is_distilled_with_every_sizes_games(tmp_path):
+    """selfplay.sizes keeps a buffer for each size; distill reads them all."""
+    mixed = tmp_path / "mixed"
+    conv = ["--set", 'nets.pv_resnet.heads="convolutional"']
+    result = run_cli("selfplay", "--set", "game=hex", "--set", "games.hex.size=5", "--set", "selfplay.sizes=[4, 5]",
+                     "--set", 'selfplay.net="pv_resnet"', *SMALL_NET, *conv, "--run-dir", str(mixed),
+                     "--generations", "1", "--set", "selfplay.games_per_generation=4",
+                     "--set", "selfplay.search_games=8", "--workers", "1", "--no-progress")
+    assert result.returncode == 0, result.stderr
+    (played,) = [line for line in metrics(mixed) if line["kind"] == "generation"]
+    run = tmp_path / "student"
+    result = distill(mixed, run, "--epochs", "1", *conv, "--set", "distill.step_cases=100000",
+                     "--set", "distill.validation_share=0")
+    assert result.returncode == 0, result.stderr
+    (line,) = metrics(run)
+    assert line["cases"] == played["cases"]  # both sizes' positions, as the run trained on them
+    result = distill(mixed, tmp_path / "refused", "--epochs", "1")
+    assert result.returncode == 2 and "distill.sources: runs of several board sizes need a network" in result.stderr

@@ -378,3 +378,66 @@ def test_value_targets_follow_the_declared_mix_of_result_and_root_value(tmp_path
     plain.train()
     mixed.train()
     assert np.array_equal(plain.buffer.cases()[2], mixed.buffer.cases()[2])
+
+
+# ---- several board sizes in one run (selfplay.sizes) ------------------------------------------------------
+MIXED = ['selfplay.net="pv_resnet"', 'nets.pv_resnet.heads="convolutional"', "nets.pv_resnet.blocks=1",
+         "nets.pv_resnet.filters=8", "nets.pv_resnet.value_hidden=8", "games.hex.size=4", "selfplay.sizes=[3, 4]"]
+
+
+def test_one_run_plays_and_learns_every_board_size_in_turn(tmp_path):
+    """Games take the sizes in turn; each size's positions go to its own buffer, which
+    survives a resume; the network trains on both and its checkpoints play either size."""
+    from hexzero import mctsfw
+    from hexzero.games.hex import Hex
+
+    run_dir = tmp_path / "run"
+    trainer = SelfPlayTrainer(tiny(run_dir, extra=[*MIXED, "selfplay.games_per_generation=4"]), run_dir,
+                              progress=False)
+    trainer.train()
+    games = [r for r in RunDir(run_dir).read_metrics() if r["kind"] == "game"]
+    sizes = [3 if (r["game"] - 1) % 2 == 0 else 4 for r in games]
+    for record, size in zip(games, sizes):  # every game is a finished game of its size
+        final = Hex(size).state_after(record["moves"], record["starting_player"])
+        assert Hex(size).is_final(final) and Hex(size).winner(final) == record["winner"]
+    assert [r.moves.tolist() for r in trainer.buffer.records] == [r["moves"] for r, s in zip(games, sizes) if s == 4]
+    small = trainer.other_buffers[3]
+    assert [r.moves.tolist() for r in small.records] == [r["moves"] for r, s in zip(games, sizes) if s == 3]
+    generation = [r for r in RunDir(run_dir).read_metrics() if r["kind"] == "generation"][-1]
+    cases = [len(buffer.cases(average_positions=True)[0]) for buffer in (trainer.buffer, small)]
+    assert generation["cases"] == sum(cases) and min(cases) > 0  # every size's cases trained
+    resumed = SelfPlayTrainer(tiny(run_dir, generations=3, extra=[*MIXED, "selfplay.games_per_generation=4"]), run_dir,
+                              progress=False)
+    resumed.load_state(RunDir(run_dir).latest()[1], {"generation": 2, "games_done": 0})
+    assert [r.moves.tolist() for r in resumed.other_buffers[3].records] == [r.moves.tolist() for r in small.records]
+    checkpoint = RunDir(run_dir).checkpoints()[-1][1]
+    for size in (3, 4, 5):
+        game = Hex(size)
+        assert mctsfw.make_actor(checkpoint, game).select_action(game.initial_state()) in range(size * size)
+
+
+def test_a_run_of_several_sizes_plays_the_same_games_with_worker_processes(tmp_path):
+    records = {}
+    for workers in (1, 2):
+        run_dir = tmp_path / f"workers{workers}"
+        SelfPlayTrainer(tiny(run_dir, generations=1, extra=[*MIXED, f"selfplay.workers={workers}"]), run_dir,
+                        progress=False).train()
+        records[workers] = [r["moves"] for r in RunDir(run_dir).read_metrics() if r["kind"] == "game"]
+    assert records[1] == records[2] and len(records[1]) == 3
+
+
+@pytest.mark.parametrize("settings, message", [
+    (MIXED[1:], "selfplay.sizes: several board sizes need a network that plays every one (pv_resnet with heads = "
+                '"convolutional"); for hex(size=3): pv_mlp: expects 34 inputs but hex(size=3) encodes 20'),
+    ([*MIXED, "selfplay.sizes=[3, 5]"], "selfplay.sizes = [3, 5]: give games.hex.size = 4 too"),
+    ([*MIXED, 'game="connect4"'], "selfplay.sizes: connect4 has no board size (Hex, Go and Gomoku have)"),
+    ([*MIXED, 'nets.pv_resnet.heads="dense"'], "selfplay.sizes: several board sizes need a network that plays every "
+                                                "one"),
+])
+def test_sizes_a_run_cannot_play_are_refused_in_one_line(tmp_path, settings, message):
+    result = subprocess.run([sys.executable, str(ROOT / "cli.py"), "selfplay", "--no-progress", "--run-dir",
+                             str(tmp_path / "run"), *sum((["--set", s] for s in settings), [])],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2 and message in result.stderr, result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
+    assert not (tmp_path / "run").exists()
