@@ -33,7 +33,7 @@ import numpy as np
 from hexzero import mctsfw
 from hexzero.mctsfw.checkpoints import ModelFileError
 from hexzero.nets.keras_files import (
-    check_model_name, has_model_name, net_file_settings, read_settings, save_keras_model,
+    KerasNetFile, check_model_name, has_model_name, read_settings,
 )
 from hexzero.mctsfw.game import Game, State
 from hexzero.mctsfw.sampling import masked_policy
@@ -319,7 +319,7 @@ def _is_whole(value: Any) -> bool:
     return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
 
 
-class ANET:
+class ANET(KerasNetFile):
     """The actor network: an MLP policy over all actions of a game."""
 
     #: the search it plays best with, saved in its file (``mctsfw.checkpoints.play_settings``); None: not recorded
@@ -508,20 +508,6 @@ class ANET:
         }
 
     # ---- files ----------------------------------------------------------------------------
-    def save(self, path: str | Path) -> Path:
-        """Write the model (weights, architecture, optimizer state) to a ``.keras`` file.
-
-        Written to a temporary file first and moved into place, so an interrupted save
-        never leaves a broken file where a good one was.
-        """
-        return save_keras_model(self.model, path, net_file_settings(self))
-
-    @staticmethod
-    def saved_settings(path: str | Path) -> dict:
-        """The game and search settings saved in the file (``{}`` for a file without them;
-        ``nets.keras_files.read_settings``)."""
-        return read_settings(path)
-
     @classmethod
     def can_load(cls, path: str | Path) -> bool:
         """Whether ``path`` is a ``.keras`` file saved by ANET (a look at its config; no TensorFlow)."""

@@ -105,3 +105,16 @@ def read_settings(path: str | os.PathLike) -> dict:
     if not isinstance(settings.get("search", {}), dict):
         raise ModelFileError(f"{path}: its {SETTINGS_MEMBER} has search settings that are not a table")
     return settings
+
+
+class KerasNetFile:
+    """What every net saved as a ``.keras`` file with its settings shares (its class has
+    ``model``, ``game`` and ``play_settings``): ``save`` and ``saved_settings``."""
+
+    def save(self, path: str | os.PathLike) -> Path:
+        """Write the model (weights, architecture, optimizer state) atomically to a
+        ``.keras`` file, with the game and search it plays (``net_file_settings``)."""
+        return save_keras_model(self.model, path, net_file_settings(self))
+
+    #: the game and search settings saved in a file (``{}`` for a file without them)
+    saved_settings = staticmethod(read_settings)

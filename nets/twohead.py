@@ -34,7 +34,7 @@ import numpy as np
 from hexzero import mctsfw
 from hexzero.mctsfw.checkpoints import ModelFileError
 from hexzero.nets.keras_files import (
-    check_model_name, has_model_name, net_file_settings, read_settings, save_keras_model,
+    KerasNetFile, check_model_name, has_model_name, read_settings,
 )
 from hexzero.mctsfw.game import Game, State
 from hexzero.mctsfw.sampling import masked_policy
@@ -108,7 +108,7 @@ def points_problem(game: Game) -> str | None:
 
 
 # ---- the base class -------------------------------------------------------------------------------
-class PolicyValueNet:
+class PolicyValueNet(KerasNetFile):
     """A Keras network with a policy head and a value head, evaluated in numpy.
 
     Subclasses set ``name``, ``input_kind`` ("flat" or "planes"), ``parameters`` (the
@@ -344,16 +344,6 @@ class PolicyValueNet:
         self.learning_rate = float(learning_rate)
 
     # ---- files ----------------------------------------------------------------------------------
-    def save(self, path: str | Path) -> Path:
-        """Write the model (weights, architecture, optimizer state) atomically to a ``.keras`` file."""
-        return save_keras_model(self.model, path, net_file_settings(self))
-
-    @staticmethod
-    def saved_settings(path: str | Path) -> dict:
-        """The game and search settings saved in the file (``{}`` for a file without them;
-        ``nets.keras_files.read_settings``)."""
-        return read_settings(path)
-
     @classmethod
     def can_load(cls, path: str | Path) -> bool:
         """Whether ``path`` is a ``.keras`` file saved by this net (a look at its config; no TensorFlow)."""
