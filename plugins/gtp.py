@@ -186,11 +186,19 @@ class GtpEngine:
     # The position is its ID: who opened and the moves since (``state_after``); each
     # play/genmove pushes the position before it, for ``undo``.
     def _install_game(self, game: Game) -> None:
+        """The game the controller plays (``controller_game``: no move cut-off) and the
+        actor for it, searching ``game`` (the cut-off kept), warmed up."""
         if self.actor is not None:
             self.actor.close()
-        self.game = game
+        self.game = controller_game(game)
         self.actor = self.make_player(game)
+        warm_up(self.actor, game)
         self.clear()
+
+    def past_cutoff(self, state: State) -> bool:
+        """Whether ``state`` is past the move cut-off the actor searches with (Go's
+        ``max_moves``) while the controller plays on: the engine then passes."""
+        return self.actor.game.is_final(state) and not self.game.is_final(state)
 
     def clear(self) -> None:
         self.starting_player, self.moves = 1, []
@@ -325,6 +333,10 @@ class GtpEngine:
         starting, moves, state = self._turn_for(player)
         if starting != self.starting_player:
             self.actor.reset()
+        if self.past_cutoff(state):  # the controller decides when the game ends
+            action = pass_action(self.game)
+            self._move_to(starting, moves + [action], self.game.next_state(state, action))
+            return self.game.action_to_text(action, state)
         budget = self.time.seconds_for(player, len(self.game.legal_actions(state)) // 2)
         try:
             with time_budget(self.actor, budget):
@@ -399,8 +411,9 @@ class GtpEngine:
         mcts = getattr(self.actor, "mcts", None)
         if mcts is None:
             raise GtpError(f"the player {self.actor.label} does not search")
-        if self.game.is_final(self.state):
-            raise GtpError("the game is over")
+        if self.game.is_final(self.state) or self.past_cutoff(self.state):
+            raise GtpError("the game is over" if self.game.is_final(self.state) else "past the search's move cut-off: "
+                           "the engine passes")
         root = mcts.search(self.state, getattr(self.actor, "search_games", None), getattr(self.actor, "time_limit", None))
         counts = {child.action: child.visits for child in root.children if child.visits}
         verdict = SearchProgress.of(root, mcts.last_search_games, 0.0).verdict()
@@ -523,6 +536,33 @@ def sgf_module():
     except ImportError:
         return None
     return sgf if callable(getattr(sgf, "read_sgf", None)) else None
+
+
+#: Go's cut-off as a controller plays: none that a game reaches (the controller ends the game)
+CONTROLLER_MAX_MOVES = 1_000_000
+#: seconds of the search an engine throws away before its first genmove (``warm_up``)
+WARM_UP_SECONDS = 0.2
+
+
+def controller_game(game: Game) -> Game:
+    """``game`` as a controller plays it: a game with a move cut-off (a ``max_moves``
+    parameter: Go) without one in reach, so that the controller, not the cut-off, ends
+    the game; the actor searches the game itself, its cut-off kept (past it, it passes)."""
+    params = game.params()
+    if "max_moves" not in params:
+        return game
+    return mctsfw.make_game(game.name, **{**params, "max_moves": CONTROLLER_MAX_MOVES})
+
+
+def warm_up(actor: Actor, game: Game) -> None:
+    """A searching actor's move from the first position under a short clock, then
+    forgotten: what it compiles or builds on first use (Go's compiled playouts, the
+    network's batched call) is ready before the controller's clock runs on a genmove."""
+    if getattr(actor, "mcts", None) is None or not hasattr(actor, "time_limit"):
+        return
+    with time_budget(actor, WARM_UP_SECONDS):
+        actor.select_action(game.initial_state())
+    actor.reset()
 
 
 class time_budget:

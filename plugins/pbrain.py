@@ -44,7 +44,7 @@ from typing import Any, Callable, TextIO
 from hexzero import mctsfw
 from hexzero.mctsfw.actors import Actor, ActorError, FollowingActor, Resignation
 from hexzero.mctsfw.game import Action, Game, IllegalMoveError, State
-from hexzero.plugins.gtp import EngineProcess, TimeBudget, engine_version, time_budget
+from hexzero.plugins.gtp import EngineProcess, TimeBudget, engine_version, time_budget, warm_up
 
 #: the INFO rule bits a brain may be asked to play, and ours: 1 = exactly five
 EXACTLY_FIVE, CONTINUOUS, RENJU, CARO = 1, 2, 4, 8
@@ -106,6 +106,7 @@ class PbrainEngine:
         self.finished = False
         self.game = mctsfw.make_game(game_name, **self.params)
         self.actor = make_player(self.game)
+        warm_up(self.actor, self.game)  # before the manager's clock runs
         self.clear()
         self.commands: dict[str, Callable[[str], list[str]]] = {
             "START": self.cmd_start, "RECTSTART": self.cmd_rectstart, "RESTART": self.cmd_restart,
@@ -130,6 +131,7 @@ class PbrainEngine:
             raise PbrainError(str(error)) from None
         self.actor.close()
         self.actor, self.game, self.params = actor, game, params
+        warm_up(self.actor, self.game)
         self.clear()
 
     def clear(self) -> None:

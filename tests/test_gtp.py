@@ -430,6 +430,46 @@ def test_go_vertices_passes_and_the_score():
     assert ok(engine, "final_score") == "W+0.5"
 
 
+def test_the_controller_plays_past_the_cut_off_and_the_engine_passes():
+    """Go's move cut-off ends self-play games; under GTP the controller ends the game: moves
+    past the cut-off are taken, and the engine, whose search keeps the cut-off, passes."""
+    engine = GtpEngine("go", {"size": 5, "max_moves": 6},
+                       lambda game: mctsfw.make_actor("mcts", game, search_games=20, seed=1))
+    assert engine.actor.game.max_moves == 6  # the search keeps it
+    for move in ("b a1", "w e5", "b a2", "w e4", "b a3", "w e3"):
+        ok(engine, f"play {move}")
+    assert ok(engine, "genmove b") == "pass"  # move 7: past the cut-off
+    ok(engine, "play w c3")  # the controller's move is taken
+    assert ok(engine, "genmove b") == "pass" and len(engine.moves) == 9
+    assert ask(engine, "hexzero-visits").startswith("? past the search's move cut-off")
+    ok(engine, "play w pass")  # two passes: now the game is over
+    assert ask(engine, "genmove b").startswith("? the game is over")
+    assert ok(engine, "final_score") == score_text(engine.game.score(engine.state))
+    ok(engine, "undo")  # the cut-off comes back with undo
+    assert ok(engine, "genmove w") == "pass" and len(engine.moves) == 10
+
+
+def test_a_searching_engine_warms_up_before_its_first_genmove():
+    """What a search compiles on first use (Go's playouts) is compiled when the engine
+    starts (a fresh process, where nothing is compiled yet), not on the clock of the
+    first genmove; the warm-up's move is forgotten."""
+    code = textwrap.dedent("""
+        from hexzero import mctsfw
+        from hexzero.games.go import playout_kernel
+        from hexzero.plugins.gtp import GtpEngine
+        kernel = playout_kernel()
+        before = len(kernel.signatures) if kernel else -1
+        engine = GtpEngine("go", {"size": 9}, lambda game: mctsfw.make_actor("mcts", game, search_games=50, seed=1))
+        print(before, len(kernel.signatures) if kernel else -1, engine.moves, engine.actor.mcts.last_search_games > 0)
+    """)
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, cwd=ROOT)
+    before, after, moves, searched = result.stdout.split(maxsplit=3)
+    assert result.returncode == 0, result.stderr
+    if before != "-1":  # with numba: compiled before the first genmove
+        assert before == "0" and int(after) > 0
+    assert moves == "[]" and searched.strip() == "True"
+
+
 def test_go_out_of_turn_implies_a_pass_and_undo_takes_both_back():
     engine = go_engine()
     ok(engine, "play b E5")
