@@ -255,6 +255,8 @@ def build_parser() -> argparse.ArgumentParser:
                             "--config and --set over them (the game must be one it can play)")
 
     command("plugins", "list registered games, nets, tree policies, evaluators, displays, actor kinds")
+    command("info", "what this install uses: versions, the Keras backend and its device, the self-play workers, "
+                    "the outside programs found")
     return parser
 
 
@@ -783,6 +785,51 @@ def command_model(args: argparse.Namespace) -> int:
     return 0
 
 
+def command_info(args: argparse.Namespace) -> int:
+    """What a user checks first: versions, the Keras backend and device, the workers
+    self-play would use, and which outside programs are found (and how to get the others)."""
+    import importlib.metadata
+    import os
+    import platform
+
+    from hexzero.nets.anet import _keras, keras_device
+    from hexzero.plugins.gtp import find_program
+    from hexzero.plugins.mohex import find_mohex
+
+    config = load_config(local_config(), args.config, args.overrides)
+
+    def version(package: str) -> str:
+        try:
+            return importlib.metadata.version(package)
+        except importlib.metadata.PackageNotFoundError:
+            return "not installed"
+
+    print(f"hexzero {version('hexzero')}: Python {platform.python_version()}, {platform.system()} "
+          f"{platform.machine()}, {os.cpu_count()} cores")
+    keras = _keras()
+    backend = keras.backend.backend()
+    print("packages: " + ", ".join(f"{name} {version(name)}" for name in
+                                   ("keras", "tensorflow", "tensorflow-cpu", "jax", "numpy", "numba", "pluggy",
+                                    "networkx", "ray", "open_spiel") if version(name) != "not installed"))
+    device = keras_device()
+    print(f"keras backend: {backend} on {device}" + ("" if device != "CPU" else " (no GPU found: the networks run on "
+                                                                            "the CPU)"))
+    workers = config["selfplay"]["workers"]
+    print(f"self-play workers: {workers or os.cpu_count() or 1}" + (" (selfplay.workers = 0: one per core)"
+                                                                    if not workers else " (selfplay.workers)"))
+    found = {
+        "GNU Go": (find_program("gnugo"), "apt-get install gnugo"),
+        "MoHex": (find_mohex(), "scripts/build_mohex.sh, or $HEXZERO_MOHEX"),
+        "Chromium": (find_program("chromium") or find_program("chromium-browser"),
+                     "apt-get install chromium chromium-driver (the browser board's tests)"),
+    }
+    print("outside programs:")
+    for name, (path, how) in found.items():
+        print(f"  {name}: {path}" if path else f"  {name}: not found ({how})")
+    print("  a Gomocup brain: named where a player is (pbrain:COMMAND)")
+    return 0
+
+
 def command_plugins(args: argparse.Namespace) -> int:
     load_config(local_config(), args.config, args.overrides)  # a broken config fails here too
     registries = mctsfw.default_registries()
@@ -862,7 +909,7 @@ def serve_engine(args: argparse.Namespace, config: dict, player_config: dict, wh
 
 
 COMMANDS = {"gtp": command_gtp, "pbrain": command_pbrain, "play": command_play, "train": command_train, "selfplay": command_selfplay, "imitate": command_imitate, "topp": command_topp, "compare": command_compare, "plugins": command_plugins,
-            "model": command_model, "distill": command_distill,
+            "model": command_model, "distill": command_distill, "info": command_info,
             "serve": command_serve}
 
 

@@ -304,3 +304,18 @@ def test_the_local_hexzero_toml_and_help_show_the_values_in_effect(tmp_path, cap
     (tmp_path / "hexzero.toml").unlink()  # none here: the declared defaults
     status, out, _ = cli_main(capsys, "play", "--p1", "random", "--p2", "random", "--no-display")
     assert status == 0 and "Hex(size=5)" in out and "game 2:" not in out
+
+
+def test_info_says_what_the_install_uses():
+    result = run_cli("info")
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("hexzero ") and "cores" in lines[0]
+    assert any(line.startswith("packages: ") and "keras " in line and "numpy " in line for line in lines)
+    backend = next(line for line in lines if line.startswith("keras backend: "))
+    backend_name, device = backend.removeprefix("keras backend: ").split(" on ", 1)
+    assert backend_name in ("tensorflow", "jax", "torch") and device
+    assert device.startswith("CPU (no GPU found") or "CPU" not in device  # the CPU is said, a GPU named
+    assert any(line.startswith("self-play workers: ") for line in lines)
+    for program in ("GNU Go", "MoHex", "Chromium"):
+        assert any(line.strip().startswith(f"{program}: ") for line in lines), program
