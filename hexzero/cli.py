@@ -795,6 +795,7 @@ def command_info(args: argparse.Namespace) -> int:
     from hexzero.nets.anet import _keras, keras_device
     from hexzero.plugins.gtp import find_program
     from hexzero.plugins.mohex import find_mohex
+    from hexzero.plugins.rapfi import find_rapfi
 
     config = load_config(local_config(), args.config, args.overrides)
 
@@ -820,13 +821,13 @@ def command_info(args: argparse.Namespace) -> int:
     found = {
         "GNU Go": (find_program("gnugo"), "apt-get install gnugo"),
         "MoHex": (find_mohex(), "scripts/build_mohex.sh, or $HEXZERO_MOHEX"),
+        "Rapfi (a Gomocup brain)": (find_rapfi(), "scripts/build_rapfi.sh, or $HEXZERO_RAPFI"),
         "Chromium": (find_program("chromium") or find_program("chromium-browser"),
                      "apt-get install chromium chromium-driver (the browser board's tests)"),
     }
     print("outside programs:")
     for name, (path, how) in found.items():
         print(f"  {name}: {path}" if path else f"  {name}: not found ({how})")
-    print("  a Gomocup brain: named where a player is (pbrain:COMMAND)")
     return 0
 
 

@@ -645,7 +645,8 @@ class EngineProcess:
     error: type[ActorError] = ActorError
     quit_command = "quit"
 
-    def __init__(self, argv: list[str], timeout: float = 600.0, spec: str = "gtp", example: str = ""):
+    def __init__(self, argv: list[str], timeout: float = 600.0, spec: str = "gtp", example: str = "",
+                 cwd: str | None = None):
         if not argv:
             raise ActorError(f"{spec}: give the engine's command, e.g. {spec}:{example}")
         program = find_program(argv[0]) if os.sep not in argv[0] else argv[0]
@@ -655,7 +656,7 @@ class EngineProcess:
         self.timeout = timeout
         self.process = subprocess.Popen(
             self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, bufsize=1,
-            preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,
+            cwd=cwd, preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,
         )
         _LIVE.add(self)
         self.lines: queue.Queue[str | None] = queue.Queue()

@@ -340,8 +340,8 @@ class PbrainProcess(EngineProcess):
     error = PbrainEngineError
     quit_command = "END"
 
-    def __init__(self, argv: list[str], timeout: float = 600.0):
-        super().__init__(argv, timeout, "pbrain", '"pbrain-embryo"')
+    def __init__(self, argv: list[str], timeout: float = 600.0, cwd: str | None = None):
+        super().__init__(argv, timeout, "pbrain", '"pbrain-embryo"', cwd)
 
     def send(self, command: str, answer: bool = True) -> str | None:
         """Send a command (and its further lines); the first line of the answer that is not
@@ -373,14 +373,14 @@ class PbrainActor(FollowingActor):
         return cls(game, argument, time_limit=params.get("time_limit"))
 
     def __init__(self, game: Game, command: str | list[str], time_limit: float | None = None,
-                 timeout: float = 600.0):
+                 timeout: float = 600.0, cwd: str | None = None):
         if game.name != "gomoku":
             raise ActorError(f"pbrain: a Gomocup brain plays Gomoku, not {game.name}")
         super().__init__(game)
         argv = shlex.split(command) if isinstance(command, str) else list(command)
         self.command = shlex.join(argv)
         self.time_limit = time_limit
-        self.brain = PbrainProcess(argv, timeout)
+        self.brain = PbrainProcess(argv, timeout, cwd)  # cwd: where the brain starts (None: here)
         self.history: list[Action] = []  # the moves the brain has seen, from the empty board
         try:
             about = self.brain.send("ABOUT")

@@ -317,5 +317,5 @@ def test_info_says_what_the_install_uses():
     assert backend_name in ("tensorflow", "jax", "torch") and device
     assert device.startswith("CPU (no GPU found") or "CPU" not in device  # the CPU is said, a GPU named
     assert any(line.startswith("self-play workers: ") for line in lines)
-    for program in ("GNU Go", "MoHex", "Chromium"):
+    for program in ("GNU Go", "MoHex", "Rapfi (a Gomocup brain)", "Chromium"):
         assert any(line.strip().startswith(f"{program}: ") for line in lines), program

@@ -1,0 +1,90 @@
+"""Rapfi, an open-source Gomocup brain, as a player: ``rapfi:NODES``.
+
+Rapfi (github.com/dhbloo/rapfi) is built from its sources (``scripts/build_rapfi.sh``,
+docs/gomoku.md) and found as ``$HEXZERO_RAPFI``, else ``pbrain-rapfi`` on PATH. It speaks
+the Gomocup protocol (``PbrainActor``) and plays with the classical evaluator built into
+the program (alpha-beta with its own threat search; no network file). The player it
+stands for is Rapfi held to a number of search nodes a move (its ``INFO MAX_NODE``), so
+that a figure measured against it reruns on any machine: one search thread, no
+pondering; a ``time_limit`` given as well stops it sooner. Rapfi's search is
+deterministic: the same position gets the same move. ``rapfi:100`` is the yardstick of
+docs/gomoku.md; as an ``imitate`` player it teaches (``imitate.player1 = "rapfi:1000"``).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from typing import Any
+
+from hexzero import mctsfw
+from hexzero.mctsfw.actors import ActorError
+from hexzero.mctsfw.game import Game
+from hexzero.plugins.pbrain import PbrainActor
+
+#: where the program is looked for first (a path), then ``pbrain-rapfi`` on PATH
+RAPFI_VARIABLE = "HEXZERO_RAPFI"
+#: a move's time when no time limit is given: the node budget ends the search long before
+NO_TIME_LIMIT_MS = 3_600_000
+
+
+def find_rapfi() -> str | None:
+    """The Rapfi program: ``$HEXZERO_RAPFI`` if it names one, else ``pbrain-rapfi`` on PATH; None if neither."""
+    named = os.environ.get(RAPFI_VARIABLE)
+    if named:
+        return named if os.access(named, os.X_OK) else None
+    return shutil.which("pbrain-rapfi")
+
+
+class RapfiActor(PbrainActor):
+    """Rapfi at ``nodes`` search nodes a move (spec ``rapfi:NODES``)."""
+
+    kind = "rapfi"
+    name = "rapfi"
+    description = "Rapfi, an open-source Gomocup brain, at N search nodes a move: rapfi:100 (scripts/build_rapfi.sh)"
+
+    @classmethod
+    def from_spec(cls, argument: str, game: Game, **params: Any) -> "RapfiActor":
+        """``make_actor("rapfi:N", game, time_limit=T)``: other search parameters are Rapfi's own business."""
+        if not argument.strip().isdigit() or int(argument) < 1:
+            raise ActorError(f"rapfi:{argument}: give the search nodes a move, a whole number >= 1 (rapfi:100)")
+        return cls(game, int(argument), time_limit=params.get("time_limit"))
+
+    def __init__(self, game: Game, nodes: int, time_limit: float | None = None):
+        if game.name != "gomoku":
+            raise ActorError(f"rapfi:{nodes}: Rapfi plays Gomoku, not {game.name}")
+        program = find_rapfi()
+        if program is None:
+            raise ActorError(f"rapfi:{nodes}: Rapfi not found: build it with scripts/build_rapfi.sh and put it on "
+                             f"PATH or name it in ${RAPFI_VARIABLE}")
+        self.nodes = nodes
+        # Rapfi reads a config.toml from its working directory if there is one (a run
+        # directory has ours): it starts in an empty one and keeps its built-in config
+        self.workdir = tempfile.TemporaryDirectory(prefix="hexzero-rapfi-")
+        try:
+            super().__init__(game, [program], time_limit=time_limit, cwd=self.workdir.name)
+        except BaseException:
+            self.workdir.cleanup()
+            raise
+
+    def new_game(self) -> None:
+        """A new game as ``PbrainActor`` starts one, Rapfi held to its nodes, one thread, no pondering."""
+        super().new_game()
+        for setting in ("THREAD_NUM 1", "PONDERING 0", f"MAX_NODE {self.nodes}"):
+            self.brain.send(f"INFO {setting}", answer=False)
+        if not self.time_limit:
+            self.brain.send(f"INFO timeout_turn {NO_TIME_LIMIT_MS}", answer=False)
+            self.brain.send("INFO timeout_match 0", answer=False)
+
+    def default_label(self) -> str:
+        return f"rapfi({self.nodes})"
+
+    def close(self) -> None:
+        super().close()
+        self.workdir.cleanup()
+
+
+@mctsfw.hookimpl
+def mctsfw_register_actors():
+    return [RapfiActor]
