@@ -214,6 +214,102 @@ class Gomoku(Game):
                 return Forcing(tuple(sorted(of_bit[b] for b in self._bits(cells))), wins)
         return None
 
+    # ---- threat-space search: victory by continuous fours (VCF, Allis 1994) ----------------
+    def four_cells(self, own: int, other: int, empty: int) -> int:
+        """The empty cells on which a stone of ``own`` makes a four: some window of
+        ``connect`` cells then holds ``connect - 1`` of its stones and one empty cell (the
+        cell that would complete it). Bit-parallel: for each direction, each window's
+        stones are counted by a bit-sliced adder, and the empty cells of the windows
+        with ``connect - 2`` stones and none of ``other`` are the answer."""
+        k = self.connect
+        target = k - 2
+        found = 0
+        for d in self.shifts:
+            starts = self.full
+            for j in range(1, k):  # windows wholly on the board and free of the other's stones
+                starts &= self.full >> (j * d)
+            for j in range(k):
+                starts &= ~(other >> (j * d))
+            planes: list[int] = []  # the count of own stones of each window, bit by bit
+            for j in range(k):
+                carry = (own >> (j * d)) & starts
+                for i, plane in enumerate(planes):
+                    planes[i], carry = plane ^ carry, plane & carry
+                    if not carry:
+                        break
+                if carry:
+                    planes.append(carry)
+            windows = starts
+            for i in range(max(len(planes), target.bit_length())):
+                plane = planes[i] if i < len(planes) else 0
+                windows &= plane if target >> i & 1 else ~plane
+            for j in range(k):
+                found |= windows << (j * d)
+        return found & empty
+
+    def continuous_fours(self, own: int, other: int, empty: int, depth: int, budget: list[int],
+                         table: dict) -> list[int] | None:
+        """A victory by continuous fours for the owner of ``own``, to move, whose opponent
+        (``other``) may hold one cell that completes a line (then the attacker's move
+        must take it, making a four): the attacker's moves and the defender's forced
+        replies (bits), ending with a move that leaves two cells completing a line (an open
+        four or a double four) while the defender has none; None when there is none within
+        ``depth`` attacker moves or ``budget[0]`` positions (spent here). Freestyle only."""
+        key = (own, other)
+        known = table.get(key)
+        if known is not None and (known[1] is not None or known[0] >= depth):
+            return known[1]
+        budget[0] -= 1
+        if budget[0] < 0:
+            return None
+        against = self.completing_cells(other, empty)
+        if against & (against - 1):
+            table[key] = (depth, None)  # two cells win for the defender: a four cannot stop both
+            return None
+        moves = self.four_cells(own, other, empty)
+        if against:
+            moves &= against  # the attacker must take the defender's cell, and make a four there
+        line = None
+        fours = []
+        for move in self._bits(moves):
+            threats = self.completing_cells(own | move, empty & ~move)
+            if threats & (threats - 1):  # the shortest wins first
+                line = [move]
+                break
+            fours.append((move, threats))
+        if line is None and depth > 1:
+            for move, threats in fours:  # one cell completes it: the defender must take it
+                rest = self.continuous_fours(own | move, other | threats, empty & ~(move | threats), depth - 1,
+                                             budget, table)
+                if rest is not None:
+                    line = [move, threats, *rest]
+                    break
+        table[key] = (depth, line)
+        return line
+
+    def forced_win(self, state: GomokuState, depth: int = 12, positions: int = 2000) -> list[int] | None:
+        """A forced win beyond one move for the player to move (``Game.forced_win``):
+        victory by continuous fours (``continuous_fours``) within ``depth`` of its moves and
+        ``positions`` positions searched, as the moves from ``state`` (the winner's and the
+        forced replies), the last of them leaving two cells that complete a line. Only
+        where nobody can complete a line at once (``forcing_actions`` is None there), in
+        freestyle (with ``exactly_five`` a completed line may be an overline: None)."""
+        player, ones, twos, winner, moves = state
+        if self.exactly_five or winner or len(moves) < 2 * (self.connect - 2) - 1:
+            return None
+        own, other = (ones, twos) if player == 1 else (twos, ones)
+        empty = self.full & ~(ones | twos)
+        if self.completing_cells(own, empty) or self.completing_cells(other, empty):
+            return None  # a win at once, or a threat to stop: forcing_actions' business
+        budget, table = [positions], {}
+        for limit in range(1, depth + 1):  # the shortest win first
+            line = self.continuous_fours(own, other, empty, limit, budget, table)
+            if line is not None:
+                return [self._action_of_bit[b] for b in line]
+            if budget[0] <= 0:
+                break
+        return None
+
     @staticmethod
     def _bits(board: int) -> list[int]:
         """The set bits of ``board``, each as its value."""

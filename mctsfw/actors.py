@@ -414,13 +414,17 @@ class NetActor(Actor):
 
     def select_action(self, state: State) -> Action:
         """Its move, never past a win at once or an open loss: where the game declares
-        forcing moves (``Game.forcing_actions``), the network chooses among them."""
+        forcing moves (``Game.forcing_actions``), the network chooses among them; where
+        there are none and the game's threat search finds a forced win
+        (``Game.forced_win``), its first move."""
         policy = self.policy(state)
         forcing = self.game.forcing_actions(state)
         if forcing is not None:
             forced = np.zeros_like(policy)
             forced[list(forcing.actions)] = 1.0
             policy = masked_policy(policy, forced)
+        elif line := self.game.forced_win(state):
+            return line[0]
         return sample_action(policy, 0.0 if self.selection == "greedy" else self.temperature, self.rng)
 
     def consider_swap(self, starting_player: int, moves: list[Action]) -> bool:

@@ -120,6 +120,17 @@ class Game:
         and no other move able to stop the opponent's win. Call it on states that are not final."""
         return None
 
+    def forced_win(self, state: State) -> list[Action] | None:
+        """A forced win beyond one move for the player to move, found by the game's own
+        threat search where nobody can win at once (``forcing_actions`` is None there):
+        the moves from ``state``, the winner's and the defender's only replies in turn,
+        the last leaving the defender no reply that stops a win at once (Gomoku:
+        victory by continuous fours). It must be sound (every line a win against every
+        reply); it need not find every win. None when none is found, and always for a
+        game that declares none (the default). Searches prove a node with it, and a raw
+        network plays its first move."""
+        return None
+
     def encode(self, state: State) -> np.ndarray:
         """A flat float32 vector for a network, including who is to move."""
         raise NotImplementedError

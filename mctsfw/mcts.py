@@ -389,6 +389,7 @@ class MCTS:
         self.root_noise = bool(root_noise)
         # a game that declares no threats is not asked (``Game.forcing_actions`` says None)
         self.threats = bool(threats) and type(game).forcing_actions is not Game.forcing_actions
+        self.forced_wins = self.threats and type(game).forced_win is not Game.forced_win
         self.solver = bool(solver)
         self.rng = random.Random(seed)
         self.np_rng = np.random.default_rng(seed)
@@ -662,6 +663,9 @@ class MCTS:
         for node in nodes:
             forcing = game.forcing_actions(node.state)
             if forcing is None:
+                line = game.forced_win(node.state) if self.forced_wins else None
+                if line:  # the game's threat search proves it: won in len(line) + 2 plies
+                    self._prove_by(node, line[0], won=True, plies=len(line) + 2)
                 continue
             if forcing.wins:
                 self._prove_by(node, forcing.actions[0], won=True)
@@ -678,17 +682,18 @@ class MCTS:
                 self._prove_by(node, forcing.actions[0], won=False)
         return forced
 
-    def _prove_by(self, node: Node, action: Action, won: bool) -> None:
+    def _prove_by(self, node: Node, action: Action, won: bool, plies: int = 1) -> None:
         """``node`` proven by the child after ``action`` (made here): its player to move
-        wins at once with it (``won``), or after it the opponent wins at once (lost in 2).
-        The node is a leaf for good."""
+        wins with it (``won``) in ``plies`` (1: at once; more: by the game's threat search,
+        ``Game.forced_win``), or after it the opponent wins at once (lost in 2). The node
+        is a leaf for good."""
         game = self.game
         child = Node(game, game.next_state(node.state, action), action, node.player)
         if not won:
             self._prove_by(child, game.forcing_actions(child.state).actions[0], won=True)
         node.children.append(child)
         child.visits, child.value = 1, float(won)
-        node.proven, node.depth = (0.0, 1) if won else (1.0, 2)
+        node.proven, node.depth = (0.0, plies) if won else (1.0, 2)
         node.untried = node.priors = None
 
     def expand(self, leaves: Sequence[Node], priors: np.ndarray | None,

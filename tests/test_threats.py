@@ -58,3 +58,95 @@ def test_forcing_actions_agree_with_brute_force(name):
 def test_a_game_that_declares_no_threats_says_none():
     nim = mctsfw.make_game("nim", piles=[1, 2])
     assert nim.forcing_actions(nim.initial_state()) is None
+
+
+# ---- Gomoku's threat-space search: victory by continuous fours (Gomoku.forced_win) -------------------
+def quiet_gomoku_positions(game, count, seed):
+    """Positions of random play near the centre where nobody can complete a line at once
+    (where ``forced_win`` applies)."""
+    rng = random.Random(seed)
+    centre = game.size // 2
+    found = 0
+    while found < count:
+        state = game.initial_state()
+        for _ in range(rng.randint(6, 50)):
+            if game.is_final(state):
+                break
+            near = [a for a in game.legal_actions(state)
+                    if abs(a // game.size - centre) <= 4 and abs(a % game.size - centre) <= 4]
+            state = game.next_state(state, rng.choice(near or game.legal_actions(state)))
+        if not game.is_final(state) and game.forcing_actions(state) is None:
+            found += 1
+            yield state
+
+
+def wins_at_once(game, state) -> bool:
+    return any(game.winner(game.next_state(state, a)) == game.current_player(state) for a in game.legal_actions(state))
+
+
+def wins_against_every_reply(game, state, line) -> bool:
+    """Brute force: the winner's moves of ``line`` win whatever the defender plays: every
+    reply but the line's leaves a win at once, the line's reply wins nothing, and after the
+    last move every reply leaves a win at once."""
+    attacker = game.current_player(state)
+    for i in range(0, len(line), 2):
+        state = game.next_state(state, line[i])
+        for reply in game.legal_actions(state):
+            after = game.next_state(state, reply)
+            if game.winner(after) == 3 - attacker:
+                return False
+            if (i + 1 == len(line) or reply != line[i + 1]) and (game.is_final(after) or not wins_at_once(game, after)):
+                return False
+        if i + 1 < len(line):
+            state = game.next_state(state, line[i + 1])
+    return True
+
+
+@pytest.mark.parametrize("size", [9, 15])
+def test_four_cells_are_the_cells_that_make_a_line_completable(size):
+    game = mctsfw.make_game("gomoku", size=size)
+    for state in quiet_gomoku_positions(game, 60, seed=size):
+        player, ones, twos, _, _ = state
+        own, other = (ones, twos) if player == 1 else (twos, ones)
+        empty = game.full & ~(ones | twos)
+        brute = sum(b for b in game._bits(empty) if game.completing_cells(own | b, empty & ~b))
+        assert game.four_cells(own, other, empty) == brute, game.render(state)
+
+
+def test_every_victory_by_continuous_fours_wins_against_every_reply():
+    game = mctsfw.make_game("gomoku", size=15)
+    lines = [line for state in quiet_gomoku_positions(game, 150, seed=3) if (line := game.forced_win(state))
+             and wins_against_every_reply(game, state, line) or (line and pytest.fail(game.render(state)))]
+    assert len(lines) >= 20 and any(len(line) >= 3 for line in lines)  # some longer than one move
+
+
+def test_the_wins_in_three_are_all_found_in_one_move():
+    """Every position brute force calls a win in 3 (a move after which every reply leaves
+    a win at once) has a one-move victory by fours, one of the position's solutions."""
+    from hexzero.mctsfw.tactics import collect, play_positions, random_players
+
+    game = mctsfw.make_game("gomoku", size=15)
+    found = collect(game, play_positions(game, random_players(game), 200, seed=7), 15, kinds=("win in 3",))
+    assert len(found["win in 3"]) == 15
+    for tactic in found["win in 3"]:
+        line = game.forced_win(tactic.state)
+        assert line is not None and len(line) == 1 and line[0] in tactic.solutions, tactic.moves
+
+
+def test_the_search_proves_a_victory_by_fours_at_once():
+    """A position of random play with a victory by fours of two moves or more: the search
+    proves the root with one simulation and plays the line's first move."""
+    game = mctsfw.make_game("gomoku", size=15)
+    line = None
+    for state in quiet_gomoku_positions(game, 300, seed=11):
+        line = game.forced_win(state)
+        if line and len(line) >= 3:
+            break
+    assert line and len(line) >= 3
+    mcts = mctsfw.MCTS(game, mctsfw.make_tree_policy("uct"), seed=1)
+    root = mcts.search(state, search_games=1)
+    assert root.proven == 0.0 and root.depth == len(line) + 2  # won for the player to move, in that many plies
+    assert mcts.best_action(root) == line[0]
+    assert mctsfw.make_actor("mcts", game, search_games=1, seed=1).select_action(state) == line[0]
+    freestyle_only = mctsfw.make_game("gomoku", size=15, exactly_five=True)
+    assert freestyle_only.forced_win(state) is None  # an overline may not win: no claim made
