@@ -14,7 +14,9 @@ scored on whether its move is one of the position's solutions:
   examples' value, on results in [-1, 1]), without and with its solver: the player
   ``openspiel:BUDGET`` (``plugins/openspiel.py``).
 
-Then the cost of one ``Game.forcing_actions`` call per game, over the same positions.
+Then the cost of one ``Game.forcing_actions`` call per game, over the same positions, and
+of one ``Game.forced_win`` call (the game's threat search: Gomoku's victory by continuous
+fours) over positions of random games where nobody can win at once.
 Without OpenSpiel (``pip install -e .[differential]``) its rows are left out.
 """
 
@@ -95,6 +97,24 @@ def forcing_cost(game, found) -> float:
     return (time.perf_counter() - start) / (repeats * len(states)) * 1e6
 
 
+def forced_win_cost(game, quiet: int = 300) -> tuple[float, float] | None:
+    """(milliseconds a ``Game.forced_win`` call, share of calls that found a win) over the
+    first ``quiet`` positions of random games where ``forcing_actions`` says nothing (where
+    a search asks it); None for a game that declares no threat search."""
+    if type(game).forced_win is mctsfw.Game.forced_win:
+        return None
+    states = []
+    for moves, starting in play_positions(game, random_players(game), 200, seed=13):
+        state = game.state_after(moves, starting)
+        if game.forcing_actions(state) is None:
+            states.append(state)
+        if len(states) == quiet:
+            break
+    start = time.perf_counter()
+    found = sum(game.forced_win(state) is not None for state in states)
+    return (time.perf_counter() - start) / len(states) * 1e3, found / len(states)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--per-class", type=int, default=30, help="positions of each class per game")
@@ -125,8 +145,10 @@ def main() -> None:
         for label, move in players:
             rates = solve_rates(move, found)
             print(f"  {label:<36}" + "".join(f"{100 * rates[k][0]:7.0f}% {1000 * rates[k][1]:6.0f} ms" for k in CLASSES))
-        costs.append((title, forcing_cost(game, found)))
-    print("\nforcing_actions: " + ", ".join(f"{title} {cost:.1f} us a call" for title, cost in costs))
+        costs.append((title, forcing_cost(game, found), forced_win_cost(game)))
+    print("\nforcing_actions: " + ", ".join(f"{title} {cost:.1f} us a call" for title, cost, _ in costs))
+    print("forced_win (the game's threat search, where forcing_actions says nothing): " + ", ".join(
+        f"{title} {wins[0]:.2f} ms a call, a win found in {100 * wins[1]:.0f}%" for title, _, wins in costs if wins))
 
 
 if __name__ == "__main__":
