@@ -1,6 +1,6 @@
 """How strong self-play makes a network per minute of training, one curve per recipe.
 
-    python benchmarks/learning.py [--games-list connect4,hex5,hex7,go9] [--recipes today,gumbel,caps,both]
+    python benchmarks/learning.py [--games-list connect4,hex5,hex7,hex9,go9] [--recipes today,gumbel,caps,both]
                                   [--minutes 20] [--parallel 2] [--points 5] [--eval-games 20]
                                   [--out runs/learning] [--target 0.5]
 
@@ -29,6 +29,15 @@ The script prints each recipe's score against the strongest opponent over time a
 minutes each needed to reach ``--target``, draws ``OUT/learning.png`` (one panel a game)
 and logs every score to TensorBoard (``tensorboard --logdir OUT/tb``: the step is the
 training second).
+
+A recipe may be several commands one after the other (``Stage``: a command, its settings,
+its share of the minutes; a later stage starts from the last network of the one before;
+a stage's checkpoints are named by its run, ``run2/NET_genNNNN.keras``). 9x9 Hex
+(``hex9``, ``configs/hex9-mohex.toml``'s size-general ResNet, 10 games a generation) has
+three: ``scratch``, self-play from nothing; ``from7x7``, self-play on 7x7 for a third of
+the minutes, then on 9x9; ``mohex``, imitation of MoHex 2.0 at 300 simulations for half
+the minutes, then self-play (MoHex built: ``scripts/build_mohex.sh``). Its picture shows the
+scores against UCT(1000) (``Bench.plotted``).
 
 Go 9x9 (``go9``) is learnt from GNU Go instead (``cli.py imitate`` with the ``[imitate]``
 section of ``configs/go9.toml``: GNU Go level 10 against itself, 10 games a generation,
@@ -78,6 +87,7 @@ from hexzero.mctsfw.match import play_match  # noqa: E402
 from hexzero.mctsfw.players import close_actors  # noqa: E402
 from hexzero.mctsfw.runs import RunDir  # noqa: E402
 from hexzero.plugins.gtp import gnugo_spec  # noqa: E402
+from hexzero.plugins.mohex import find_mohex  # noqa: E402
 from search_strength import BALANCED, wilson  # noqa: E402
 
 #: what every self-play recipe changes in the game's configuration
@@ -100,30 +110,66 @@ KATAGO = {
 
 
 @dataclass(frozen=True)
+class Stage:
+    """One training command of a recipe: ``cli.py COMMAND`` with the bench's common settings
+    for that command and ``settings``, for ``share`` of the recipe's minutes; a stage after
+    the first starts from the last network the stage before it saved (``COMMAND.init_net``)."""
+
+    command: str
+    settings: tuple[str, ...] = ()
+    share: float = 1.0
+
+
+@dataclass(frozen=True)
 class Bench:
     """How a game is learnt and measured: its configuration, the command that trains it
-    (with what every recipe changes and the recipes), the opponents (a column name and
-    ``make_actor``'s spec and parameters each, the strongest last) and the network's own
-    parameters as a player (none: the raw network)."""
+    (with what every recipe changes and the recipes: a recipe is a list of settings for
+    that command, or a tuple of ``Stage``s run one after the other in its minutes), the
+    opponents (a column name and ``make_actor``'s spec and parameters each, the strongest
+    last) and the network's own parameters as a player (none: the raw network)."""
 
     config: str
     opponents: dict[str, tuple[str, dict]]
     command: str = "selfplay"
     common: tuple[str, ...] = tuple(COMMON)
-    recipes: dict[str, list[str]] = field(default_factory=lambda: RECIPES)
+    recipes: dict[str, list[str] | tuple[Stage, ...]] = field(default_factory=lambda: RECIPES)
     agent: dict = field(default_factory=dict)
     first_player_starts: bool = False  # Go: Black opens every game
     head_to_head: bool = False  # also each recipe's last checkpoint against the first recipe's
+    plotted: str = ""  # the opponent column drawn in the picture ("": the strongest)
+
+    def stages(self, recipe: str) -> tuple[Stage, ...]:
+        steps = self.recipes[recipe]
+        return steps if isinstance(steps, tuple) else (Stage(self.command, tuple(steps)),)
+
+    def settings(self, stage: Stage) -> list[str]:
+        """What a stage's command is given: the bench's common settings renamed to its section, then its own."""
+        common = [s.replace(f"{self.command}.", f"{stage.command}.", 1) for s in self.common]
+        return [*common, *stage.settings]
 
 
 def uct(*budgets: int) -> dict[str, tuple[str, dict]]:
     return {f"UCT({n})": ("mcts", {"search_games": n}) for n in budgets}
 
 
+#: 9x9 Hex with the size-general network of configs/hex9-mohex.toml: from nothing, from the
+#: same recipe on 7x7 for the first third of the minutes, or imitating MoHex 2.0 (300
+#: simulations a move: ~4 games a minute on one core) for the first half, self-play after
+HEX9_SELFPLAY = ("selfplay.games_per_generation=10",)  # a checkpoint every minute or so
+HEX9 = {
+    "scratch": (Stage("selfplay", HEX9_SELFPLAY),),
+    "from7x7": (Stage("selfplay", (*HEX9_SELFPLAY, "games.hex.size=7", "tree_policies.puct.dirichlet_alpha=0.2"), 1 / 3),
+                Stage("selfplay", HEX9_SELFPLAY, 2 / 3)),
+    "mohex": (Stage("imitate", ('imitate.player1="mohex:300"', 'imitate.player2="mohex:300"',
+                                "imitate.games_per_generation=10"), 1 / 2),
+              Stage("selfplay", HEX9_SELFPLAY, 1 / 2)),
+}
+
 GAMES = {
     "connect4": Bench("models/connect4/config.toml", uct(200, 1000)),
     "hex5": Bench("models/hex5-az/config.toml", uct(200, 1000)),
     "hex7": Bench("configs/hex7.toml", uct(200, 1000)),
+    "hex9": Bench("configs/hex9-mohex.toml", uct(200, 1000, 10000), recipes=HEX9, plotted="UCT(1000)"),
     "go9": Bench("configs/go9.toml", {"GNU Go 1": (gnugo_spec(1), {})}, command="imitate",
                  common=("imitate.games_per_generation=10", "imitate.generations=100000", "imitate.workers=1",
                          "imitate.epochs=1", "imitate.sgf=false", "imitate.seed=1"),
@@ -138,10 +184,45 @@ ONE_CORE = {"TF_NUM_INTRAOP_THREADS": "1", "TF_NUM_INTEROP_THREADS": "1", "OMP_N
 
 
 # ---- training ---------------------------------------------------------------------------------------
+def stage_dir(directory: Path, index: int) -> Path:
+    """The run directory of a recipe's ``index``-th stage: ``run``, then ``run2``, ``run3``..."""
+    return directory / ("run" if index == 0 else f"run{index + 1}")
+
+
+def start_stage(key: str, recipe: str, directory: Path, index: int) -> subprocess.Popen:
+    """Start the ``index``-th stage of a recipe, from the last network of the stage before it."""
+    bench = GAMES[key]
+    stage = bench.stages(recipe)[index]
+    settings = bench.settings(stage)
+    if index:
+        before = RunDir(stage_dir(directory, index - 1)).checkpoints()
+        if not before:
+            raise SystemExit(f"{stage_dir(directory, index - 1)}: the stage saved no network; see its train.log")
+        settings.append(f'{stage.command}.init_net="{before[-1][1].resolve()}"')
+    args = [sys.executable, str(ROOT / "cli.py"), stage.command, "--no-progress", "--config", str(ROOT / bench.config),
+            "--run-dir", str(stage_dir(directory, index)), *sum((["--set", s] for s in settings), [])]
+    with open(directory / "train.log", "a") as log:
+        log.write(f"$ {' '.join(args)}\n")
+        log.flush()
+        return subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, **ONE_CORE}, cwd=ROOT)
+
+
+def stop(process: subprocess.Popen) -> None:
+    """SIGTERM, as a user's ``kill``: the run commits its finished generations and stops."""
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=120)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
 def train(runs: list[tuple[str, str, Path]], minutes: float, parallel: int) -> None:
-    """Train each (game, recipe, directory) without a done.json for ``minutes``, ``parallel`` at once."""
+    """Train each (game, recipe, directory) without a done.json for ``minutes``, ``parallel``
+    at once; a recipe of several stages moves to the next at the end of each one's share."""
     waiting = [run for run in runs if not (run[2] / "done.json").exists()]
-    running: list[tuple[subprocess.Popen, float, Path]] = []
+    running: list[dict] = []
     try:
         while waiting or running:
             while waiting and len(running) < parallel:
@@ -149,46 +230,56 @@ def train(runs: list[tuple[str, str, Path]], minutes: float, parallel: int) -> N
                 if directory.exists():  # cut short earlier: its minutes would not be one stretch
                     shutil.rmtree(directory)
                 directory.mkdir(parents=True)
-                bench = GAMES[key]
-                args = [sys.executable, str(ROOT / "cli.py"), bench.command, "--no-progress", "--config",
-                        str(ROOT / bench.config), "--run-dir", str(directory / "run"),
-                        *sum((["--set", s] for s in [*bench.common, *bench.recipes[recipe]]), [])]
-                log = open(directory / "train.log", "w")
                 started = time.time()
                 (directory / "started.json").write_text(json.dumps({"time": started}))
-                process = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, **ONE_CORE},
-                                           cwd=ROOT)
-                log.close()
+                process = start_stage(key, recipe, directory, 0)
                 print(f"training {key} {recipe} for {minutes} min (pid {process.pid})", flush=True)
-                running.append((process, started, directory))
+                running.append({"key": key, "recipe": recipe, "directory": directory, "started": started,
+                                "stage": 0, "process": process})
             time.sleep(1.0)
-            for entry in list(running):
-                process, started, directory = entry
-                if process.poll() is None and time.time() - started < minutes * 60:
+            for run in list(running):
+                stages = GAMES[run["key"]].stages(run["recipe"])
+                elapsed = time.time() - run["started"]
+                ends = minutes * 60 * sum(stage.share for stage in stages[:run["stage"] + 1])
+                if run["process"].poll() is None and elapsed < ends:
                     continue
-                if process.poll() is None:
-                    process.send_signal(signal.SIGTERM)  # the run commits its finished generations and stops
-                    try:
-                        process.wait(timeout=120)
-                    except subprocess.TimeoutExpired:
-                        process.kill()
-                        process.wait()
-                running.remove(entry)
-                seconds = time.time() - started
-                if seconds < minutes * 60 - 5:
-                    raise SystemExit(f"{directory}: the training run ended after {seconds:.0f} s; see its train.log")
-                (directory / "done.json").write_text(json.dumps({"minutes": minutes, "seconds": round(seconds, 1)}))
+                stop(run["process"])
+                if elapsed < ends - 5:
+                    raise SystemExit(f"{run['directory']}: a training stage ended after {elapsed:.0f} s; "
+                                     f"see its train.log")
+                if run["stage"] + 1 < len(stages):
+                    run["stage"] += 1
+                    run["process"] = start_stage(run["key"], run["recipe"], run["directory"], run["stage"])
+                    print(f"  {run['key']} {run['recipe']}: stage {run['stage'] + 1} after {elapsed / 60:.1f} min",
+                          flush=True)
+                    continue
+                running.remove(run)
+                (run["directory"] / "done.json").write_text(json.dumps({"minutes": minutes,
+                                                                        "seconds": round(elapsed, 1)}))
     finally:
-        for process, _, _ in running:  # interrupted: nothing we started outlives us
-            process.kill()
-            process.wait()
+        for run in running:  # interrupted: nothing we started outlives us
+            run["process"].kill()
+            run["process"].wait()
 
 
 def checkpoints_in_time(directory: Path) -> list[tuple[float, int, Path]]:
-    """(seconds after the run started, generation, file) of each checkpoint of a run."""
+    """(seconds after the run started, generation, file) of each checkpoint of a run, every stage's in turn."""
     started = json.loads((directory / "started.json").read_text())["time"]
-    return [(max(path.stat().st_mtime - started, 0.0), generation, path)
-            for generation, path in RunDir(directory / "run").checkpoints()]
+    found, index = [], 0
+    while stage_dir(directory, index).exists():
+        found += [(max(path.stat().st_mtime - started, 0.0), generation, path)
+                  for generation, path in RunDir(stage_dir(directory, index)).checkpoints()]
+        index += 1
+    return found
+
+
+def last_checkpoint(directory: Path) -> Path:
+    return checkpoints_in_time(directory)[-1][2]
+
+
+def checkpoint_name(directory: Path, path: Path) -> str:
+    """A checkpoint's name in scores.json: its file name, after its stage's directory past the first."""
+    return path.name if path.parent.parent == directory / "run" else f"{path.parent.parent.name}/{path.name}"
 
 
 def chosen(checkpoints: list[tuple[float, int, Path]], minutes: float, points: int) -> list[tuple[float, int, Path]]:
@@ -237,7 +328,7 @@ def head_to_head(key: str, recipe: str, base: str, out: Path, games: int) -> flo
     name = f"last vs {base}'s last/{games}"
     if name not in scores:
         game = bench_game(bench)
-        mine, theirs = (RunDir(out / key / r / "run").checkpoints()[-1][1] for r in (recipe, base))
+        mine, theirs = (last_checkpoint(out / key / r) for r in (recipe, base))
         scores[name] = match_score(game, bench, mctsfw.make_actor(mine, game, seed=1, **bench.agent),
                                    mctsfw.make_actor(theirs, game, seed=2, **bench.agent), games)
         saved.write_text(json.dumps(scores, indent=1))
@@ -270,9 +361,9 @@ def evaluate(key: str, recipe: str, directory: Path, minutes: float, points: int
     scores = json.loads(saved.read_text()) if saved.exists() else {}
     rows, solver = [], None
     for seconds, generation, path in chosen(checkpoints_in_time(directory), minutes, points):
-        row = {"seconds": round(seconds, 1), "generation": generation}
+        row = {"seconds": round(seconds, 1), "generation": generation, "stage": path.parent.parent.name}
         for column, opponent in bench.opponents.items():
-            name = f"{path.name} vs {column}/{eval_games}"
+            name = f"{checkpoint_name(directory, path)} vs {column}/{eval_games}"
             if name not in scores:
                 scores[name] = score(game, bench, path, opponent, eval_games, seed=generation)
                 saved.write_text(json.dumps(scores, indent=1))
@@ -280,7 +371,7 @@ def evaluate(key: str, recipe: str, directory: Path, minutes: float, points: int
                 events.add([(f"{key}/{recipe}/vs_{tag}", scores[name], int(seconds))])
             row[column] = scores[name]
         if key in PERFECT:
-            name = f"{path.name} kept against perfect play/{eval_games}"
+            name = f"{checkpoint_name(directory, path)} kept against perfect play/{eval_games}"
             if name not in scores:
                 if solver is None:
                     from hexzero.games.hex_solver import HexSolver
@@ -292,6 +383,11 @@ def evaluate(key: str, recipe: str, directory: Path, minutes: float, points: int
             row["kept"] = scores[name]
         rows.append(row)
     return rows
+
+
+def stage_mark(row: dict) -> str:
+    """"run2 " for a checkpoint of a recipe's second stage, nothing for the first's."""
+    return "" if row["stage"] == "run" else f"{row['stage']} "
 
 
 def minutes_to(rows: list[dict], column: str, target: float) -> float | None:
@@ -311,7 +407,7 @@ def draw(results: dict, path: Path) -> None:
 
     figure, axes = plt.subplots(1, len(results), figsize=(5 * len(results), 4), squeeze=False)
     for ax, (key, by_recipe) in zip(axes[0], results.items()):
-        strongest = list(GAMES[key].opponents)[-1]
+        strongest = GAMES[key].plotted or list(GAMES[key].opponents)[-1]
         for recipe, rows in by_recipe.items():
             line, = ax.plot([r["seconds"] / 60 for r in rows], [r[strongest] for r in rows], marker="o", label=recipe)
             if key in PERFECT:  # dashed, the same colour: won positions kept against perfect play
@@ -331,8 +427,8 @@ def draw(results: dict, path: Path) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--games-list", default=",".join(k for k, b in GAMES.items() if b.command == "selfplay"),
-                        help=f"some of {', '.join(GAMES)} (default: the self-play games)")
+    parser.add_argument("--games-list", default="connect4,hex5,hex7",
+                        help=f"some of {', '.join(GAMES)} (default: connect4,hex5,hex7)")
     parser.add_argument("--recipes", default="", help="some of each game's recipes (default: all of them): "
                         + "; ".join(f"{k}: {', '.join(b.recipes)}" for k, b in GAMES.items()))
     parser.add_argument("--minutes", type=float, default=20.0, help="training minutes of each recipe")
@@ -348,7 +444,11 @@ def main() -> None:
     if unknown:
         parser.error(f"unknown: {', '.join(unknown)}")
     recipes = {k: [r for r in GAMES[k].recipes if not asked or r in asked] for k in keys}
-    out = Path(args.out)
+    if not find_mohex() and any("mohex:" in setting for k in keys for r in recipes[k]
+                                for stage in GAMES[k].stages(r) for setting in stage.settings):
+        parser.error("a recipe imitates MoHex, which is not found: build it with scripts/build_mohex.sh "
+                     "(or set $HEXZERO_MOHEX), or leave the recipe out with --recipes")
+    out = Path(args.out).resolve()  # the training commands run in the repository
     print(f"{args.minutes} training minutes a recipe, {args.parallel} at once; "
           f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}")
     train([(k, r, out / k / r) for k in keys for r in recipes[k]], args.minutes, args.parallel)
@@ -363,12 +463,12 @@ def main() -> None:
         for recipe in recipes[key]:
             rows = evaluate(key, recipe, out / key / recipe, args.minutes, args.points, args.eval_games, events)
             results[key][recipe] = rows
-            line = "  ".join(f"{r['seconds'] / 60:4.1f} min gen {r['generation']:3d}: "
+            line = "  ".join(f"{r['seconds'] / 60:4.1f} min {stage_mark(r)}gen {r['generation']:3d}: "
                              + " ".join(f"{c} {r[c]:.0%}" for c in r if c in bench.opponents or c == "kept")
                              for r in rows)
             reached = minutes_to(rows, strongest, args.target)
             low, high = (max(0.0, x) for x in wilson(rows[-1][strongest], args.eval_games))
-            accuracy = move_accuracy(out / key / recipe) if bench.command == "imitate" else None
+            accuracy = move_accuracy(out / key / recipe) if bench.stages(recipe)[0].command == "imitate" else None
             print(f"  {recipe:<7} {line}")
             print(f"          last: {rows[-1][strongest]:.0%} ({low:.0%}-{high:.0%}) against {strongest}; "
                   f"{args.target:.0%} reached " + (f"after {reached:.1f} min" if reached is not None else "not yet")

@@ -1,0 +1,33 @@
+"""benchmarks/learning.py's recipes: each a list of stages that fill its minutes, each stage
+given the bench's common settings under its own command's section."""
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+import learning  # noqa: E402
+from hexzero.mctsfw.config import load_config  # noqa: E402
+
+
+def test_every_recipe_fills_its_minutes_with_commands_that_exist():
+    for key, bench in learning.GAMES.items():
+        for recipe in bench.recipes:
+            stages = bench.stages(recipe)
+            assert abs(sum(stage.share for stage in stages) - 1) < 1e-9, (key, recipe)
+            for stage in stages:
+                assert stage.command in ("selfplay", "imitate")
+                settings = bench.settings(stage)
+                assert all(not s.startswith(("selfplay.", "imitate.")) or s.startswith(f"{stage.command}.")
+                           for s in settings), (key, recipe, settings)
+                load_config(ROOT / "hexzero.toml", [ROOT / bench.config], settings)  # every setting declared and valid
+
+
+def test_a_later_stage_s_checkpoints_are_named_by_their_run():
+    directory = Path("/runs/hex9/from7x7")
+    first = directory / "run" / "checkpoints" / "pv_resnet_gen0003.keras"
+    second = directory / "run2" / "checkpoints" / "pv_resnet_gen0003.keras"
+    assert learning.checkpoint_name(directory, first) == "pv_resnet_gen0003.keras"  # as before stages came
+    assert learning.checkpoint_name(directory, second) == "run2/pv_resnet_gen0003.keras"
+    assert [learning.stage_dir(directory, i).name for i in range(3)] == ["run", "run2", "run3"]
