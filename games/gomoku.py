@@ -287,7 +287,7 @@ class Gomoku(Game):
         table[key] = (depth, line)
         return line
 
-    def forced_win(self, state: GomokuState, depth: int = 12, positions: int = 2000) -> list[int] | None:
+    def forced_win(self, state: GomokuState, depth: int = 12, positions: int = 200) -> list[int] | None:
         """A forced win beyond one move for the player to move (``Game.forced_win``):
         victory by continuous fours (``continuous_fours``) within ``depth`` of its moves and
         ``positions`` positions searched, as the moves from ``state`` (the winner's and the
