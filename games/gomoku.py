@@ -256,36 +256,48 @@ class Gomoku(Game):
         four or a double four) while the defender has none; None when there is none within
         ``depth`` attacker moves or ``budget[0]`` positions (spent here). Freestyle only."""
         key = (own, other)
-        known = table.get(key)
+        known = table.get(key)  # (depth searched, line, the position's fours) from an earlier visit
         if known is not None and (known[1] is not None or known[0] >= depth):
             return known[1]
         budget[0] -= 1
         if budget[0] < 0:
             return None
-        against = self.completing_cells(other, empty)
-        if against & (against - 1):
-            table[key] = (depth, None)  # two cells win for the defender: a four cannot stop both
+        fours = known[2] if known is not None else self._fours(own, other, empty)
+        if fours is None:  # two cells win for the defender: a four cannot stop both
+            table[key] = (depth, None, None)
             return None
-        moves = self.four_cells(own, other, empty)
-        if against:
-            moves &= against  # the attacker must take the defender's cell, and make a four there
+        if isinstance(fours, int):  # an open four or a double four: won
+            table[key] = (depth, [fours], fours)
+            return [fours]
         line = None
-        fours = []
-        for move in self._bits(moves):
-            threats = self.completing_cells(own | move, empty & ~move)
-            if threats & (threats - 1):  # the shortest wins first
-                line = [move]
-                break
-            fours.append((move, threats))
-        if line is None and depth > 1:
+        if depth > 1:
             for move, threats in fours:  # one cell completes it: the defender must take it
                 rest = self.continuous_fours(own | move, other | threats, empty & ~(move | threats), depth - 1,
                                              budget, table)
                 if rest is not None:
                     line = [move, threats, *rest]
                     break
-        table[key] = (depth, line)
+        table[key] = (depth, line, fours)
         return line
+
+    def _fours(self, own: int, other: int, empty: int) -> list[tuple[int, int]] | int | None:
+        """The attacker's moves of ``continuous_fours`` in a position, worked out once a
+        position: None when the defender has two cells that complete a line; a move (bit)
+        that leaves two cells completing the attacker's line; else each four (move, the
+        one cell that completes it), only those on the defender's cell where it has one."""
+        against = self.completing_cells(other, empty)
+        if against & (against - 1):
+            return None
+        moves = self.four_cells(own, other, empty)
+        if against:
+            moves &= against  # the attacker must take the defender's cell, and make a four there
+        fours = []
+        for move in self._bits(moves):
+            threats = self.completing_cells(own | move, empty & ~move)
+            if threats & (threats - 1):  # the shortest wins first
+                return move
+            fours.append((move, threats))
+        return fours
 
     def forced_win(self, state: GomokuState, depth: int = 12, positions: int = 200) -> list[int] | None:
         """A forced win beyond one move for the player to move (``Game.forced_win``):
