@@ -108,7 +108,6 @@ def sources_problems(config: dict, registries: Registries) -> list[str]:
         return problems
     made_game = registries.games.get(game)(**params)
     if table["init_net"]:
-
         if problem := init_net_problem(table["init_net"], registries.nets.get(table["net"]), made_game):
             return [f"distill.init_net = {table['init_net']!r}: {problem}"]
     played = [g for source, p in source_games(table["sources"], game, params).items() for _, g in source_buffers(source, p)]

@@ -475,14 +475,15 @@ class SizedViews:
     once per network and size."""
 
     def __init__(self, games: dict[int, Game], main: Game):
-        self.games, self.main = games, main
+        self.games = {size: game for size, game in games.items() if size != getattr(main, "size", None)}
+        self.main = main
         self.net, self.views = None, {}
 
     def game_and_net(self, size: int | None, net) -> tuple[Game, Any]:
-        """The game of ``size`` (None: the main one) and ``net``'s view of it."""
+        """The game of ``size`` (None or the main game's size: the main one) and ``net``'s view of it."""
         if net is not self.net:
             self.net, self.views = net, {}
-        if size is None or self.games[size].params() == self.main.params():
+        if size not in self.games:
             return self.main, net
         if size not in self.views:
             self.views[size] = net.for_game(self.games[size])

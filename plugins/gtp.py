@@ -628,6 +628,24 @@ def find_program(name: str) -> str | None:
     return shutil.which(name) or shutil.which(name, path="/usr/games:/usr/local/games")
 
 
+def find_built_program(variable: str, name: str) -> str | None:
+    """An outside program built from source (MoHex, Rapfi): the path the environment
+    variable ``variable`` names, if it does (None when that is not an executable), else
+    ``name`` on PATH; None if neither."""
+    named = os.environ.get(variable)
+    if named:
+        return named if os.access(named, os.X_OK) else None
+    return shutil.which(name)
+
+
+def budget_of_spec(kind: str, argument: str, what: str, example: int) -> int:
+    """The whole number >= 1 of a spec ``KIND:N`` (an outside engine's budget a move), or
+    ``ActorError`` saying what N is."""
+    if not argument.strip().isdigit() or int(argument) < 1:
+        raise ActorError(f"{kind}:{argument}: give the {what} a move, a whole number >= 1 ({kind}:{example})")
+    return int(argument)
+
+
 def gnugo_spec(level: int, program: str = "gnugo") -> str:
     """The player spec of GNU Go as this project's Go opponent and referee: area (Chinese)
     rules, dead stones captured before it passes (so its games end with the board as it

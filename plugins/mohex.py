@@ -13,14 +13,12 @@ docs/hex.md and the teacher of ``cli.py imitate`` (``imitate.player1 = "mohex:10
 
 from __future__ import annotations
 
-import os
-import shutil
 from typing import Any
 
 from hexzero import mctsfw
 from hexzero.mctsfw.actors import ActorError
 from hexzero.mctsfw.game import Game
-from hexzero.plugins.gtp import GtpActor, GtpCommandRefused
+from hexzero.plugins.gtp import GtpActor, GtpCommandRefused, budget_of_spec, find_built_program
 
 #: where the program is looked for first (a path), then ``mohex`` on PATH
 MOHEX_VARIABLE = "HEXZERO_MOHEX"
@@ -34,10 +32,7 @@ NODES_PER_SIMULATION = 200
 
 def find_mohex() -> str | None:
     """The MoHex program: ``$HEXZERO_MOHEX`` if it names one, else ``mohex`` on PATH; None if neither."""
-    named = os.environ.get(MOHEX_VARIABLE)
-    if named:
-        return named if os.access(named, os.X_OK) else None
-    return shutil.which("mohex")
+    return find_built_program(MOHEX_VARIABLE, "mohex")
 
 
 class MoHexActor(GtpActor):
@@ -50,9 +45,7 @@ class MoHexActor(GtpActor):
     @classmethod
     def from_spec(cls, argument: str, game: Game, **params: Any) -> "MoHexActor":
         """``make_actor("mohex:N", game, seed=S)``: other search parameters are MoHex's own business."""
-        if not argument.strip().isdigit() or int(argument) < 1:
-            raise ActorError(f"mohex:{argument}: give the simulations a move, a whole number >= 1 (mohex:1000)")
-        return cls(game, int(argument), seed=params.get("seed"))
+        return cls(game, budget_of_spec("mohex", argument, "simulations", 1000), seed=params.get("seed"))
 
     def __init__(self, game: Game, simulations: int, seed: int | None = None):
         if game.name != "hex":

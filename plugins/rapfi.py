@@ -13,14 +13,13 @@ docs/gomoku.md; as an ``imitate`` player it teaches (``imitate.player1 = "rapfi:
 
 from __future__ import annotations
 
-import os
-import shutil
 import tempfile
 from typing import Any
 
 from hexzero import mctsfw
 from hexzero.mctsfw.actors import ActorError
 from hexzero.mctsfw.game import Game
+from hexzero.plugins.gtp import budget_of_spec, find_built_program
 from hexzero.plugins.pbrain import PbrainActor
 
 #: where the program is looked for first (a path), then ``pbrain-rapfi`` on PATH
@@ -31,10 +30,7 @@ NO_TIME_LIMIT_MS = 3_600_000
 
 def find_rapfi() -> str | None:
     """The Rapfi program: ``$HEXZERO_RAPFI`` if it names one, else ``pbrain-rapfi`` on PATH; None if neither."""
-    named = os.environ.get(RAPFI_VARIABLE)
-    if named:
-        return named if os.access(named, os.X_OK) else None
-    return shutil.which("pbrain-rapfi")
+    return find_built_program(RAPFI_VARIABLE, "pbrain-rapfi")
 
 
 class RapfiActor(PbrainActor):
@@ -47,9 +43,7 @@ class RapfiActor(PbrainActor):
     @classmethod
     def from_spec(cls, argument: str, game: Game, **params: Any) -> "RapfiActor":
         """``make_actor("rapfi:N", game, time_limit=T)``: other search parameters are Rapfi's own business."""
-        if not argument.strip().isdigit() or int(argument) < 1:
-            raise ActorError(f"rapfi:{argument}: give the search nodes a move, a whole number >= 1 (rapfi:100)")
-        return cls(game, int(argument), time_limit=params.get("time_limit"))
+        return cls(game, budget_of_spec("rapfi", argument, "search nodes", 100), time_limit=params.get("time_limit"))
 
     def __init__(self, game: Game, nodes: int, time_limit: float | None = None):
         if game.name != "gomoku":
