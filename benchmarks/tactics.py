@@ -16,7 +16,8 @@ scored on whether its move is one of the position's solutions:
 
 Then the cost of one ``Game.forcing_actions`` call per game, over the same positions, and
 of one ``Game.forced_win`` call (the game's threat search: Gomoku's victory by continuous
-fours) over positions of random games where nobody can win at once.
+fours; ``thorough``, as at a search's root, by threes too) and one ``Game.threat_defences`` call (Gomoku's answers to a three) over positions
+of random games where nobody can win at once.
 Without OpenSpiel (``pip install -e .[differential]``) its rows are left out.
 """
 
@@ -97,12 +98,11 @@ def forcing_cost(game, found) -> float:
     return (time.perf_counter() - start) / (repeats * len(states)) * 1e6
 
 
-def forced_win_cost(game, quiet: int = 300) -> tuple[float, float] | None:
-    """(milliseconds a ``Game.forced_win`` call, share of calls that found a win) over the
+def threat_search_costs(game, quiet: int = 300) -> list[tuple[str, float, float]]:
+    """(the call, milliseconds a call, share of calls that found something) of
+    ``Game.forced_win`` (a win) and ``Game.threat_defences`` (a threat to answer) over the
     first ``quiet`` positions of random games where ``forcing_actions`` says nothing (where
-    a search asks it); None for a game that declares no threat search."""
-    if type(game).forced_win is mctsfw.Game.forced_win:
-        return None
+    a search asks them); those the game declares."""
     states = []
     for moves, starting in play_positions(game, random_players(game), 200, seed=13):
         state = game.state_after(moves, starting)
@@ -110,9 +110,16 @@ def forced_win_cost(game, quiet: int = 300) -> tuple[float, float] | None:
             states.append(state)
         if len(states) == quiet:
             break
-    start = time.perf_counter()
-    found = sum(game.forced_win(state) is not None for state in states)
-    return (time.perf_counter() - start) / len(states) * 1e3, found / len(states)
+    calls = {"forced_win": game.forced_win, "forced_win thorough": lambda state: game.forced_win(state, thorough=True),
+             "threat_defences": game.threat_defences}
+    costs = []
+    for label, call in calls.items():
+        if getattr(type(game), label.split()[0]) is getattr(mctsfw.Game, label.split()[0]):
+            continue
+        start = time.perf_counter()
+        found = sum(call(state) is not None for state in states)
+        costs.append((label, (time.perf_counter() - start) / len(states) * 1e3, found / len(states)))
+    return costs
 
 
 def main() -> None:
@@ -145,10 +152,12 @@ def main() -> None:
         for label, move in players:
             rates = solve_rates(move, found)
             print(f"  {label:<36}" + "".join(f"{100 * rates[k][0]:7.0f}% {1000 * rates[k][1]:6.0f} ms" for k in CLASSES))
-        costs.append((title, forcing_cost(game, found), forced_win_cost(game)))
+        costs.append((title, forcing_cost(game, found), threat_search_costs(game)))
     print("\nforcing_actions: " + ", ".join(f"{title} {cost:.1f} us a call" for title, cost, _ in costs))
-    print("forced_win (the game's threat search, where forcing_actions says nothing): " + ", ".join(
-        f"{title} {wins[0]:.2f} ms a call, a win found in {100 * wins[1]:.0f}%" for title, _, wins in costs if wins))
+    print("the game's threat search, where forcing_actions says nothing:")
+    for title, _, searches in costs:
+        for hook, ms, share in searches:
+            print(f"  {title} {hook}: {ms:.2f} ms a call, found in {100 * share:.0f}%")
 
 
 if __name__ == "__main__":

@@ -1,10 +1,11 @@
-"""The game's threat-space search (``Game.forced_win``: Gomoku's victory by continuous
-fours) at equal time: UCT with it against UCT without it, each with the same seconds a move.
+"""The game's threat-space search (``Game.forced_win``: Gomoku's victories by continuous
+fours and threes; ``Game.threat_defences``: its answers to a three) at equal time: UCT with
+it against UCT without it, each with the same seconds a move.
 
     python benchmarks/threat_search.py [--games 20] [--seconds 0.3] [--sizes 9,15]
 
 Both players have the rest of the tactics (proofs, ``forcing_actions``); only the one
-without has ``MCTS.forced_wins`` turned off. Each side is player 1 in half the games and
+without has ``MCTS.forced_wins`` and ``MCTS.defences`` turned off. Each side is player 1 in half the games and
 opens in half of each half (``search_strength.BALANCED``). The score of the player with
 the threat search is printed with its 95% interval (draws count half).
 """
@@ -38,7 +39,7 @@ def main() -> None:
         game = mctsfw.make_game("gomoku", size=size)
         with_search = player(game, args.seconds, 1, "with")
         without = player(game, args.seconds, 2, "without")
-        without.mcts.forced_wins = False  # the rest of the tactics kept
+        without.mcts.forced_wins = without.mcts.defences = False  # the rest of the tactics kept
         tally = play_match(game, with_search, without, args.games, **BALANCED).tally()
         score = (tally.wins + 0.5 * tally.draws) / args.games
         low, high = wilson(score, args.games)

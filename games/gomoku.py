@@ -37,6 +37,9 @@ MARKS = {1: "X", 2: "O"}
 COLOURS = {1: "black", 2: "white"}
 
 GomokuState = tuple  # (player_to_move, stones_of_1, stones_of_2, winner, moves)
+#: positions the thorough threat search (once a move, at a search's root or for a raw
+#: network's move) gives victories by threes: about 15 ms on 15x15 (benchmarks/tactics.py)
+THOROUGH_POSITIONS = 300
 
 
 def runs_at_least(stones: int, shift: int, length: int) -> int:
@@ -299,13 +302,16 @@ class Gomoku(Game):
             fours.append((move, threats))
         return fours
 
-    def forced_win(self, state: GomokuState, depth: int = 12, positions: int = 200) -> list[int] | None:
+    def forced_win(self, state: GomokuState, thorough: bool = False, depth: int = 12, positions: int = 200,
+                   threes: int = 3, three_positions: int | None = None) -> list[int] | None:
         """A forced win beyond one move for the player to move (``Game.forced_win``):
         victory by continuous fours (``continuous_fours``) within ``depth`` of its moves and
-        ``positions`` positions searched, as the moves from ``state`` (the winner's and the
-        forced replies), the last of them leaving two cells that complete a line. Only
-        where nobody can complete a line at once (``forcing_actions`` is None there), in
-        freestyle (with ``exactly_five`` a completed line may be an overline: None)."""
+        ``positions`` positions searched; failing that, with ``three_positions`` (by default
+        ``THOROUGH_POSITIONS`` when ``thorough``, else none), victory by continuous threats
+        (``continuous_threats``, fours and threes) within ``threes`` attacker moves. The moves from ``state``, the winner's and the replies (of the
+        longest defence) in turn, the last of them leaving two cells that complete a line.
+        Only where nobody can complete a line at once (``forcing_actions`` is None there),
+        in freestyle (with ``exactly_five`` a completed line may be an overline: None)."""
         player, ones, twos, winner, moves = state
         if self.exactly_five or winner or len(moves) < 2 * (self.connect - 2) - 1:
             return None
@@ -313,14 +319,149 @@ class Gomoku(Game):
         empty = self.full & ~(ones | twos)
         if self.completing_cells(own, empty) or self.completing_cells(other, empty):
             return None  # a win at once, or a threat to stop: forcing_actions' business
-        budget, table = [positions], {}
-        for limit in range(1, depth + 1):  # the shortest win first
-            line = self.continuous_fours(own, other, empty, limit, budget, table)
-            if line is not None:
-                return [self._action_of_bit[b] for b in line]
-            if budget[0] <= 0:
-                break
+        if three_positions is None:
+            three_positions = THOROUGH_POSITIONS if thorough else 0
+        for search, limit, budget in ((self.continuous_fours, depth, positions),
+                                      (self.continuous_threats, threes, three_positions)):
+            budget, table = [budget], {}
+            for moves_deep in range(1, limit + 1):  # the shortest win first
+                if budget[0] <= 0:
+                    break
+                line = search(own, other, empty, moves_deep, budget, table)
+                if line is not None:
+                    return [self._action_of_bit[b] for b in line]
         return None
+
+    # ---- threats to win by force: open and broken threes -------------------------------------
+    def open_four_moves(self, own: int, other: int, empty: int) -> list[tuple[int, int]]:
+        """The moves (bits) after which ``own`` has two or more cells that complete a line
+        (an open four, or two fours at once: nothing stops both), each with those cells.
+        A position where such a move exists holds a threat of ``own`` to win in two of its
+        moves: an open three (``.XXX.``) or a broken one (``.X.XX.``)."""
+        found = []
+        for move in self._bits(self.four_cells(own, other, empty)):
+            cells = self.completing_cells(own | move, empty & ~move)
+            if cells & (cells - 1):
+                found.append((move, cells))
+        return found
+
+    def threat_defences(self, state: GomokuState) -> tuple[int, ...] | None:
+        """Where the opponent has a three (a move that leaves them an open four or a
+        double four: ``open_four_moves``) and nobody can complete a line at once, the moves
+        that do not lose to it (``Game.threat_defences``): the cells that leave the opponent
+        no such move, and the mover's own fours (the defender gains a move: the opponent
+        must answer). Any other move loses: the opponent makes the open four, one of its two
+        cells stays free. Exact: a defence at ``d`` kills the threat on ``m`` when ``d`` is
+        ``m`` or one of exactly two cells ``m`` would leave (a stone of the defender changes
+        nothing else of it). Freestyle only (with ``exactly_five`` a completed line may be an
+        overline: None)."""
+        player, ones, twos, winner, moves = state
+        if self.exactly_five or winner or len(moves) < 2 * (self.connect - 2) - 1:
+            return None
+        own, other = (ones, twos) if player == 1 else (twos, ones)
+        empty = self.full & ~(ones | twos)
+        if self.completing_cells(own, empty) or self.completing_cells(other, empty):
+            return None  # a win at once, or one to stop: forcing_actions' business
+        threats = self.open_four_moves(other, own, empty)
+        if not threats:
+            return None
+        stops = empty
+        for move, cells in threats:
+            stops &= move | (cells if cells.bit_count() == 2 else 0)
+        of_bit = self._action_of_bit
+        return tuple(sorted(of_bit[b] for b in self._bits(stops | self.four_cells(own, other, empty))))
+
+    # ---- threat-space search: victory by continuous threats, fours and threes (VCT) ----------
+    def three_cells(self, own: int, other: int, empty: int) -> int:
+        """Empty cells on which a stone of ``own`` may make a three: the inner empty cells of
+        the windows of ``connect + 1`` cells with both ends empty and ``connect - 3`` of
+        ``own``'s stones inside, none of ``other``'s (one more stone inside, and one after
+        it makes an open four). Candidates only: ``open_four_moves`` says which are threes."""
+        k = self.connect
+        span = k + 1
+        found = 0
+        for d in self.shifts:
+            starts = self.full & empty & (empty >> (k * d))  # both ends on the board and empty
+            for j in range(1, k):
+                starts &= (self.full & ~other) >> (j * d)
+            planes: list[int] = []  # the count of own stones inside each window, bit by bit
+            for j in range(1, k):
+                carry = (own >> (j * d)) & starts
+                for i, plane in enumerate(planes):
+                    planes[i], carry = plane ^ carry, plane & carry
+                    if not carry:
+                        break
+                if carry:
+                    planes.append(carry)
+            windows, target = starts, k - 3
+            for i in range(max(len(planes), target.bit_length())):
+                plane = planes[i] if i < len(planes) else 0
+                windows &= plane if target >> i & 1 else ~plane
+            for j in range(1, span - 1):
+                found |= windows << (j * d)
+        return found & empty
+
+    def _replies(self, own: int, other: int, empty: int) -> int | None:
+        """After a move of the attacker (``own``), the defender's moves that do not lose at
+        once or to a three (bits): the one cell that blocks a four; else the stops and the
+        defender's fours (``threat_defences``), or, where nothing stops the three, the first
+        cell of its open four (to show the win to its end); 0: the attacker has won (two
+        cells complete its line); None: no threat, or the defender wins at once."""
+        if self.completing_cells(other, empty):
+            return None
+        cells = self.completing_cells(own, empty)
+        if cells:
+            return 0 if cells & (cells - 1) else cells
+        threats = self.open_four_moves(own, other, empty)
+        if not threats:
+            return None
+        stops = empty
+        for move, cells in threats:
+            stops &= move | (cells if cells.bit_count() == 2 else 0)
+        return stops | self.four_cells(other, own, empty) or threats[0][0]
+
+    def continuous_threats(self, own: int, other: int, empty: int, depth: int, budget: list[int],
+                           table: dict) -> list[int] | None:
+        """A victory by continuous threats for the owner of ``own``, to move: fours, and
+        threes where every defence (``_replies``) still loses; the moves (bits), the
+        attacker's and the replies of the longest defence in turn, ending with a move that
+        leaves two cells completing a line. None when none is found within ``depth``
+        attacker moves or ``budget[0]`` positions (spent here). Freestyle only."""
+        key = (own, other)
+        known = table.get(key)
+        if known is not None and (known[1] is not None or known[0] >= depth):
+            return known[1]
+        budget[0] -= 1
+        if budget[0] < 0 or depth < 1:
+            return None
+        against = self.completing_cells(other, empty)
+        if against & (against - 1):
+            table[key] = (depth, None)
+            return None
+        if against:  # the defender's four is blocked first: that must keep a threat
+            moves = [against]
+        else:
+            fours = self.four_cells(own, other, empty)
+            moves = [*self._bits(fours), *self._bits(self.three_cells(own, other, empty) & ~fours)]
+        line = None
+        for move in moves:
+            replies = self._replies(own | move, other, empty & ~move)
+            if replies is None:
+                continue
+            longest: list[int] | None = []
+            for reply in self._bits(replies):
+                rest = self.continuous_threats(own | move, other | reply, empty & ~(move | reply), depth - 1,
+                                               budget, table)
+                if rest is None:
+                    longest = None
+                    break
+                if not longest or len(rest) + 1 > len(longest):
+                    longest = [reply, *rest]
+            if longest is not None:
+                line = [move, *longest]
+                break
+        table[key] = (depth, line)
+        return line
 
     @staticmethod
     def _bits(board: int) -> list[int]:

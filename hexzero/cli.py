@@ -565,6 +565,9 @@ def run_training(args: argparse.Namespace, section: str, length_key: str, make_t
         print(f"error: {'; '.join(problems)}", file=sys.stderr)
         return 2
     with run.lock():  # a second process on this run is refused before it says or writes anything
+        from hexzero.nets.anet import device_line
+
+        print(device_line())
         latest = run.latest()
         if latest:
             print(f"resuming {run.path} after {unit} {latest[0]} ({length_key}: {config[section][length_key]})")
@@ -792,7 +795,7 @@ def command_info(args: argparse.Namespace) -> int:
     import os
     import platform
 
-    from hexzero.nets.anet import _keras, keras_device
+    from hexzero.nets.anet import device_line
     from hexzero.plugins.gtp import find_program
     from hexzero.plugins.mohex import find_mohex
     from hexzero.plugins.rapfi import find_rapfi
@@ -807,14 +810,10 @@ def command_info(args: argparse.Namespace) -> int:
 
     print(f"hexzero {version('hexzero')}: Python {platform.python_version()}, {platform.system()} "
           f"{platform.machine()}, {os.cpu_count()} cores")
-    keras = _keras()
-    backend = keras.backend.backend()
     print("packages: " + ", ".join(f"{name} {version(name)}" for name in
                                    ("keras", "tensorflow", "tensorflow-cpu", "jax", "numpy", "numba", "pluggy",
                                     "networkx", "ray", "open_spiel") if version(name) != "not installed"))
-    device = keras_device()
-    print(f"keras backend: {backend} on {device}" + ("" if device != "CPU" else " (no GPU found: the networks run on "
-                                                                            "the CPU)"))
+    print(device_line())
     workers = config["selfplay"]["workers"]
     print(f"self-play workers: {workers or os.cpu_count() or 1}" + (" (selfplay.workers = 0: one per core)"
                                                                     if not workers else " (selfplay.workers)"))

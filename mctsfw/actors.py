@@ -416,15 +416,21 @@ class NetActor(Actor):
         """Its move, never past a win at once or an open loss: where the game declares
         forcing moves (``Game.forcing_actions``), the network chooses among them; where
         there are none and the game's threat search finds a forced win
-        (``Game.forced_win``), its first move."""
+        (``Game.forced_win``), its first move; else, facing a threat of one
+        (``Game.threat_defences``), the network chooses among the defences."""
         policy = self.policy(state)
-        forcing = self.game.forcing_actions(state)
+        game = self.game
+        forcing = game.forcing_actions(state)
         if forcing is not None:
-            forced = np.zeros_like(policy)
-            forced[list(forcing.actions)] = 1.0
-            policy = masked_policy(policy, forced)
-        elif line := self.game.forced_win(state):
+            allowed = forcing.actions
+        elif line := game.forced_win(state, thorough=True):
             return line[0]
+        else:
+            allowed = game.threat_defences(state)  # an empty tuple: every move loses, any will do
+        if allowed:
+            forced = np.zeros_like(policy)
+            forced[list(allowed)] = 1.0
+            policy = masked_policy(policy, forced)
         return sample_action(policy, 0.0 if self.selection == "greedy" else self.temperature, self.rng)
 
     def consider_swap(self, starting_player: int, moves: list[Action]) -> bool:

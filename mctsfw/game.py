@@ -120,15 +120,26 @@ class Game:
         and no other move able to stop the opponent's win. Call it on states that are not final."""
         return None
 
-    def forced_win(self, state: State) -> list[Action] | None:
+    def forced_win(self, state: State, thorough: bool = False) -> list[Action] | None:
         """A forced win beyond one move for the player to move, found by the game's own
         threat search where nobody can win at once (``forcing_actions`` is None there):
-        the moves from ``state``, the winner's and the defender's only replies in turn,
-        the last leaving the defender no reply that stops a win at once (Gomoku:
-        victory by continuous fours). It must be sound (every line a win against every
-        reply); it need not find every win. None when none is found, and always for a
-        game that declares none (the default). Searches prove a node with it, and a raw
-        network plays its first move."""
+        the moves from ``state``, the winner's and the defender's replies in turn (where
+        it has several, those of the longest defence), the last leaving the defender no
+        reply that stops a win at once (Gomoku: victory by continuous fours; ``thorough``,
+        also by threes). It must be sound (every line a win against every reply); it need
+        not find every win. None when none is found, and always for a game that declares
+        none (the default). Searches prove a node with it (``thorough`` once a move, at the
+        root: it may cost more than at every node), and a raw network plays its first move."""
+        return None
+
+    def threat_defences(self, state: State) -> tuple[Action, ...] | None:
+        """Where nobody can win at once and the player to move has no forced win of its
+        own (``forced_win``) but the opponent threatens one (Gomoku: an open or broken
+        three, an open four one move away), the moves that do not lose to that threat: those
+        that stop it and those that force a reply first. Exact: every move left out loses
+        by force; an empty tuple says every move does. None where there is no such threat,
+        and always for a game that declares none (the default). Searches expand only these
+        there, and a raw network chooses among them."""
         return None
 
     def encode(self, state: State) -> np.ndarray:

@@ -367,7 +367,8 @@ class MCTS:
         the tree policy's noise into the root's priors at every search (self-play only).
         ``threats``: ask the game for forcing moves at every new node
         (``Game.forcing_actions``): a move that wins at once proves the node, and where
-        the opponent threatens to win only the moves that stop it are searched.
+        the opponent threatens to win only the moves that stop it are searched (and
+        where it threatens a forced win, ``Game.threat_defences``, only the defences).
         ``solver``: back proofs up the tree (``prove``) and stop once the root is proven.
         A pair that cannot search together is refused here with the reason."""
         if evaluator is None:
@@ -390,6 +391,8 @@ class MCTS:
         # a game that declares no threats is not asked (``Game.forcing_actions`` says None)
         self.threats = bool(threats) and type(game).forcing_actions is not Game.forcing_actions
         self.forced_wins = self.threats and type(game).forced_win is not Game.forced_win
+        self.defences = self.threats and type(game).threat_defences is not Game.threat_defences
+        self.threats_searched: Node | None = None  # the root the game's thorough threat search has seen
         self.solver = bool(solver)
         self.rng = random.Random(seed)
         self.np_rng = np.random.default_rng(seed)
@@ -455,6 +458,8 @@ class MCTS:
         report = self.on_progress
         policy = self.tree_policy
         root_value = None
+        if self.forced_wins and root.proven is None and root is not self.threats_searched:
+            self.search_root_threats(root)
         if root.untried is None and root.proven is None:  # a new root: expanded (with priors if the tree policy reads them)
             forced = self.forced_actions([root]) if self.threats else {}
             if root.proven is None:  # no move wins at once
@@ -656,6 +661,9 @@ class MCTS:
         another win at once; these alone are searched there. A node is proven here when a
         move wins at once (the winning child made: a proven root plays it), or when every
         stopping move leaves the opponent a win at once (a double threat: lost in 2).
+        Where nobody can win at once: proven won by the game's threat search
+        (``Game.forced_win``), else where the opponent threatens a forced win only its
+        defences are searched (``Game.threat_defences``), and with none the node is lost.
         Asked at expansion when the tree policy reads priors, else when the node's actions
         are listed (``list_actions``)."""
         forced: dict[int, list[Action]] = {}
@@ -666,6 +674,12 @@ class MCTS:
                 line = game.forced_win(node.state) if self.forced_wins else None
                 if line:  # the game's threat search proves it: won in len(line) + 2 plies
                     self._prove_by(node, line[0], won=True, plies=len(line) + 2)
+                    continue
+                defences = game.threat_defences(node.state) if self.defences else None
+                if defences:
+                    forced[id(node)] = list(defences)
+                elif defences is not None:  # every move loses to the threat: the first, say
+                    self._prove_by(node, game.legal_actions(node.state)[0], won=False)
                 continue
             if forcing.wins:
                 self._prove_by(node, forcing.actions[0], won=True)
@@ -682,18 +696,36 @@ class MCTS:
                 self._prove_by(node, forcing.actions[0], won=False)
         return forced
 
+    def search_root_threats(self, root: Node) -> None:
+        """Once a root (new or kept): the game's thorough threat search
+        (``Game.forced_win(state, thorough=True)``, deeper than at every new node: Gomoku's
+        victories by threes); a win found proves the root, which then plays its first move."""
+        self.threats_searched = root
+        game = self.game
+        if game.forcing_actions(root.state) is None and (line := game.forced_win(root.state, thorough=True)):
+            root.children = []  # a kept root's statistics give way to the proof
+            self._prove_by(root, line[0], won=True, plies=len(line) + 2)
+
     def _prove_by(self, node: Node, action: Action, won: bool, plies: int = 1) -> None:
         """``node`` proven by the child after ``action`` (made here): its player to move
         wins with it (``won``) in ``plies`` (1: at once; more: by the game's threat search,
-        ``Game.forced_win``), or after it the opponent wins at once (lost in 2). The node
+        ``Game.forced_win``), or after it the opponent wins (lost): at once, or by the
+        threat search's line (the node is then left unproven if that finds none). The node
         is a leaf for good."""
         game = self.game
         child = Node(game, game.next_state(node.state, action), action, node.player)
         if not won:
-            self._prove_by(child, game.forcing_actions(child.state).actions[0], won=True)
+            forcing = game.forcing_actions(child.state)
+            if forcing is not None and forcing.wins:
+                self._prove_by(child, forcing.actions[0], won=True)
+            elif line := (game.forced_win(child.state) if forcing is None else None):
+                self._prove_by(child, line[0], won=True, plies=len(line) + 2)
+            else:
+                return
+            plies = child.depth + 1
         node.children.append(child)
         child.visits, child.value = 1, float(won)
-        node.proven, node.depth = (0.0, plies) if won else (1.0, 2)
+        node.proven, node.depth = (0.0 if won else 1.0), plies
         node.untried = node.priors = None
 
     def expand(self, leaves: Sequence[Node], priors: np.ndarray | None,

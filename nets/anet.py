@@ -21,6 +21,7 @@ Keras is imported on first use, not with this module: building the plugin regist
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import os
 import re
 import sys
@@ -73,14 +74,43 @@ START_UP_NOTICE = re.compile(
 )
 
 
+def gpu_backend(devices: Path = Path("/dev")) -> str | None:
+    """The Keras backend chosen without a setting: "jax" where ``KERAS_BACKEND`` is unset,
+    JAX with its CUDA plugin is installed (``pip install -e ".[gpu]"``) and the machine has
+    an NVIDIA GPU (a device node the driver made in ``devices``); else None: Keras's own
+    choice (``KERAS_BACKEND``, or TensorFlow, which the install brings for the CPU)."""
+    if os.environ.get("KERAS_BACKEND"):
+        return None
+    if importlib.util.find_spec("jax") is None or not any(
+            importlib.util.find_spec(plugin) for plugin in ("jax_cuda12_plugin", "jax_cuda13_plugin")):
+        return None
+    return "jax" if any(devices.glob("nvidia[0-9]*")) else None
+
+
 def _keras():
-    """Keras, imported on first use with TensorFlow's start-up notices left out of stderr
-    (mctsfw sets TF_CPP_MIN_LOG_LEVEL=2; a user who lowers it sees them all)."""
-    if "keras" not in sys.modules and os.environ.get("TF_CPP_MIN_LOG_LEVEL", "0") >= "2":
-        _import_without_notices("keras")
+    """Keras, imported on first use (on the GPU backend where ``gpu_backend`` finds one)
+    with TensorFlow's start-up notices left out of stderr (mctsfw sets
+    TF_CPP_MIN_LOG_LEVEL=2; a user who lowers it sees them all)."""
+    if "keras" not in sys.modules:
+        if backend := gpu_backend():
+            os.environ["KERAS_BACKEND"] = backend
+            # each worker process takes GPU memory as it needs it, not 75% of it at once
+            os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
+        if os.environ.get("TF_CPP_MIN_LOG_LEVEL", "0") >= "2":
+            _import_without_notices("keras")
     import keras
 
     return keras
+
+
+def device_line() -> str:
+    """One line: the Keras backend and where it computes (a GPU's name, or the CPU and
+    how to get a GPU used), as ``hexzero info`` and the training commands print it."""
+    backend, device = _keras().backend.backend(), keras_device()
+    if device != "CPU":
+        return f"keras backend: {backend} on {device}"
+    return (f"keras backend: {backend} on the CPU (no GPU in use: on a machine with an NVIDIA GPU, "
+            f'pip install -e ".[gpu]" and it is chosen by itself)')
 
 
 def keras_device() -> str:

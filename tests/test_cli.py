@@ -315,7 +315,31 @@ def test_info_says_what_the_install_uses():
     backend = next(line for line in lines if line.startswith("keras backend: "))
     backend_name, device = backend.removeprefix("keras backend: ").split(" on ", 1)
     assert backend_name in ("tensorflow", "jax", "torch") and device
-    assert device.startswith("CPU (no GPU found") or "CPU" not in device  # the CPU is said, a GPU named
+    assert device.startswith("the CPU (no GPU in use") or "CPU" not in device  # the CPU is said, a GPU named
     assert any(line.startswith("self-play workers: ") for line in lines)
     for program in ("GNU Go", "MoHex", "Rapfi (a Gomocup brain)", "Chromium"):
         assert any(line.strip().startswith(f"{program}: ") for line in lines), program
+
+
+def test_the_gpu_backend_is_chosen_where_jax_with_cuda_and_a_gpu_are(tmp_path, monkeypatch):
+    """pip install -e ".[gpu]" on a machine with an NVIDIA GPU: Keras runs on JAX without a
+    setting; a backend the user names, a missing CUDA plugin or no GPU leave Keras's own choice."""
+    import importlib.util
+
+    from hexzero.nets.anet import gpu_backend
+
+    installed = {"jax", "jax_cuda12_plugin"}
+    real_find_spec = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *rest: object() if name in installed else real_find_spec("no_such_module_here"))
+    monkeypatch.delenv("KERAS_BACKEND", raising=False)
+    assert gpu_backend(tmp_path) is None  # no GPU
+    (tmp_path / "nvidiactl").touch()
+    assert gpu_backend(tmp_path) is None  # the driver's control node is not a GPU
+    (tmp_path / "nvidia0").touch()
+    assert gpu_backend(tmp_path) == "jax"
+    monkeypatch.setenv("KERAS_BACKEND", "tensorflow")
+    assert gpu_backend(tmp_path) is None  # the user's choice stands
+    monkeypatch.delenv("KERAS_BACKEND")
+    installed.discard("jax_cuda12_plugin")
+    assert gpu_backend(tmp_path) is None  # JAX for the CPU only

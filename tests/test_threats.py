@@ -3,6 +3,7 @@ game's own rules, in positions reached by random play (games/gomoku.py, connect4
 
 import random
 
+import numpy as np
 import pytest
 
 from hexzero import mctsfw
@@ -150,3 +151,129 @@ def test_the_search_proves_a_victory_by_fours_at_once():
     assert mctsfw.make_actor("mcts", game, search_games=1, seed=1).select_action(state) == line[0]
     freestyle_only = mctsfw.make_game("gomoku", size=15, exactly_five=True)
     assert freestyle_only.forced_win(state) is None  # an overline may not win: no claim made
+
+
+class PreferLowCells:
+    """A stand-in policy net: probabilities falling with the cell number."""
+
+    def __init__(self, num_actions):
+        self.probs = np.linspace(1.0, 0.1, num_actions, dtype=np.float32)
+
+    def forward(self, x):
+        return np.tile(self.probs / self.probs.sum(), (len(x), 1))
+
+
+# ---- Gomoku's threes: the defences against a threat of an open four (Gomoku.threat_defences) -------------
+def every_reply_loses_at_once(game, state) -> bool:
+    """Brute force on ``state`` (the defender to move): whatever it plays, the attacker
+    then wins at once (``forcing_actions`` wins, checked against brute force above)."""
+    defender = game.current_player(state)
+    for reply in game.legal_actions(state):
+        after = game.next_state(state, reply)
+        if game.winner(after) == defender:
+            return False
+        forcing = None if game.is_final(after) else game.forcing_actions(after)
+        if forcing is None or not forcing.wins:
+            return False
+    return True
+
+
+def loses_to_a_threat(game, state, action) -> bool:
+    """Brute force: after ``action`` the opponent has a move after which every reply loses."""
+    after = game.next_state(state, action)
+    return not game.is_final(after) and any(
+        not game.is_final(threat := game.next_state(after, move)) and every_reply_loses_at_once(game, threat)
+        for move in game.legal_actions(after))
+
+
+@pytest.mark.parametrize("size, positions", [(9, 6), (15, 2)])
+def test_threat_defences_are_the_moves_that_do_not_lose_to_a_three(size, positions):
+    """Every move left out loses to the opponent's open four; every listed move that makes
+    no four (a stop) leaves the opponent none; a position with a three always lists."""
+    game = mctsfw.make_game("gomoku", size=size)
+    checked = 0
+    for state in quiet_gomoku_positions(game, 400, seed=20 + size):
+        defences = game.threat_defences(state)
+        if defences is None or game.forced_win(state):
+            continue
+        player, ones, twos, _, _ = state
+        own, other = (ones, twos) if player == 1 else (twos, ones)
+        fours = set(game._bits(game.four_cells(own, other, game.full & ~(ones | twos))))
+        for action in game.legal_actions(state):
+            if action not in defences:
+                assert loses_to_a_threat(game, state, action), (game.render(state), action)
+            elif game.bit[action] not in fours:
+                assert not loses_to_a_threat(game, state, action), (game.render(state), action)
+        checked += 1
+        if checked == positions:
+            break
+    assert checked == positions
+
+
+def test_a_three_is_met_by_the_search_and_by_the_raw_network():
+    """Facing an open three, the search expands only the defences (and proves a double
+    three lost); a raw network's move is one of them."""
+    from hexzero.mctsfw.actors import NetActor
+
+    game = mctsfw.make_game("gomoku", size=9)
+    centre = 4 * 9 + 4
+    # black: an open three across the centre row (.. X X X ..); white, to move: two stones in corners
+    state = game.state_after([centre - 1, 0, centre, 8, centre + 1])
+    defences = game.threat_defences(state)
+    assert defences == (centre - 2, centre + 2)  # a far end does not hold: black plays the other side
+    root = mctsfw.MCTS(game, mctsfw.make_tree_policy("uct"), seed=1).search(state, search_games=200)
+    assert {child.action for child in root.children} == set(defences)
+    assert NetActor(game, PreferLowCells(game.num_actions)).select_action(state) == centre - 2  # not cell 1
+    # a second three, down the centre column, crossing the first: no defence holds
+    double = game.state_after([centre - 1, 0, centre, 8, centre + 1, 72, centre - 9, 80, centre + 9])
+    assert game.threat_defences(double) == ()
+    root = mctsfw.MCTS(game, mctsfw.make_tree_policy("uct"), seed=1).search(double, search_games=1)
+    assert root.proven == 1.0 and root.depth == 4  # lost: the open four, a block, five
+
+
+# ---- Gomoku's victory by continuous threats, fours and threes (forced_win thorough) ----------------------
+def attacker_keeps_a_win(game, state, attacker_moves: int = 8) -> bool:
+    """Brute force over every reply: the attacker (to move) wins at once, or blocks the
+    defender's four, or plays the first move of its thorough threat search (which must
+    find one), and after each of the defender's legal replies does so again, till it wins."""
+    forcing = game.forcing_actions(state)
+    if forcing is not None and (forcing.wins or len(forcing.actions) > 1):
+        return forcing.wins
+    if attacker_moves == 0:
+        return False
+    move = forcing.actions[0] if forcing is not None else (game.forced_win(state, thorough=True) or [None])[0]
+    if move is None:
+        return False
+    after = game.next_state(state, move)
+    return all(not game.is_final(reply_state := game.next_state(after, reply))
+               and attacker_keeps_a_win(game, reply_state, attacker_moves - 1)
+               for reply in game.legal_actions(after))
+
+
+def test_every_victory_by_threes_wins_against_every_defence():
+    """Positions where fours alone do not win and the thorough search finds a victory by
+    threes: the attacker wins against every reply, at every move."""
+    game = mctsfw.make_game("gomoku", size=15)
+    lines = []
+    for state in quiet_gomoku_positions(game, 400, seed=8):
+        if game.forced_win(state) is None and (line := game.forced_win(state, thorough=True)):
+            lines.append(line)
+            assert attacker_keeps_a_win(game, state), game.render(state)
+            if len(lines) == 8:
+                break
+    assert len(lines) == 8 and any(len(line) >= 3 for line in lines)
+
+
+def test_the_search_and_the_raw_network_play_a_victory_by_threes():
+    """The thorough threat search runs once a move at the root: the search proves a win by
+    threes with one simulation; a raw network plays its first move."""
+    from hexzero.mctsfw.actors import NetActor
+
+    game = mctsfw.make_game("gomoku", size=15)
+    state = next(s for s in quiet_gomoku_positions(game, 400, seed=8)
+                 if game.forced_win(s) is None and game.forced_win(s, thorough=True))
+    line = game.forced_win(state, thorough=True)
+    root = mctsfw.MCTS(game, mctsfw.make_tree_policy("uct"), seed=1).search(state, search_games=1)
+    assert root.proven == 0.0 and root.depth == len(line) + 2
+    assert mctsfw.make_actor("mcts", game, search_games=1, seed=1).select_action(state) == line[0]
+    assert NetActor(game, PreferLowCells(game.num_actions)).select_action(state) == line[0]
