@@ -216,7 +216,10 @@ def build_parser() -> argparse.ArgumentParser:
     compare.add_argument("--search-games", type=int, help="search games per move of searching agents")
     compare.add_argument("--temperature", type=float, help="searching agents draw moves ~ visits^(1/T); 0 = most visited")
     compare.add_argument("--starting-player", type=int, choices=(1, 2), default=1, help="who opens every game")
-    compare.add_argument("--seed", type=int, help="agents' random seed")
+    compare.add_argument("--seed", type=int, help="agents' random seed (and the openings')")
+    compare.add_argument("--opening-moves", type=int, default=0, metavar="N",
+                         help="each pair of games (A in each seat) begins with the same N uniformly random legal "
+                              "moves: players that choose alike every time still meet in many different games")
     compare.add_argument("--display", action="store_true", help="draw the games")
     compare.add_argument("--json", metavar="FILE", help="also write the results as JSON")
 
@@ -694,7 +697,8 @@ def command_topp(args: argparse.Namespace) -> int:
 def command_compare(args: argparse.Namespace) -> int:
     from hexzero.mctsfw.match import compare, compare_report
 
-    problem = "--games must be at least 1" if args.games < 1 else args.json and output_file_problem(args.json, "--json")
+    problem = ("--games must be at least 1" if args.games < 1 else "--opening-moves must be at least 0"
+               if args.opening_moves < 0 else args.json and output_file_problem(args.json, "--json"))
     if problem:
         print(f"error: {problem}", file=sys.stderr)
         return 2
@@ -712,7 +716,8 @@ def command_compare(args: argparse.Namespace) -> int:
         actors[0].label, actors[1].label = f"A:{actors[0].label}", f"B:{actors[1].label}"
     display = mctsfw.default_registries().displays.get(config["display"])() if args.display else None
     try:
-        result = compare(game, actors[0], actors[1], args.games, args.starting_player, display)
+        result = compare(game, actors[0], actors[1], args.games, args.starting_player, display,
+                         opening_moves=args.opening_moves, seed=seed)
     finally:
         close_actors(actors)
     print(compare_report(result))

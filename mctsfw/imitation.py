@@ -45,7 +45,7 @@ from hexzero.mctsfw.backends import die_if_asked, make_backend
 from hexzero.mctsfw.config import plugin_params
 from hexzero.mctsfw.game import Game
 from hexzero.mctsfw.hookspecs import hookimpl
-from hexzero.mctsfw.match import play_game
+from hexzero.mctsfw.match import play_game, random_opening
 from hexzero.mctsfw.players import close_actors
 from hexzero.mctsfw.plugin_manager import Registries, default_registries
 from hexzero.mctsfw.records import RecordedGame
@@ -117,22 +117,6 @@ def make_imitation_players(config: dict, game: Game, seed: int) -> dict:
 
     table = config["imitate"]
     return make_players({1: table["player1"], 2: table["player2"]}, game, config, seed)
-
-
-def random_opening(game: Game, starter: int, count: int, rng: np.random.Generator) -> list[int]:
-    """Up to ``count`` uniformly random legal moves from the start (never a pass; fewer if the game ends)."""
-    state, moves = game.initial_state(starter), []
-    no_pass = getattr(game, "pass_action", None)
-    for _ in range(count):
-        if game.is_final(state):
-            break
-        legal = [a for a in game.legal_actions(state) if a != no_pass]
-        if not legal:
-            break
-        action = int(legal[int(rng.integers(len(legal)))])
-        moves.append(action)
-        state = game.next_state(state, action)
-    return moves
 
 
 def imitation_game(game: Game, players: dict, s: ImitateSettings, number: int,

@@ -20,6 +20,8 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Protocol, Sequence
 
+import numpy as np
+
 from hexzero.mctsfw.actors import Actor, Quit, Resignation, SwapRequest, TakeBack
 from hexzero.mctsfw.game import Action, Game, State
 from hexzero.mctsfw.ratings import PRIOR_DRAWS, format_difference, two_player_rating
@@ -313,6 +315,22 @@ def schedule_problem(seating: Sequence[int], openers: Sequence[Opener]) -> str |
     return None
 
 
+def random_opening(game: Game, starter: int, count: int, rng: np.random.Generator) -> list[int]:
+    """Up to ``count`` uniformly random legal moves from the start (never a pass; fewer if the game ends)."""
+    state, moves = game.initial_state(starter), []
+    no_pass = getattr(game, "pass_action", None)
+    for _ in range(count):
+        if game.is_final(state):
+            break
+        legal = [a for a in game.legal_actions(state) if a != no_pass]
+        if not legal:
+            break
+        action = int(legal[int(rng.integers(len(legal)))])
+        moves.append(action)
+        state = game.next_state(state, action)
+    return moves
+
+
 def play_match(
     game: Game,
     actor_a: Actor,
@@ -323,7 +341,7 @@ def play_match(
     display: Display | None = None,
     game_started: Callable[[int, int], None] | None = None,
     game_ended: Callable[[int, GameRecord], None] | None = None,
-    opening: Sequence[Action] = (),
+    opening: Sequence[Action] | Callable[[int, int], Sequence[Action]] = (),
     judged: bool = False,
 ) -> MatchResult:
     """``games`` games of ``actor_a`` against ``actor_b``, seated and opened as the
@@ -333,7 +351,8 @@ def play_match(
     ``display`` sees every move. ``game_started(number, starting_player)`` and
     ``game_ended(number, record)``, when given, are called around each game (the OHT
     series tells its clients there). Each game resets both actors, A first. Every game
-    starts with the ``opening`` moves (``play_game``), from its opener; ``judged``: an
+    starts with the ``opening`` moves (``play_game``), from its opener (a function of the
+    game's number and its opener: each game's own); ``judged``: an
     actor that counts games says who won them (``play_game``). A game a player
     quit (``record.quit``) ends the match: ``game_ended`` sees it, the result holds the
     finished games only.
@@ -351,7 +370,8 @@ def play_match(
         start = {"a": a_player, "b": 3 - a_player}.get(opener, opener)
         if game_started:
             game_started(number, start)
-        record = play_game(game, {a_player: actor_a, 3 - a_player: actor_b}, start, display, opening, judged)
+        moves = opening(number, start) if callable(opening) else opening
+        record = play_game(game, {a_player: actor_a, 3 - a_player: actor_b}, start, display, moves, judged)
         if record.quit is None:
             result.records.append(record)
             result.a_players.append(a_player)
@@ -365,22 +385,34 @@ def play_match(
 
 # ---- cli.py compare -------------------------------------------------------------------------
 def compare(
-    game: Game, actor_a: Actor, actor_b: Actor, games: int, starting_player: int = 1, display: Display | None = None
+    game: Game, actor_a: Actor, actor_b: Actor, games: int, starting_player: int = 1, display: Display | None = None,
+    opening_moves: int = 0, seed: int | None = None,
 ) -> dict[str, Any]:
     """``games`` games of A against B, A taking player 1 in the even games and player 2 in
-    the odd ones; player ``starting_player`` opens every game. The match's summary: win,
-    loss and draw rates of A overall, per colour and per opener, mean thinking time per
-    move of each, game lengths, and A's rating less B's with its 95% interval (``rating``)."""
-    result = play_match(game, actor_a, actor_b, games, seating=(1, 2), openers=(starting_player,), display=display)
+    the odd ones; player ``starting_player`` opens every game. With ``opening_moves``, each
+    pair of games (A in each seat) begins with the same that many uniformly random legal
+    moves (``random_opening``, drawn from ``seed`` and the pair's number): players that
+    choose alike every time then still meet in many games, not in two. The match's
+    summary: win, loss and draw rates of A overall, per colour and per opener, mean
+    thinking time per move of each, game lengths, how many games differ
+    (``distinct_games``), and A's rating less B's with its 95% interval (``rating``)."""
+    def opening(number: int, start: int) -> list[Action]:
+        return random_opening(game, start, opening_moves, np.random.default_rng([seed or 0, number // 2]))
+
+    result = play_match(game, actor_a, actor_b, games, seating=(1, 2), openers=(starting_player,), display=display,
+                        opening=opening if opening_moves else ())
     total = result.tally()
     rating = two_player_rating(total.wins, total.losses, total.draws) if games else None
-    return {**result.summary(), "starting_player": starting_player, "rating": rating}
+    return {**result.summary(), "starting_player": starting_player, "opening_moves": opening_moves,
+            "distinct_games": len({tuple(record.actions) for record in result.records}), "rating": rating}
 
 
 def compare_report(result: dict[str, Any]) -> str:
     """The comparison as a small text table."""
-    lines = [f"{result['a']} (A) against {result['b']} (B): {result['games']} games, player "
-             f"{result['starting_player']} opens every game"]
+    openings = result.get("opening_moves")
+    lines = [f"{result['a']} (A) against {result['b']} (B): {result['games']} games ({result['distinct_games']} "
+             f"different), player {result['starting_player']} opens every game"
+             + (f", each pair from its own {openings} random moves" if openings else "")]
     lines.append(f"{'':<16}{'games':>6}{'A wins':>9}{'B wins':>9}{'draws':>8}   mean length")
     for key, title in (("a_as_player_1", "A as player 1"), ("a_as_player_2", "A as player 2"), ("total", "all")):
         t = result[key]

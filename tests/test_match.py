@@ -82,6 +82,24 @@ def test_compare_is_a_view_of_the_match(hex3):
     assert "player 2 opens every game" in report and "A as player 1" in report
 
 
+def test_compare_varies_the_games_of_players_that_choose_alike_with_openings():
+    """Two players that play the same game every time meet in two games (one a seat);
+    with random openings the games differ, and the same seed gives the same games."""
+    game = mctsfw.make_game("gomoku", size=9)
+
+    def play(**openings):
+        low, high = PreferLowCells(81), PreferLowCells(81)
+        high.probs = high.probs[::-1].copy()
+        return compare(game, NetActor(game, low), NetActor(game, high), 8, **openings)
+
+    alike = play()
+    assert alike["distinct_games"] == 2 and alike["opening_moves"] == 0
+    varied = play(opening_moves=2, seed=5)
+    assert varied["distinct_games"] > 4 and "each pair from its own 2 random moves" in compare_report(varied)
+    again = play(opening_moves=2, seed=5)
+    assert again["game_lengths"] == varied["game_lengths"]  # the openings follow from the seed
+
+
 def test_the_strength_report_balances_colours_and_first_moves(hex3):
     from scripts.strength_report import evaluate
 
