@@ -60,21 +60,28 @@ from hexzero.mctsfw.schema import Parameters, Setting
 MIN_SIZE, MAX_SIZE = 5, 19
 #: no random numbers given to the compiled playout: it draws its own
 NO_UNIFORMS = np.zeros(0, dtype=np.float64)
-#: the compiled playout once looked for: the function, or False without numba
-_KERNEL = None
+#: the compiled kernels once looked for: the module ``games/go_playout``, or False without numba
+_KERNELS = None
+
+
+def compiled_kernels():
+    """The compiled kernels (``games/go_playout``: the light playout, the legal points), or
+    None without numba."""
+    global _KERNELS
+    if _KERNELS is None:
+        try:
+            from hexzero.games import go_playout
+        except ImportError:
+            _KERNELS = False
+        else:
+            _KERNELS = go_playout
+    return _KERNELS or None
 
 
 def playout_kernel():
     """The compiled light playout (``games/go_playout.playout``), or None without numba."""
-    global _KERNEL
-    if _KERNEL is None:
-        try:
-            from hexzero.games.go_playout import playout
-        except ImportError:
-            _KERNEL = False
-        else:
-            _KERNEL = playout
-    return _KERNEL or None
+    kernels = compiled_kernels()
+    return kernels.playout if kernels else None
 
 
 MARKS = {1: "X", 2: "O"}
@@ -163,7 +170,8 @@ class Go(Game):
         rng = random.Random(ZOBRIST_SEED)
         nbits = n * w
         self.zobrist = {1: [rng.getrandbits(64) for _ in range(nbits)], 2: [rng.getrandbits(64) for _ in range(nbits)]}
-        self._tables: dict[str, np.ndarray] | None = None  # the compiled playout's (_kernel_tables)
+        self._tables: dict[str, np.ndarray] | None = None  # the compiled kernels' (_kernel_tables)
+        self._seen_array: tuple = (None, None)  # (a state's seen set, as an array: _hashes)
 
     def params(self) -> dict[str, Any]:
         return {"size": self.size, "komi": self.komi, "max_moves": self.max_moves_setting, "history": self.history}
@@ -283,7 +291,47 @@ class Go(Game):
         return (3 - player, black, white, 0, moves + (action,), h, seen, recent + (h,), past)
 
     def legal_actions(self, state: GoState) -> list[int]:
-        """The empty points where a stone is legal (no suicide, no repeated board), then pass."""
+        """The empty points where a stone is legal (no suicide, no repeated board), then
+        pass: found by the compiled kernel (``go_playout.legal_points``) on the padded
+        board, by ``legal_actions_reference`` where numba is missing (the same moves: the
+        tests compare them)."""
+        kernels = compiled_kernels()
+        if kernels is None:
+            return self.legal_actions_reference(state)
+        if self.is_final(state):
+            return []
+        player, black, white, _, _, h, seen, *_ = state
+        tables = self._kernel_tables()
+        points = np.empty(self.pass_action, dtype=np.bool_)
+        kernels.legal_points(self._padded_board(black, white), self.size, player, np.uint64(h),
+                             self._hashes(seen), tables["keys"], tables["point_of"], points)
+        out = np.flatnonzero(points).tolist()
+        out.append(self.pass_action)
+        return out
+
+    def _hashes(self, seen: frozenset) -> np.ndarray:
+        """``seen`` as an array for the kernels, kept while the states share that set (from
+        one capture to the next)."""
+        if self._seen_array[0] is not seen:
+            self._seen_array = (seen, np.fromiter(seen, dtype=np.uint64, count=len(seen)))
+        return self._seen_array[1]
+
+    def _padded_board(self, black: int, white: int) -> np.ndarray:
+        """The kernels' padded board (``_kernel_tables``) of these stones: each bitboard's
+        bits unpacked at once and put on their padded points (the guard column's on one
+        border point, where they are never set)."""
+        tables = self._kernel_tables()
+        board = tables["board"].copy()
+        nbits = self.size * self.width
+        bits = np.unpackbits(np.frombuffer(black.to_bytes(self._nbytes, "little") + white.to_bytes(self._nbytes, "little"),
+                                           dtype=np.uint8), bitorder="little").reshape(2, -1)[:, :nbits]
+        stones = bits[0] | bits[1] << 1
+        board[tables["point_of_bit"]] = np.where(tables["on_board_bit"], stones, board[tables["point_of_bit"]])
+        return board
+
+    def legal_actions_reference(self, state: GoState) -> list[int]:
+        """``legal_actions`` on the bitboards in Python: the liberties of every group, then
+        each empty point (away from captures, all at once on the bitboards)."""
         if self.is_final(state):
             return []
         player, black, white, _, _, h, seen, *_ = state
@@ -307,24 +355,18 @@ class Go(Game):
             libs = self._dilate(g) & empty
             if libs & (libs - 1):
                 safe_own |= g
-        keys = self.zobrist[player]
-        of = self._action_of_index
-        out = []
-        e = empty
-        while e:
-            b = e & -e
-            e ^= b
-            index = b.bit_length() - 1
-            a = of[index]
-            if b & atari_points:
-                if not isinstance(self._play(state, a), str):
-                    out.append(a)
-                continue
-            nmask = self.neighbour_mask[a]
-            if not (nmask & empty or nmask & safe_own):
-                continue  # suicide: no liberty, no capture, no friendly group with another liberty
-            if h ^ keys[index] not in seen:
-                out.append(a)
+        # away from the captures: a stone needs an empty neighbour or a neighbouring own group
+        # with another liberty (else suicide), found for every point at once on the bitboards
+        w = self.width
+        reach = empty | safe_own
+        quiet = empty & ~atari_points & (reach << 1 | reach >> 1 | reach << w | reach >> w)
+        out = self._bits_to_actions(quiet)
+        if seen:  # no capture there: the board after it is the current one and the stone
+            keys, n = self.zobrist[player], self.size
+            out = [a for a in out if h ^ keys[a + a // n] not in seen]
+        if atari_points:  # a capture: played out (the captured stones decide suicide and ko)
+            out = sorted(out + [a for a in self._bits_to_actions(atari_points)
+                                if not isinstance(self._play(state, a), str)])
         out.append(self.pass_action)
         return out
 
@@ -434,10 +476,8 @@ class Go(Game):
             return [], self.winner(state)
         kernel = playout_kernel()
         tables = self._kernel_tables()
-        board = tables["board"].copy()
+        board = self._padded_board(black, white)
         point_of = tables["point_of"]
-        board[point_of[self._bits_to_actions(black)]] = 1
-        board[point_of[self._bits_to_actions(white)]] = 2
         empties = np.empty(self.size * self.size, dtype=np.int64)
         free = self._bits_to_actions(self.full & ~(black | white))
         empties[:len(free)] = free
@@ -462,7 +502,13 @@ class Go(Game):
             keys = np.zeros((3, stride * stride), dtype=np.uint64)
             for colour in (1, 2):
                 keys[colour, point_of] = [self.zobrist[colour][a + a // n] for a in range(n * n)]
-            self._tables = {"point_of": point_of, "action_of": action_of, "board": board, "keys": keys}
+            # each bit of a bitboard (r * (n + 1) + c) and its padded point; a guard bit the padded
+            # point of the border just right of its row, left as it is
+            point_of_bit = np.array([(i // (n + 1) + 1) * stride + i % (n + 1) + 1 for i in range(n * (n + 1))],
+                                    dtype=np.int64)
+            on_board_bit = np.array([i % (n + 1) < n for i in range(n * (n + 1))])
+            self._tables = {"point_of": point_of, "action_of": action_of, "board": board, "keys": keys,
+                            "point_of_bit": point_of_bit, "on_board_bit": on_board_bit}
         return self._tables
 
     def random_moves_reference(self, state: GoState, rng: random.Random) -> tuple[list[int], int | None]:

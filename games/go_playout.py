@@ -73,6 +73,85 @@ def _group_has_liberty(board, start, colour, stride, stack, mark, stamp):
 
 
 @njit(cache=True)
+def _place(board, p, colour, stride, h, keys, stack, mark, taken, group, captured, stamp):
+    """A stone of ``colour`` just put on ``p``: the opponent stones it captures (their
+    points in ``captured``; the board left unchanged) and the Zobrist hash of the board
+    after it. Returns (how many captured, or -1 for suicide: no capture and no liberty of
+    its group; the hash; the last ``stamp`` used in ``mark``)."""
+    other = 3 - colour
+    ncaptured = 0
+    for d in (1, -1, stride, -stride):
+        q = p + d
+        if board[q] == other and taken[q] == 0:
+            stamp += 1
+            if not _group_has_liberty(board, q, other, stride, stack, mark, stamp):
+                # the liberty search went through the whole group: its stones bear the stamp
+                top = 0
+                group[top] = q
+                top += 1
+                taken[q] = 1
+                captured[ncaptured] = q
+                ncaptured += 1
+                while top > 0:
+                    top -= 1
+                    s = group[top]
+                    for e in (1, -1, stride, -stride):
+                        r = s + e
+                        if mark[r] == stamp and taken[r] == 0 and board[r] == other:
+                            taken[r] = 1
+                            captured[ncaptured] = r
+                            ncaptured += 1
+                            group[top] = r
+                            top += 1
+    for j in range(ncaptured):
+        taken[captured[j]] = 0
+    if ncaptured == 0:
+        liberty = False
+        for d in (1, -1, stride, -stride):
+            if board[p + d] == EMPTY:
+                liberty = True
+                break
+        if not liberty:
+            stamp += 1
+            if not _group_has_liberty(board, p, colour, stride, stack, mark, stamp):
+                return -1, h, stamp
+    nh = h ^ keys[colour, p]
+    for j in range(ncaptured):
+        nh ^= keys[other, captured[j]]
+    return ncaptured, nh, stamp
+
+
+@njit(cache=True)
+def legal_points(board, size, player, h, seen, keys, point_of, out):
+    """``out[a]``: whether a stone of ``player`` is legal on the point of action ``a`` of
+    ``board``: empty, not suicide, and not making a board whose hash is in ``seen``
+    (positional superko), as ``Go.legal_actions_reference`` says."""
+    npoints = board.shape[0]
+    stride = size + 2
+    capacity = 1
+    while capacity < 4 * (seen.shape[0] + 8):
+        capacity *= 2
+    table = np.zeros(capacity, dtype=np.uint64)  # 0 marks a free slot: no stone makes the empty board
+    for k in seen:
+        table[_slot(table, k)] = k
+    stack = np.empty(npoints, dtype=np.int64)
+    mark = np.zeros(npoints, dtype=np.int64)
+    taken = np.zeros(npoints, dtype=np.int8)
+    group = np.empty(npoints, dtype=np.int64)
+    captured = np.empty(npoints, dtype=np.int64)
+    stamp = 0
+    for a in range(size * size):
+        p = point_of[a]
+        out[a] = False
+        if board[p] != EMPTY:
+            continue
+        board[p] = player
+        ncaptured, nh, stamp = _place(board, p, player, stride, h, keys, stack, mark, taken, group, captured, stamp)
+        board[p] = EMPTY
+        out[a] = ncaptured >= 0 and table[_slot(table, nh)] != nh
+
+
+@njit(cache=True)
 def playout(board, size, player, passes, left, h, seen, komi, keys, point_of, action_of, empties, count,
             uniforms, seed, out):
     """Play a light playout on ``board`` (changed in place) from ``player`` to move:
@@ -131,51 +210,12 @@ def playout(board, size, player, passes, left, h, seen, komi, keys, point_of, ac
                         bad += 1
                 if bad == 0 or (bad == 1 and not edge):
                     continue
-            # captures: the opponent groups next to p left without a liberty
-            ncaptured = 0
             board[p] = colour
-            for d in (1, -1, stride, -stride):
-                q = p + d
-                if board[q] == other and taken[q] == 0:
-                    stamp += 1
-                    if not _group_has_liberty(board, q, other, stride, stack, mark, stamp):
-                        # the liberty search went through the whole group: its stones bear the stamp
-                        top = 0
-                        group[top] = q
-                        top += 1
-                        taken[q] = 1
-                        captured[ncaptured] = q
-                        ncaptured += 1
-                        while top > 0:
-                            top -= 1
-                            s = group[top]
-                            for e in (1, -1, stride, -stride):
-                                r = s + e
-                                if mark[r] == stamp and taken[r] == 0 and board[r] == other:
-                                    taken[r] = 1
-                                    captured[ncaptured] = r
-                                    ncaptured += 1
-                                    group[top] = r
-                                    top += 1
-            for j in range(ncaptured):
-                taken[captured[j]] = 0
-            if ncaptured == 0:
-                liberty = False
-                for d in (1, -1, stride, -stride):
-                    if board[p + d] == EMPTY:
-                        liberty = True
-                        break
-                if not liberty:
-                    stamp += 1
-                    if not _group_has_liberty(board, p, colour, stride, stack, mark, stamp):
-                        board[p] = EMPTY
-                        continue  # suicide
-            nh = h ^ keys[colour, p]
-            for j in range(ncaptured):
-                nh ^= keys[other, captured[j]]
-            if nh != 0 and table[_slot(table, nh)] == nh:
+            ncaptured, nh, stamp = _place(board, p, colour, stride, h, keys, stack, mark, taken, group, captured,
+                                          stamp)
+            if ncaptured < 0 or (nh != 0 and table[_slot(table, nh)] == nh):
                 board[p] = EMPTY
-                continue  # positional superko
+                continue  # suicide, or positional superko
             chosen = a
             break
         if chosen < 0:

@@ -375,6 +375,24 @@ def test_the_compiled_playout_plays_the_reference_moves_for_the_same_random_numb
     assert compared > 60
 
 
+@pytest.mark.parametrize("size", [5, 9, 13])
+def test_the_compiled_legal_points_are_the_reference_moves(size):
+    """``legal_actions`` (the compiled kernel) against ``legal_actions_reference`` (Python
+    on the bitboards) at every position of random games, where suicides, captures, kos
+    and superko come up."""
+    game = mctsfw.make_game("go", size=size)
+    rng = random.Random(size)
+    refused = 0  # positions where an empty point is not legal: suicide or a repeated board
+    for _ in range(12 if size < 13 else 3):
+        for state in random_game(game, rng, 3 * size * size):
+            if game.is_final(state):
+                continue
+            legal = game.legal_actions(state)
+            assert legal == game.legal_actions_reference(state), game.render(state)
+            refused += len(legal) - 1 < size * size - bin(state[1] | state[2]).count("1")
+    assert refused > 10
+
+
 def test_own_eyes_and_false_eyes(go9):
     # black's eye at A1 (B1, A2 black; B2 diagonal empty): an eye for black, not for white
     state = setup(go9, ["B1", "A2"], ["E5"])
