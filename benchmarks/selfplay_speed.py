@@ -2,6 +2,13 @@
 
     python benchmarks/selfplay_speed.py [--games 8] [--search 16] [--lockstep 1,8,32,128]
                                         [--batch-sizes 1,16] [--max-moves 0]
+    python benchmarks/selfplay_speed.py --ceiling [--against REV] [--repeats 3]
+
+``--ceiling``: the search's own ceiling, what self-play could reach on any accelerator:
+an evaluator that costs nothing (a stand-in network: uniform priors, value 0) on 9x9 Go,
+11x11 Hex and 15x15 Gomoku, 32 simulations a move, 8 games in lock-step, one process;
+with ``--against REV`` the same measured on that git revision (extracted to a temporary
+folder) in the same run, the two taken in turns, and the ratio.
 
 Each row plays real self-play games (``mctsfw.selfplay.self_play_games``, the code the
 trainer runs: PUCT with root noise, temperature, tree reuse) with an untrained network of
@@ -50,6 +57,75 @@ def measure(config: dict, lockstep: int, games: int) -> tuple[int, int, float]:
     return count, positions, time.perf_counter() - start
 
 
+#: the --ceiling games: config overrides
+CEILING_GAMES = {"go9": ['game="go"', "games.go.size=9"], "hex11": ['game="hex"', "games.hex.size=11"],
+                 "gomoku15": ['game="gomoku"', "games.gomoku.size=15"]}
+
+#: run in a fresh process with the tree to measure first on sys.path: only what every
+#: revision has (load_config, self_play_pieces, self_play_games), one JSON line out
+CEILING_RUN = """
+import json, sys, time
+import numpy as np
+from hexzero import mctsfw
+from hexzero.mctsfw.config import load_config
+from hexzero.mctsfw.selfplay import self_play_games, self_play_pieces
+
+class UniformNet:
+    name, roles, input_kind = "uniform", ("policy", "policy_value"), "flat"
+    def __init__(self, game): self.n = game.num_actions
+    def encode_batch(self, states): return np.zeros((len(states), 1), np.float32)
+    def forward(self, x): return np.full((len(x), self.n), 1.0 / self.n, np.float32)
+    def evaluate(self, x): return self.forward(x), np.zeros(len(x), np.float32)
+    def for_game(self, game): return self
+
+overrides, search, lockstep = json.loads(sys.argv[1])
+config = load_config(None, None, overrides + [f"selfplay.search_games={search}", "selfplay.games_per_generation=1000"])
+s, game, _, policy = self_play_pieces(config, mctsfw.default_registries())
+net = UniformNet(game)
+list(self_play_games(game, net, policy, s, [1], seed=0))  # compiled kernels built, caches warm
+start = time.perf_counter()
+positions = sum(len(record["moves"]) for record, _ in self_play_games(game, net, policy, s,
+                                                                    list(range(1, lockstep + 1)), seed=0))
+print(json.dumps([positions, time.perf_counter() - start]))
+"""
+
+
+def ceiling_rate(tree: Path, overrides: list[str], search: int, lockstep: int) -> float:
+    """Positions per second of the stand-in self-play, measured in a fresh process on ``tree``."""
+    import json
+    import subprocess
+
+    code = f"import sys; sys.path.insert(0, {str(tree)!r})\n" + CEILING_RUN
+    done = subprocess.run([sys.executable, "-c", code, json.dumps([overrides, search, lockstep])], cwd=tree,
+                          capture_output=True, text=True, check=True)
+    positions, seconds = json.loads(done.stdout.strip().splitlines()[-1])
+    return positions / seconds
+
+
+def ceiling_table(against: str | None, repeats: int, search: int = 32, lockstep: int = 8) -> None:
+    import subprocess
+    import tempfile
+
+    print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python "
+          f"{platform.python_version()}; the search's ceiling: uniform priors, value 0, {search} simulations a "
+          f"move, {lockstep} games in lock-step, one process; best of {repeats}")
+    with tempfile.TemporaryDirectory() as folder:
+        trees = {"this tree": ROOT}
+        if against:
+            archive = subprocess.run(["git", "-C", str(ROOT), "archive", against], capture_output=True, check=True)
+            subprocess.run(["tar", "-x", "-C", folder], input=archive.stdout, check=True)
+            trees[against] = Path(folder)
+        print(f"{'game':<10}" + "".join(f"{name + ' pos/s':>22}" for name in trees) + ("   ratio" if against else ""))
+        for key, overrides in CEILING_GAMES.items():
+            best = {name: 0.0 for name in trees}
+            for _ in range(repeats):
+                for name, tree in trees.items():  # in turns: a busy machine slows both alike
+                    best[name] = max(best[name], ceiling_rate(tree, overrides, search, lockstep))
+            rates = list(best.values())
+            print(f"{key:<10}" + "".join(f"{rate:>22,.0f}" for rate in rates)
+                  + (f"   {rates[0] / rates[1]:.2f}x" if against else ""), flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--games", type=int, default=8, help="games played one at a time for B = 1")
@@ -59,7 +135,13 @@ def main() -> None:
     parser.add_argument("--max-moves", type=int, default=0, help="Go's cut-off (0: the game's own)")
     parser.add_argument("--games-list", default="connect4,go9", help="of: connect4, go9")
     parser.add_argument("--nets", default="pv_mlp,pv_resnet")
+    parser.add_argument("--ceiling", action="store_true", help="the search's ceiling (a network that costs nothing)")
+    parser.add_argument("--against", metavar="REV", help="--ceiling: also measure this git revision, in turns")
+    parser.add_argument("--repeats", type=int, default=3, help="--ceiling: measurements; the best is shown")
     args = parser.parse_args()
+    if args.ceiling:
+        ceiling_table(args.against, args.repeats)
+        return
     lockstep = [int(b) for b in args.lockstep.split(",")]
     import keras
 
