@@ -353,8 +353,9 @@ class Gomoku(Game):
         must answer). Any other move loses: the opponent makes the open four, one of its two
         cells stays free. Exact: a defence at ``d`` kills the threat on ``m`` when ``d`` is
         ``m`` or one of exactly two cells ``m`` would leave (a stone of the defender changes
-        nothing else of it). Freestyle only (with ``exactly_five`` a completed line may be an
-        overline: None)."""
+        nothing else of it). Where none holds (two threes that no stone stops both of), the
+        cells of the opponent's open fours: every move loses, these last longest. Freestyle
+        only (with ``exactly_five`` a completed line may be an overline: None)."""
         player, ones, twos, winner, moves = state
         if self.exactly_five or winner or len(moves) < 2 * (self.connect - 2) - 1:
             return None
@@ -368,8 +369,11 @@ class Gomoku(Game):
         stops = empty
         for move, cells in threats:
             stops &= move | (cells if cells.bit_count() == 2 else 0)
+        replies = stops | self.four_cells(own, other, empty)
+        if not replies:  # two threes (or more) that no one stone stops: each move loses; taking a threat's cell
+            replies = sum(move for move, _ in threats)  # makes the opponent use the other
         of_bit = self._action_of_bit
-        return tuple(sorted(of_bit[b] for b in self._bits(stops | self.four_cells(own, other, empty))))
+        return tuple(sorted(of_bit[b] for b in self._bits(replies)))
 
     # ---- threat-space search: victory by continuous threats, fours and threes (VCT) ----------
     def three_cells(self, own: int, other: int, empty: int) -> int:

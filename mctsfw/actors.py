@@ -426,7 +426,7 @@ class NetActor(Actor):
         elif line := game.forced_win(state, thorough=True):
             return line[0]
         else:
-            allowed = game.threat_defences(state)  # an empty tuple: every move loses, any will do
+            allowed = game.threat_defences(state)
         if allowed:
             forced = np.zeros_like(policy)
             forced[list(allowed)] = 1.0

@@ -663,7 +663,7 @@ class MCTS:
         stopping move leaves the opponent a win at once (a double threat: lost in 2).
         Where nobody can win at once: proven won by the game's threat search
         (``Game.forced_win``), else where the opponent threatens a forced win only its
-        defences are searched (``Game.threat_defences``), and with none the node is lost.
+        defences are searched (``Game.threat_defences``).
         Asked at expansion when the tree policy reads priors, else when the node's actions
         are listed (``list_actions``)."""
         forced: dict[int, list[Action]] = {}
@@ -678,8 +678,6 @@ class MCTS:
                 defences = game.threat_defences(node.state) if self.defences else None
                 if defences:
                     forced[id(node)] = list(defences)
-                elif defences is not None:  # every move loses to the threat: the first, say
-                    self._prove_by(node, game.legal_actions(node.state)[0], won=False)
                 continue
             if forcing.wins:
                 self._prove_by(node, forcing.actions[0], won=True)
@@ -709,23 +707,15 @@ class MCTS:
     def _prove_by(self, node: Node, action: Action, won: bool, plies: int = 1) -> None:
         """``node`` proven by the child after ``action`` (made here): its player to move
         wins with it (``won``) in ``plies`` (1: at once; more: by the game's threat search,
-        ``Game.forced_win``), or after it the opponent wins (lost): at once, or by the
-        threat search's line (the node is then left unproven if that finds none). The node
+        ``Game.forced_win``), or after it the opponent wins at once (lost in 2). The node
         is a leaf for good."""
         game = self.game
         child = Node(game, game.next_state(node.state, action), action, node.player)
         if not won:
-            forcing = game.forcing_actions(child.state)
-            if forcing is not None and forcing.wins:
-                self._prove_by(child, forcing.actions[0], won=True)
-            elif line := (game.forced_win(child.state) if forcing is None else None):
-                self._prove_by(child, line[0], won=True, plies=len(line) + 2)
-            else:
-                return
-            plies = child.depth + 1
+            self._prove_by(child, game.forcing_actions(child.state).actions[0], won=True)
         node.children.append(child)
         child.visits, child.value = 1, float(won)
-        node.proven, node.depth = (0.0 if won else 1.0), plies
+        node.proven, node.depth = (0.0, plies) if won else (1.0, 2)
         node.untried = node.priors = None
 
     def expand(self, leaves: Sequence[Node], priors: np.ndarray | None,

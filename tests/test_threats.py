@@ -189,7 +189,7 @@ def loses_to_a_threat(game, state, action) -> bool:
 @pytest.mark.parametrize("size, positions", [(9, 6), (15, 2)])
 def test_threat_defences_are_the_moves_that_do_not_lose_to_a_three(size, positions):
     """Every move left out loses to the opponent's open four; every listed move that makes
-    no four (a stop) leaves the opponent none; a position with a three always lists."""
+    no four (a stop) leaves the opponent none, unless every move loses."""
     game = mctsfw.make_game("gomoku", size=size)
     checked = 0
     for state in quiet_gomoku_positions(game, 400, seed=20 + size):
@@ -199,11 +199,11 @@ def test_threat_defences_are_the_moves_that_do_not_lose_to_a_three(size, positio
         player, ones, twos, _, _ = state
         own, other = (ones, twos) if player == 1 else (twos, ones)
         fours = set(game._bits(game.four_cells(own, other, game.full & ~(ones | twos))))
-        for action in game.legal_actions(state):
-            if action not in defences:
-                assert loses_to_a_threat(game, state, action), (game.render(state), action)
-            elif game.bit[action] not in fours:
-                assert not loses_to_a_threat(game, state, action), (game.render(state), action)
+        loses = {action: loses_to_a_threat(game, state, action) for action in game.legal_actions(state)}
+        assert all(loses[action] for action in loses if action not in defences), game.render(state)
+        stops = [action for action in defences if game.bit[action] not in fours]
+        if not all(loses.values()):  # (where every move loses, the cells of the threats are listed)
+            assert not any(loses[action] for action in stops), game.render(state)
         checked += 1
         if checked == positions:
             break
@@ -211,8 +211,9 @@ def test_threat_defences_are_the_moves_that_do_not_lose_to_a_three(size, positio
 
 
 def test_a_three_is_met_by_the_search_and_by_the_raw_network():
-    """Facing an open three, the search expands only the defences (and proves a double
-    three lost); a raw network's move is one of them."""
+    """Facing an open three, the search expands only the defences (and, facing two that
+    cross, the opponent's open-four cells, and proves the position lost); a raw network's
+    move is one of them."""
     from hexzero.mctsfw.actors import NetActor
 
     game = mctsfw.make_game("gomoku", size=9)
@@ -226,9 +227,10 @@ def test_a_three_is_met_by_the_search_and_by_the_raw_network():
     assert NetActor(game, PreferLowCells(game.num_actions)).select_action(state) == centre - 2  # not cell 1
     # a second three, down the centre column, crossing the first: no defence holds
     double = game.state_after([centre - 1, 0, centre, 8, centre + 1, 72, centre - 9, 80, centre + 9])
-    assert game.threat_defences(double) == ()
-    root = mctsfw.MCTS(game, mctsfw.make_tree_policy("uct"), seed=1).search(double, search_games=1)
+    assert game.threat_defences(double) == (centre - 18, centre - 2, centre + 2, centre + 18)
+    root = mctsfw.MCTS(game, mctsfw.make_tree_policy("uct"), seed=1).search(double, search_games=50)
     assert root.proven == 1.0 and root.depth == 4  # lost: the open four, a block, five
+    assert {child.action for child in root.children} <= set(game.threat_defences(double))
 
 
 # ---- Gomoku's victory by continuous threats, fours and threes (forced_win thorough) ----------------------
