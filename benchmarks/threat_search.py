@@ -5,9 +5,10 @@ it against UCT without it, each with the same seconds a move.
     python benchmarks/threat_search.py [--games 20] [--seconds 0.3] [--sizes 9,15]
 
 Both players have the rest of the tactics (proofs, ``forcing_actions``); only the one
-without has ``MCTS.forced_wins`` and ``MCTS.defences`` turned off. Each side is player 1 in half the games and
-opens in half of each half (``search_strength.BALANCED``). The score of the player with
-the threat search is printed with its 95% interval (draws count half).
+without has ``MCTS.forced_wins`` and ``MCTS.defences`` turned off. Each side is player 1
+in half the games and opens in half of each half (``search_strength.BALANCED``). The
+score of the player with the threat search is printed with its 95% interval (draws count
+half).
 """
 
 from __future__ import annotations
