@@ -60,6 +60,8 @@ from hexzero.mctsfw.schema import Parameters, Setting
 MIN_SIZE, MAX_SIZE = 5, 19
 #: no random numbers given to the compiled playout: it draws its own
 NO_UNIFORMS = np.zeros(0, dtype=np.float64)
+#: positions whose legal moves a game keeps (a lock-step round's leaves, each asked twice)
+LEGAL_KNOWN = 1024
 #: the compiled kernels once looked for: the module ``games/go_playout``, or False without numba
 _KERNELS = None
 
@@ -172,6 +174,7 @@ class Go(Game):
         self.zobrist = {1: [rng.getrandbits(64) for _ in range(nbits)], 2: [rng.getrandbits(64) for _ in range(nbits)]}
         self._tables: dict[str, np.ndarray] | None = None  # the compiled kernels' (_kernel_tables)
         self._seen_array: tuple = (None, None)  # (a state's seen set, as an array: _hashes)
+        self._legal_known: dict[tuple, tuple[int, ...]] = {}  # the latest positions' legal moves
 
     def params(self) -> dict[str, Any]:
         return {"size": self.size, "komi": self.komi, "max_moves": self.max_moves_setting, "history": self.history}
@@ -300,13 +303,20 @@ class Go(Game):
             return self.legal_actions_reference(state)
         if self.is_final(state):
             return []
-        player, black, white, _, _, h, seen, *_ = state
+        player, black, white, passes, moves, h, seen, *_ = state
+        key = (player, black, white, passes, len(moves), seen)  # all that decides the legal moves
+        known = self._legal_known.get(key)
+        if known is not None:  # a search asks twice a leaf: for the priors' mask and for its moves
+            return list(known)
         tables = self._kernel_tables()
         points = np.empty(self.pass_action, dtype=np.bool_)
         kernels.legal_points(self._padded_board(black, white), self.size, player, np.uint64(h),
                              self._hashes(seen), tables["keys"], tables["point_of"], points)
         out = np.flatnonzero(points).tolist()
         out.append(self.pass_action)
+        if len(self._legal_known) >= LEGAL_KNOWN:
+            self._legal_known.pop(next(iter(self._legal_known)))  # the oldest
+        self._legal_known[key] = tuple(out)
         return out
 
     def _hashes(self, seen: frozenset) -> np.ndarray:
