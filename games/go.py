@@ -328,15 +328,12 @@ class Go(Game):
 
     def _padded_board(self, black: int, white: int) -> np.ndarray:
         """The kernels' padded board (``_kernel_tables``) of these stones: each bitboard's
-        bits unpacked at once and put on their padded points (the guard column's on one
-        border point, where they are never set)."""
+        bits unpacked at once, those of the actions put on their padded points."""
         tables = self._kernel_tables()
         board = tables["board"].copy()
-        nbits = self.size * self.width
         bits = np.unpackbits(np.frombuffer(black.to_bytes(self._nbytes, "little") + white.to_bytes(self._nbytes, "little"),
-                                           dtype=np.uint8), bitorder="little").reshape(2, -1)[:, :nbits]
-        stones = bits[0] | bits[1] << 1
-        board[tables["point_of_bit"]] = np.where(tables["on_board_bit"], stones, board[tables["point_of_bit"]])
+                                           dtype=np.uint8), bitorder="little").reshape(2, -1)[:, self._bit_cells]
+        board[tables["point_of"]] = bits[0] | bits[1] << 1
         return board
 
     def legal_actions_reference(self, state: GoState) -> list[int]:
@@ -512,13 +509,7 @@ class Go(Game):
             keys = np.zeros((3, stride * stride), dtype=np.uint64)
             for colour in (1, 2):
                 keys[colour, point_of] = [self.zobrist[colour][a + a // n] for a in range(n * n)]
-            # each bit of a bitboard (r * (n + 1) + c) and its padded point; a guard bit the padded
-            # point of the border just right of its row, left as it is
-            point_of_bit = np.array([(i // (n + 1) + 1) * stride + i % (n + 1) + 1 for i in range(n * (n + 1))],
-                                    dtype=np.int64)
-            on_board_bit = np.array([i % (n + 1) < n for i in range(n * (n + 1))])
-            self._tables = {"point_of": point_of, "action_of": action_of, "board": board, "keys": keys,
-                            "point_of_bit": point_of_bit, "on_board_bit": on_board_bit}
+            self._tables = {"point_of": point_of, "action_of": action_of, "board": board, "keys": keys}
         return self._tables
 
     def random_moves_reference(self, state: GoState, rng: random.Random) -> tuple[list[int], int | None]:

@@ -225,7 +225,6 @@ class Gomoku(Game):
         stones are counted by a bit-sliced adder, and the empty cells of the windows
         with ``connect - 2`` stones and none of ``other`` are the answer."""
         k = self.connect
-        target = k - 2
         found = 0
         for d in self.shifts:
             starts = self.full
@@ -233,22 +232,29 @@ class Gomoku(Game):
                 starts &= self.full >> (j * d)
             for j in range(k):
                 starts &= ~(other >> (j * d))
-            planes: list[int] = []  # the count of own stones of each window, bit by bit
-            for j in range(k):
-                carry = (own >> (j * d)) & starts
-                for i, plane in enumerate(planes):
-                    planes[i], carry = plane ^ carry, plane & carry
-                    if not carry:
-                        break
-                if carry:
-                    planes.append(carry)
-            windows = starts
-            for i in range(max(len(planes), target.bit_length())):
-                plane = planes[i] if i < len(planes) else 0
-                windows &= plane if target >> i & 1 else ~plane
+            windows = self._holding(own, starts, d, range(k), k - 2)
             for j in range(k):
                 found |= windows << (j * d)
         return found & empty
+
+    @staticmethod
+    def _holding(own: int, starts: int, d: int, offsets: range, target: int) -> int:
+        """The bits of ``starts`` whose cells at ``offsets`` steps of ``d`` hold exactly
+        ``target`` of ``own``'s stones: each window's count by a bit-sliced adder."""
+        planes: list[int] = []  # the count of own stones of each window, bit by bit
+        for j in offsets:
+            carry = (own >> (j * d)) & starts
+            for i, plane in enumerate(planes):
+                planes[i], carry = plane ^ carry, plane & carry
+                if not carry:
+                    break
+            if carry:
+                planes.append(carry)
+        windows = starts
+        for i in range(max(len(planes), target.bit_length())):
+            plane = planes[i] if i < len(planes) else 0
+            windows &= plane if target >> i & 1 else ~plane
+        return windows
 
     def continuous_fours(self, own: int, other: int, empty: int, depth: int, budget: list[int],
                          table: dict) -> list[int] | None:
@@ -366,14 +372,20 @@ class Gomoku(Game):
         threats = self.open_four_moves(other, own, empty)
         if not threats:
             return None
-        stops = empty
-        for move, cells in threats:
-            stops &= move | (cells if cells.bit_count() == 2 else 0)
-        replies = stops | self.four_cells(own, other, empty)
+        replies = self._defences(own, other, empty, threats)
         if not replies:  # two threes (or more) that no one stone stops: each move loses; taking a threat's cell
             replies = sum(move for move, _ in threats)  # makes the opponent use the other
         of_bit = self._action_of_bit
         return tuple(sorted(of_bit[b] for b in self._bits(replies)))
+
+    def _defences(self, own: int, other: int, empty: int, threats: list[tuple[int, int]]) -> int:
+        """The moves (bits) of ``own``, to move, that do not lose to ``other``'s
+        ``threats`` (``open_four_moves``): the cells that leave none of them (``m`` itself,
+        or one of exactly two cells ``m`` would leave), and ``own``'s fours; 0: none."""
+        stops = empty
+        for move, cells in threats:
+            stops &= move | (cells if cells.bit_count() == 2 else 0)
+        return stops | self.four_cells(own, other, empty)
 
     # ---- threat-space search: victory by continuous threats, fours and threes (VCT) ----------
     def three_cells(self, own: int, other: int, empty: int) -> int:
@@ -382,26 +394,13 @@ class Gomoku(Game):
         ``own``'s stones inside, none of ``other``'s (one more stone inside, and one after
         it makes an open four). Candidates only: ``open_four_moves`` says which are threes."""
         k = self.connect
-        span = k + 1
         found = 0
         for d in self.shifts:
             starts = self.full & empty & (empty >> (k * d))  # both ends on the board and empty
             for j in range(1, k):
                 starts &= (self.full & ~other) >> (j * d)
-            planes: list[int] = []  # the count of own stones inside each window, bit by bit
+            windows = self._holding(own, starts, d, range(1, k), k - 3)
             for j in range(1, k):
-                carry = (own >> (j * d)) & starts
-                for i, plane in enumerate(planes):
-                    planes[i], carry = plane ^ carry, plane & carry
-                    if not carry:
-                        break
-                if carry:
-                    planes.append(carry)
-            windows, target = starts, k - 3
-            for i in range(max(len(planes), target.bit_length())):
-                plane = planes[i] if i < len(planes) else 0
-                windows &= plane if target >> i & 1 else ~plane
-            for j in range(1, span - 1):
                 found |= windows << (j * d)
         return found & empty
 
@@ -419,10 +418,7 @@ class Gomoku(Game):
         threats = self.open_four_moves(own, other, empty)
         if not threats:
             return None
-        stops = empty
-        for move, cells in threats:
-            stops &= move | (cells if cells.bit_count() == 2 else 0)
-        return stops | self.four_cells(other, own, empty) or threats[0][0]
+        return self._defences(other, own, empty, threats) or threats[0][0]
 
     def continuous_threats(self, own: int, other: int, empty: int, depth: int, budget: list[int],
                            table: dict) -> list[int] | None:

@@ -671,7 +671,8 @@ class MCTS:
         for node in nodes:
             forcing = game.forcing_actions(node.state)
             if forcing is None:
-                line = game.forced_win(node.state) if self.forced_wins else None
+                # (a root the thorough search has seen holds no win its fours could find)
+                line = game.forced_win(node.state) if self.forced_wins and node is not self.threats_searched else None
                 if line:  # the game's threat search proves it: won in len(line) + 2 plies
                     self._prove_by(node, line[0], won=True, plies=len(line) + 2)
                     continue
