@@ -310,7 +310,7 @@ class Go(Game):
             return list(known)
         tables = self._kernel_tables()
         points = np.empty(self.pass_action, dtype=np.bool_)
-        kernels.legal_points(self._padded_board(black, white), self.size, player, np.uint64(h),
+        kernels.legal_points(self._padded_board(black, white), self.size, int(player), np.uint64(h),
                              self._hashes(seen), tables["keys"], tables["point_of"], points)
         out = np.flatnonzero(points).tolist()
         out.append(self.pass_action)
@@ -491,7 +491,7 @@ class Go(Game):
         boards = np.fromiter((*seen, *recent), dtype=np.uint64, count=len(seen) + len(recent))
         left = self.max_moves - len(moves)
         out = np.empty(max(left, 0), dtype=np.int64)
-        played, winner = kernel(board, self.size, player, passes, left, np.uint64(h), boards, self.komi,
+        played, winner = kernel(board, self.size, int(player), passes, left, np.uint64(h), boards, self.komi,
                                 tables["keys"], point_of, tables["action_of"], empties, len(free),
                                 NO_UNIFORMS if uniforms is None else uniforms, seed, out)
         return out[:played].tolist(), int(winner) or None
