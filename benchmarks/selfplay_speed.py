@@ -27,9 +27,13 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import shutil
+import subprocess
 import sys
 import time
 from pathlib import Path
+
+import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -37,7 +41,7 @@ sys.path.insert(0, str(ROOT))
 from hexzero import mctsfw  # noqa: E402
 from hexzero.mctsfw.config import load_config, plugin_params  # noqa: E402
 from hexzero.mctsfw.selfplay import self_play_games, self_play_pieces  # noqa: E402
-from hexzero.nets.anet import keras_device  # noqa: E402
+from hexzero.nets.anet import _keras, keras_device  # noqa: E402
 
 GAMES = {"connect4": ('game="connect4"',), "go9": ('game="go"', "games.go.size=9")}
 NETS = ("pv_mlp", "pv_resnet")
@@ -126,6 +130,91 @@ def ceiling_table(against: str | None, repeats: int, search: int = 32, lockstep:
                   + (f"   {rates[0] / rates[1]:.2f}x" if against else ""), flush=True)
 
 
+def gpu_utilisation() -> subprocess.Popen | None:
+    """``nvidia-smi`` printing the GPU's utilisation (%) every 100 ms, where there is one."""
+    if not shutil.which("nvidia-smi"):
+        return None
+    return subprocess.Popen(["nvidia-smi", "--query-gpu=utilization.gpu", "--format=csv,noheader,nounits",
+                             "-lms", "100"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+
+
+def served_rate(config: dict, workers: int, server: bool, groups: int, lockstep: int) -> dict:
+    """Self-play as the trainer plays it with ``workers`` processes, each playing ``groups``
+    lock-step groups of ``lockstep`` games, with the network server or a network in each
+    worker: positions a second (after a warm-up group per worker), the server's mean batch
+    and the GPU's mean utilisation over the timed part."""
+    import tempfile
+    from functools import partial
+
+    from hexzero.mctsfw.backends import make_backend
+    from hexzero.mctsfw.netserver import NetServer, ServedNet
+    from hexzero.mctsfw.selfplay import _server_pieces, _worker_games, _worker_start
+
+    s, game, net_class, _ = self_play_pieces(config, mctsfw.default_registries())
+    net = net_class(game, **plugin_params(config, "nets", s.net), seed=0)
+    start = partial(NetServer, _server_pieces, (config,), s.server_batch, s.server_wait_ms) if server else None
+    backend = make_backend("processes", workers, "", _worker_start, (config,), start)
+    try:
+        with tempfile.TemporaryDirectory() as folder, backend.shared_net(net, Path(folder)) as handle:
+            if server:  # the compiled call built for every batch size it will meet (powers of two)
+                served = ServedNet(net_class, game, handle.address)
+                x = net.encode_batch([game.initial_state()])
+                for size in (1 << k for k in range(s.server_batch.bit_length())):
+                    served.evaluate(np.repeat(x, size, axis=0))
+                served.idle()
+            # a group per worker: its imports, its compiled kernels, the network's calls of every batch size
+            warm = [list(range(100_000 + w * lockstep, 100_000 + (w + 1) * lockstep)) for w in range(workers)]
+            list(backend.play(_worker_games, warm, lambda numbers: (config, handle, numbers, 0)))
+            before = backend.server.stats() if server else None
+            numbers = list(range(1, workers * groups * lockstep + 1))
+            batches = [numbers[i:i + lockstep] for i in range(0, len(numbers), lockstep)]
+            sampler = gpu_utilisation()
+            began = time.perf_counter()
+            positions = sum(len(record["moves"]) for results, _ in backend.play(
+                _worker_games, batches, lambda numbers: (config, handle, numbers, 0)) for record, _ in results)
+            seconds = time.perf_counter() - began
+            after = backend.server.stats() if server else None
+    finally:
+        backend.close()
+    figures = {"positions": positions, "seconds": seconds, "rate": positions / seconds}
+    if server:
+        calls = after["calls"] - before["calls"]
+        figures["batch"] = (after["positions"] - before["positions"]) / max(calls, 1)
+        figures["busy"] = (after["seconds"] - before["seconds"]) / seconds
+    if sampler is not None:
+        sampler.terminate()
+        samples = [float(line) for line in sampler.communicate()[0].split() if line.strip().isdigit()]
+        figures["gpu"] = sum(samples) / len(samples) if samples else float("nan")
+    return figures
+
+
+def server_table(args) -> None:
+    """``--workers``: the network server against a network in every worker, in one run."""
+    keras = _keras()  # on the GPU backend where nets.anet.gpu_backend finds one
+
+    print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
+          f"Python {platform.python_version()}, Keras {keras.__version__} on {keras.backend.backend()} "
+          f"({keras_device()}); {args.search} simulations a move, {args.batch_sizes.split(',')[0]} leaves a game a "
+          f"round, {args.lockstep.split(',')[-1]} games in lock-step a worker, {args.groups} groups a worker; "
+          f"Go cut-off {args.max_moves or 'the game own (162)'}")
+    print(f"{'game':<9} {'net':<10} {'workers':>7} {'server':>6} {'positions':>9} {'seconds':>8} {'positions/s':>11} "
+          f"{'batch':>6} {'server busy':>11} {'GPU %':>6}", flush=True)
+    lockstep = int(args.lockstep.split(",")[-1])
+    for game_name, net in zip(args.games_list.split(","), args.nets.split(",")):
+        overrides = [*GAMES[game_name], f'selfplay.net="{net}"', f"selfplay.search_games={args.search}",
+                     f"selfplay.batch_size={args.batch_sizes.split(',')[0]}", "selfplay.games_per_generation=100000",
+                     *args.set]
+        if game_name == "go9" and args.max_moves:
+            overrides.append(f"games.go.max_moves={args.max_moves}")
+        config = load_config(ROOT / "hexzero.toml", None, overrides)
+        for workers in (int(w) for w in args.workers.split(",")):
+            for server in (mode == "on" for mode in args.server.split(",")):
+                f = served_rate(config, workers, server, args.groups, lockstep)
+                print(f"{game_name:<9} {net:<10} {workers:>7} {'on' if server else 'off':>6} {f['positions']:>9} "
+                      f"{f['seconds']:>8.1f} {f['rate']:>11.1f} {f.get('batch', float('nan')):>6.0f} "
+                      f"{f.get('busy', float('nan')):>10.0%} {f.get('gpu', float('nan')):>6.0f}", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--games", type=int, default=8, help="games played one at a time for B = 1")
@@ -138,12 +227,20 @@ def main() -> None:
     parser.add_argument("--ceiling", action="store_true", help="the search's ceiling (a network that costs nothing)")
     parser.add_argument("--against", metavar="REV", help="--ceiling: also measure this git revision, in turns")
     parser.add_argument("--repeats", type=int, default=3, help="--ceiling: measurements; the best is shown")
+    parser.add_argument("--workers", help="worker processes to compare with and without the network server "
+                        "(e.g. 1,2): self-play as the trainer plays it; --lockstep's last value, --batch-sizes' first")
+    parser.add_argument("--server", default="off,on", help="--workers: the modes to measure (off, on)")
+    parser.add_argument("--groups", type=int, default=2, help="--workers: lock-step groups each worker plays")
+    parser.add_argument("--set", action="append", default=[], help="--workers: a config override (KEY=VALUE)")
     args = parser.parse_args()
+    if args.workers:
+        server_table(args)
+        return
     if args.ceiling:
         ceiling_table(args.against, args.repeats)
         return
     lockstep = [int(b) for b in args.lockstep.split(",")]
-    import keras
+    keras = _keras()  # on the GPU backend where nets.anet.gpu_backend finds one
 
     print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
           f"Python {platform.python_version()}, Keras {keras.__version__} on {keras.backend.backend()} "

@@ -532,6 +532,7 @@ def run_training(args: argparse.Namespace, section: str, length_key: str, make_t
     (one not declared ``resumable``) is refused, naming the key: never silently dropped.
     """
     from hexzero.mctsfw.backends import BackendError
+    from hexzero.mctsfw.netserver import NetServerError
     from hexzero.mctsfw.runs import RunDir
 
     flags = flag_overrides(args)
@@ -580,7 +581,8 @@ def run_training(args: argparse.Namespace, section: str, length_key: str, make_t
         except KeyboardInterrupt as stop:  # Ctrl-C, or SIGTERM
             print(f"\ninterrupted: resume with hexzero {args.command} --resume {run.path}", file=sys.stderr)
             return exit_status(stop)
-        except BackendError as error:  # self-play workers that cannot start (a Ray cluster not there) or go on
+        except (BackendError, NetServerError) as error:  # self-play workers (or their network server) that
+            # cannot start (a Ray cluster not there) or go on
             print(f"error: {error}", file=sys.stderr)
             return 2
         done = summary.get("episodes", summary.get("generations"))

@@ -45,6 +45,7 @@ from typing import Any, Callable, Iterator
 
 import hexzero
 from hexzero.mctsfw.interrupts import sigterm_kept
+from hexzero.mctsfw.netserver import NetServer, NetServerError, ServedNetFile
 from hexzero.mctsfw.workers import WorkerPool, sigint_ignored, stderr_fd_to
 
 #: times one group of games may lose its worker before the run gives up
@@ -123,6 +124,42 @@ class NetObject:
             return net_class.load(path, game)
 
 
+class NodeServer:
+    """A Ray actor on one node that holds that node's network server
+    (``mctsfw.netserver.NetServer``, its child: it dies with the actor)."""
+
+    def __init__(self, start: Callable[[], NetServer]):
+        self.server = start()
+
+    def load(self, data: bytes, key: str) -> str:
+        """Serve the network saved as ``data`` (version ``key``); the server's address."""
+        with tempfile.TemporaryDirectory() as folder:  # read once by the server, then gone
+            path = Path(folder) / "net.keras"
+            path.write_bytes(data)
+            self.server.load(str(path), key)
+        return self.server.address
+
+    def stats(self) -> dict[str, float]:
+        return self.server.stats()
+
+
+class ServedOnNodes:
+    """The handle Ray tasks get with servers: the server of the node a task runs on
+    (``addresses``: node id to address), or, on a node that joined after the generation
+    began and has none, the network itself (``shared``, loaded by the task)."""
+
+    def __init__(self, addresses: dict[str, str], shared: NetObject):
+        self.addresses, self.shared, self.key = addresses, shared, shared.key
+
+    def load(self, net_class, game):
+        import ray
+
+        address = self.addresses.get(ray.get_runtime_context().get_node_id())
+        if address is None:
+            return self.shared.load(net_class, game)
+        return ServedNetFile(address, self.key).load(net_class, game)
+
+
 # ---- the replay book-keeping both backends share -------------------------------------------------------
 class Replays:
     """Counts the times each group lost its worker, says so in one line, and stops the
@@ -145,22 +182,33 @@ class Replays:
 
 class ProcessBackend:
     """Worker processes on this machine (``mctsfw.workers.WorkerPool``); a pool broken by
-    a dead worker is replaced and the groups it had not returned are submitted again."""
+    a dead worker is replaced and the groups it had not returned are submitted again.
+    With ``server`` (a function of no arguments that starts a ``mctsfw.netserver.NetServer``)
+    the workers' positions are judged by that one server, started on first use."""
 
-    def __init__(self, workers: int, initializer: Callable[..., None] | None = None, initargs: tuple = ()):
+    def __init__(self, workers: int, initializer: Callable[..., None] | None = None, initargs: tuple = (),
+                 server: Callable[[], NetServer] | None = None):
         self.workers, self.initializer, self.initargs = workers, initializer, initargs
         self._pool: WorkerPool | None = None
+        self._start_server, self.server = server, None
 
     def _new_pool(self) -> WorkerPool:
         return WorkerPool(self.workers, initializer=self.initializer, initargs=self.initargs)
 
     @contextmanager
-    def shared_net(self, net, directory: Path) -> Iterator[NetFile]:
+    def shared_net(self, net, directory: Path) -> Iterator[NetFile | ServedNetFile]:
         path = Path(directory) / "workers_net.keras"  # the network the workers play with
         data = net_bytes(net)
         path.write_bytes(data)
+        key = hashlib.sha256(data).hexdigest()
         try:
-            yield NetFile(path, hashlib.sha256(data).hexdigest())
+            if self._start_server is None:
+                yield NetFile(path, key)
+                return
+            if self.server is None:
+                self.server = self._start_server()
+            self.server.load(path, key)
+            yield ServedNetFile(self.server.address, key)
         finally:
             path.unlink(missing_ok=True)
 
@@ -205,6 +253,9 @@ class ProcessBackend:
         if self._pool is not None:
             self._pool.close(abort=abort)
             self._pool = None
+        if self.server is not None:
+            self.server.close()
+            self.server = None
 
 
 def _succeeded(future: Future) -> bool:
@@ -216,7 +267,7 @@ class RayBackend:
     joined at ``address``. Ray keeps its worker processes between tasks, so a worker
     builds the game and loads each generation's network once."""
 
-    def __init__(self, address: str, workers: int):
+    def __init__(self, address: str, workers: int, server: Callable[[], NetServer] | None = None):
         problem = ray_problem()
         if problem:
             raise BackendError(problem)
@@ -224,6 +275,8 @@ class RayBackend:
 
         self._ray = ray
         self.workers = workers  # tasks in flight at once (0: as many as the cluster takes)
+        self._start_server = server
+        self._servers: dict[str, Any] = {}  # node id: the actor that holds that node's network server
         self._owned = not ray.is_initialized()  # a Ray the caller started is theirs to shut down
         self._guard: subprocess.Popen | None = None
         self._running: list = []
@@ -252,13 +305,34 @@ class RayBackend:
                 self._guard = start_guard(os.getpid(), descendants(os.getpid()))
 
     @contextmanager
-    def shared_net(self, net, directory: Path) -> Iterator[NetObject]:
+    def shared_net(self, net, directory: Path) -> Iterator[NetObject | ServedOnNodes]:
         data = net_bytes(net)
         ref = self._ray.put(data)
+        shared = NetObject(ref, hashlib.sha256(data).hexdigest())
         try:
-            yield NetObject(ref, hashlib.sha256(data).hexdigest())
+            if self._start_server is None:
+                yield shared
+                return
+            self._start_node_servers()
+            addresses = self._ray.get([server.load.remote(ref, shared.key) for server in self._servers.values()])
+            yield ServedOnNodes(dict(zip(self._servers, addresses)), shared)
         finally:
-            del ref
+            del ref, shared
+
+    def _start_node_servers(self) -> None:
+        """A network server on every live node that has none yet (an actor placed there,
+        with the node's GPU where it has one)."""
+        ray = self._ray
+        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+        remote = ray.remote(NodeServer)
+        for node in ray.nodes():
+            if node.get("Alive") and node["NodeID"] not in self._servers:
+                gpus = 1 if node.get("Resources", {}).get("GPU", 0) >= 1 else 0
+                self._servers[node["NodeID"]] = remote.options(
+                    num_cpus=0, num_gpus=gpus, max_restarts=0,
+                    scheduling_strategy=NodeAffinitySchedulingStrategy(node["NodeID"], soft=False),
+                ).remote(self._start_server)
 
     def play(self, fn: Callable[..., Any], groups: list[list[int]],
              args: Callable[[list[int]], tuple]) -> Iterator[tuple[Any, bool]]:
@@ -297,6 +371,10 @@ class RayBackend:
                     except lost_errors as error:
                         replays.lost(j, type(error).__name__)
                         refs[j] = remote.remote(*args(groups[j]))
+                    except ray.exceptions.RayTaskError as error:  # a task's own error: its one line, not Ray's traceback
+                        if isinstance(error.cause, NetServerError):
+                            raise NetServerError(str(error.cause)) from None
+                        raise
                 top_up()
             next_ready = i + 1 < len(groups) and (i + 1 in results or (
                 i + 1 < len(refs) and bool(ray.wait([refs[i + 1]], timeout=0)[0])))
@@ -317,6 +395,12 @@ class RayBackend:
                     except Exception:  # noqa: BLE001 - a finished or lost task cannot be cancelled; nothing to do
                         pass
             self._running = []
+            for server in self._servers.values():  # on a cluster the caller keeps, not left behind
+                try:
+                    ray.kill(server)
+                except Exception:  # noqa: BLE001 - an actor already gone cannot be killed; nothing to do
+                    pass
+            self._servers = {}
             if self._owned and ray.is_initialized():
                 ray.shutdown()
         if self._guard is not None:
@@ -350,11 +434,12 @@ def cluster_problem(address: str, timeout: float = 5.0) -> None:
 
 
 def make_backend(backend: str, workers: int, ray_address: str, initializer: Callable[..., None] | None = None,
-                 initargs: tuple = ()):
-    """The backend ``[selfplay] backend`` names (``workers`` 0: one per core)."""
+                 initargs: tuple = (), server: Callable[[], NetServer] | None = None):
+    """The backend ``[selfplay] backend`` names (``workers`` 0: one per core), with the
+    network server ``server`` starts (None: a network in every worker)."""
     if backend == "ray":
-        return RayBackend(ray_address, workers)
-    return ProcessBackend(workers or os.cpu_count() or 1, initializer, initargs)
+        return RayBackend(ray_address, workers, server)
+    return ProcessBackend(workers or os.cpu_count() or 1, initializer, initargs, server)
 
 
 # ---- the guard: a local Ray dies with this process even after kill -9 -----------------------------------

@@ -45,6 +45,7 @@ import os
 import random
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -58,6 +59,7 @@ from hexzero.mctsfw.evaluators import NetValue, value_evaluator
 from hexzero.mctsfw.hookspecs import hookimpl
 from hexzero.mctsfw.mcts import MCTS, Node, TreePolicy, search_together
 from hexzero.mctsfw.match import Tally, play_match
+from hexzero.mctsfw.netserver import NetServer, ServedNet, server_problem
 from hexzero.mctsfw.plugin_manager import Registries, default_registries
 from hexzero.mctsfw.ratings import two_player_rating
 from hexzero.mctsfw.records import RecordedGame
@@ -189,6 +191,11 @@ def selfplay_config_problems(config: dict, registries: Registries) -> list[str]:
     problems = learning_run_problems(config, registries, "selfplay", "self-play")
     if config["selfplay"]["sizes"] and not problems:
         problems += sizes_problems(config, registries)
+    section = config["selfplay"]
+    if section["net_server"] == "on" and section["net"] in registries.nets:
+        problem = server_problem(registries.nets.get(section["net"]))
+        if problem:
+            problems.append(f'selfplay.net_server = "on": {problem}')
     policy = config["selfplay"]["tree_policy"]
     if policy in registries.tree_policies and not registries.tree_policies.get(policy).uses_priors:
         problems.append(f"selfplay.tree_policy = {policy!r}: self-play searches with the network's priors; "
@@ -260,6 +267,15 @@ SELFPLAY_SECTION = Section("selfplay", "cli.py selfplay: AlphaZero-style generat
             'pip install -e ".[ray]")', choices=("processes", "ray"), resumable=True),
     Setting("ray_address", "", 'with backend = "ray": "" starts a local Ray; "auto" or "HOST:PORT" joins the '
             "cluster started by `ray start --head`", resumable=True, empty=True),
+    Setting("net_server", "auto", 'where the workers\' positions are judged: "on": one network server per machine '
+            "owns the network (on the GPU where Keras has one) and judges the positions of every worker in "
+            'batches (mctsfw.netserver); "off": each worker its own copy of the network; "auto": the server '
+            "where Keras computes on a GPU, else each worker its own (docs/speed.md has the figures)",
+            choices=("auto", "on", "off"), resumable=True),
+    Setting("server_batch", 1024, "with the server: the most positions it judges in one call ...", low=1,
+            resumable=True),
+    Setting("server_wait_ms", 2.0, "... and how long it waits for more once one worker has asked (it judges at "
+            "once when every busy worker is waiting)", low=0, resumable=True),
 ], checks=[selfplay_config_problems])
 
 
@@ -543,7 +559,8 @@ def _worker_start(config: dict) -> None:
 
 def _worker_games(config: dict, net, numbers: list[int], seed: int) -> list[tuple[dict[str, Any], RecordedGame]]:
     """One lock-step group of games, played by a worker with the network ``net`` (a
-    ``mctsfw.backends`` handle: a file, or Ray's object store), loaded once per version."""
+    ``mctsfw.backends`` handle: a file, Ray's object store, or the network server),
+    loaded once per version."""
     die_if_asked(numbers)
     if _worker.get("config") != config:
         _worker_start(config)
@@ -551,7 +568,30 @@ def _worker_games(config: dict, net, numbers: list[int], seed: int) -> list[tupl
         _worker["net"] = net.load(_worker["net_class"], _worker["game"])
         _worker["net_key"] = net.key
     game, sized = _worker["sized"].game_and_net(size_of_game(_worker["settings"], numbers[0]), _worker["net"])
-    return self_play_games(game, sized, _worker["policy"], _worker["settings"], numbers, seed)
+    try:
+        return self_play_games(game, sized, _worker["policy"], _worker["settings"], numbers, seed)
+    finally:
+        if isinstance(sized, ServedNet):
+            sized.idle()  # the server waits for this worker no longer
+
+
+def _server_pieces(config: dict) -> tuple[type, Game, dict[int, Game]]:
+    """What the network server of a run needs (``mctsfw.netserver``): the net class, the
+    game, and the games of the run's other board sizes."""
+    registries = default_registries()
+    settings, game, net_class, _ = self_play_pieces(config, registries)
+    games = sized_games(config, registries, settings.sizes)
+    return net_class, game, {size: g for size, g in games.items() if size != getattr(game, "size", None)}
+
+
+def uses_server(s: SelfPlaySettings, net_class: type) -> bool:
+    """Whether a run's workers send their positions to a network server (``net_server``:
+    "auto" where the net class says it computes on a GPU, ``device()``); never for a net
+    that cannot be served."""
+    if s.net_server == "off" or server_problem(net_class):
+        return False
+    device = getattr(net_class, "device", None)
+    return s.net_server == "on" or (callable(device) and device() != "CPU")
 
 
 class GameClock:
@@ -783,14 +823,17 @@ class SelfPlayTrainer(ResumableRun):
         groups = lockstep_groups(first, (self.generation + 1) * s.games_per_generation, s.games_per_generation,
                                  s.lockstep)
         workers = s.workers if s.workers > 0 else os.cpu_count() or 1
-        if s.backend == "processes" and workers <= 1:
+        server = uses_server(s, self.net_class)
+        if s.backend == "processes" and workers <= 1 and not server:
             for numbers in groups:
                 game, net = self.sized.game_and_net(self.size_of(numbers[0]), self.best)
                 yield from ((result, True) for result in
                             self_play_games(game, net, self.tree_policy, s, numbers, self.seed))
             return
         if self._backend is None:
-            self._backend = make_backend(s.backend, s.workers, s.ray_address, _worker_start, (self.config,))
+            start = partial(NetServer, _server_pieces, (self.config,), s.server_batch, s.server_wait_ms) \
+                if server else None
+            self._backend = make_backend(s.backend, s.workers, s.ray_address, _worker_start, (self.config,), start)
         with self._backend.shared_net(self.best, self.run.path) as net:
             for results, next_ready in self._backend.play(_worker_games, groups,
                                                           lambda numbers: (self.config, net, numbers, self.seed)):

@@ -118,3 +118,11 @@ class KerasNetFile:
 
     #: the game and search settings saved in a file (``{}`` for a file without them)
     saved_settings = staticmethod(read_settings)
+
+    @staticmethod
+    def device() -> str:
+        """Where the net's batches are computed: Keras's first GPU's name, or "CPU"
+        (``mctsfw.selfplay``'s ``net_server = "auto"`` serves the network where it is a GPU)."""
+        from hexzero.nets.anet import keras_device
+
+        return keras_device()

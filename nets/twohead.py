@@ -188,7 +188,13 @@ class PolicyValueNet(KerasNetFile):
 
     def encode_batch(self, states: Sequence[State]) -> np.ndarray:
         """States stacked into a batch ``(B, *input_shape)``."""
-        encode = self.game.encode if self.input_kind == "flat" else self.game.encode_planes
+        return self.encode_states(self.game, states)
+
+    @classmethod
+    def encode_states(cls, game: Game, states: Sequence[State]) -> np.ndarray:
+        """``encode_batch`` without the weights: what a self-play worker whose network lives
+        in a network server (``mctsfw.netserver``) sends there."""
+        encode = game.encode if cls.input_kind == "flat" else game.encode_planes
         return np.stack([encode(state) for state in states]).astype(np.float32, copy=False)
 
     def _batch(self, x: np.ndarray) -> np.ndarray:
@@ -496,6 +502,12 @@ class PolicyValueMLP(PolicyValueNet):
     description = "two-headed MLP (policy + value; numpy inference): hidden_layers, activation, optimizer, value_head, l2"
     input_kind = "flat"
     parameters = Parameters(HIDDEN_LAYERS, ACTIVATION, OPTIMIZER, LEARNING_RATE, MOMENTUM, VALUE_HEAD, L2, SEED)
+
+    @staticmethod
+    def device() -> str:
+        """The CPU, whatever Keras's device: its evaluation is a numpy pass (so self-play's
+        ``net_server = "auto"`` leaves it in every worker, where it is faster: docs/speed.md)."""
+        return "CPU"
 
     def __init__(
         self,

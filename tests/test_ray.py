@@ -57,11 +57,13 @@ def assert_same_run(run_dir, trainer, reference):
 
 
 @needs_ray
-@pytest.mark.parametrize("workers", [1, 2])
-def test_a_local_ray_plays_the_games_that_one_process_plays(tmp_path, reference, workers):
+@pytest.mark.parametrize("workers, server", [(1, "off"), (2, "off"), (2, "on")])
+def test_a_local_ray_plays_the_games_that_one_process_plays(tmp_path, reference, workers, server):
+    """With ``net_server = "on"`` the tasks' positions go to the node's network server."""
     run_dir = tmp_path / "run"
     before = set(descendants(os.getpid()))  # what earlier tests left (a pool's resource tracker) is not Ray's
-    trainer = run(run_dir, 'selfplay.backend="ray"', f"selfplay.workers={workers}", "selfplay.lockstep=2")
+    trainer = run(run_dir, 'selfplay.backend="ray"', f"selfplay.workers={workers}", "selfplay.lockstep=2",
+                  f'selfplay.net_server="{server}"')
     assert_same_run(run_dir, trainer, reference)
     # the local Ray was shut down with the run: no Ray, no process of it left
     assert not ray.is_initialized()
@@ -79,11 +81,13 @@ def test_a_ray_worker_that_dies_has_its_games_played_again_once(tmp_path, refere
     assert_same_run(run_dir, trainer, reference)  # every game once, as if nothing had happened
 
 
-def test_a_worker_process_that_dies_has_its_games_played_again_once(tmp_path, reference, monkeypatch, capfd):
+@pytest.mark.parametrize("server", ["off", "on"])
+def test_a_worker_process_that_dies_has_its_games_played_again_once(tmp_path, reference, monkeypatch, capfd, server):
+    """Also when the worker was one of the network server's: the server drops it."""
     marker = tmp_path / "died"
     monkeypatch.setenv(WORKER_DIES_AT, f"1:{marker}")
     run_dir = tmp_path / "run"
-    trainer = run(run_dir, "selfplay.workers=2", "selfplay.lockstep=2")
+    trainer = run(run_dir, "selfplay.workers=2", "selfplay.lockstep=2", f'selfplay.net_server="{server}"')
     assert marker.exists()
     assert "a worker died playing games 1-2" in capfd.readouterr().err
     assert_same_run(run_dir, trainer, reference)
@@ -239,6 +243,7 @@ def test_an_aborted_ray_backend_cancels_tasks_only_in_a_ray_it_does_not_shut_dow
 
     backend = RayBackend.__new__(RayBackend)
     backend._ray, backend._owned, backend._guard, backend._running = Ray(), owned, None, ["task 1", "task 2"]
+    backend._servers = {}
     backend.close(abort=True)
     assert calls == ([("shutdown",)] if owned else [("cancel", "task 1", True), ("cancel", "task 2", True)])
     assert backend._running == []
