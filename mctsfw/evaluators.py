@@ -182,13 +182,23 @@ class NetRolloutPolicy:
         return int(self.net_moves(self.game.encode(state)[None, :], self.game.legal_mask(state)[None, :])[0])
 
     def choose_batch(self, x: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """One move for each of a batch of encoded states ``x`` with legal masks ``mask``."""
-        actions = self.net_moves(x, mask)
-        if self.epsilon > 0:
+        """One move for each of a batch of encoded states ``x`` with legal masks ``mask``.
+        Greedy, the network judges only the rows that do not explore (with epsilon 0.5, half
+        the rows cost nothing); its moves and the random numbers drawn are the same as if it
+        judged them all. Sampling draws its moves first, as it always has."""
+        if self.epsilon <= 0:
+            return self.net_moves(x, mask)
+        if self.sample:
+            actions = self.net_moves(x, mask)
             explore = self.np_rng.random(len(x)) < self.epsilon
-            if explore.any():
-                noise = self.np_rng.random(mask[explore].shape) * mask[explore]
-                actions[explore] = noise.argmax(axis=1)  # a uniformly random legal move
+        else:
+            explore = self.np_rng.random(len(x)) < self.epsilon
+            actions = np.zeros(len(x), dtype=np.int64)
+            if not explore.all():
+                actions[~explore] = self.net_moves(x[~explore], mask[~explore])
+        if explore.any():
+            noise = self.np_rng.random(mask[explore].shape) * mask[explore]
+            actions[explore] = noise.argmax(axis=1)  # a uniformly random legal move
         return actions
 
     def net_moves(self, x: np.ndarray, mask: np.ndarray) -> np.ndarray:

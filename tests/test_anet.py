@@ -169,6 +169,22 @@ def test_fit_lowers_the_loss_and_refreshes_the_numpy_path(hex3):
         net.fit(x, targets[:, :4])
 
 
+@pytest.mark.parametrize("cases", [48, 40])  # 40: the last batch of each epoch a smaller one
+def test_fit_trains_exactly_as_keras_fit_does(hex3, cases):
+    """The compiled steps (TensorFlow) take the batches Keras's fit takes, in its order,
+    and report its loss and accuracy: the same weights after, the same figures."""
+    x = np.stack([hex3.encode(s) for s in random_states(hex3, cases, seed=4)])
+    targets = np.random.default_rng(1).random((len(x), 9)).astype(np.float32)
+    targets /= targets.sum(axis=1, keepdims=True)
+    ours, keras_fit = (ANET(hex3, conv_layers=[4], hidden_layers=[16], seed=2) for _ in range(2))
+    keras_fit._train_step = lambda: None  # Keras's own loop
+    for _ in range(2):
+        a, b = ours.fit(x, targets, batch_size=16, epochs=3), keras_fit.fit(x, targets, batch_size=16, epochs=3)
+        assert a["loss"] == pytest.approx(b["loss"], rel=1e-5) and a["accuracy"] == pytest.approx(b["accuracy"])
+    for mine, theirs in zip(ours.model.get_weights(), keras_fit.model.get_weights()):
+        np.testing.assert_allclose(mine, theirs, atol=1e-6)
+
+
 def test_the_same_seed_builds_the_same_net(hex3):
     x = hex3.encode(hex3.initial_state())
     a, b = ANET(hex3, hidden_layers=[8], seed=9), ANET(hex3, hidden_layers=[8], seed=9)

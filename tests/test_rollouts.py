@@ -144,3 +144,23 @@ def test_lockstep_playouts_stop_asking_the_net_once_games_are_decided(hex5):
     for cell in (0, 1, 5, 2, 10, 3, 15, 4, 20):  # player 1 down the first column
         won = hex5.next_state(won, cell)
     assert hex5.winner(won) == 1 and hex5.playout_batch([won], random.Random(0), NetRolloutPolicy(hex5, net)) == [1]
+
+
+
+def test_exploring_rows_cost_no_network_call_and_change_no_move(hex5, anet):
+    """With epsilon, greedy rollouts judge only the rows that do not explore; the moves
+    are those of judging every row and then moving the exploring ones at random (the
+    same random numbers drawn)."""
+    states = [s for s in random_states(hex5, 80, seed=2) if not hex5.is_final(s)]
+    x = np.stack([hex5.encode(s) for s in states])
+    mask = np.stack([hex5.legal_mask(s) for s in states])
+    policy = NetRolloutPolicy(hex5, anet, epsilon=0.5, seed=3)
+    seen, scores = [], policy.scores
+    policy.scores = lambda rows: seen.append(len(rows)) or scores(rows)
+    actions = policy.choose_batch(x, mask)
+    expected = best_legal(anet.scores(x), mask)  # every row judged ...
+    draws = np.random.default_rng(3)  # ... then the exploring rows drawn and moved at random
+    explore = draws.random(len(x)) < 0.5
+    expected[explore] = (draws.random(mask[explore].shape) * mask[explore]).argmax(axis=1)
+    np.testing.assert_array_equal(actions, expected)
+    assert sum(seen) == int((~explore).sum()) < len(x)
