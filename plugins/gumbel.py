@@ -231,10 +231,8 @@ class Gumbel(TreePolicy):
         share = 1.0 / (1 + total)
         best, best_score = None, -math.inf
         for child, x in zip(children, logs):
-            if child.proven is not None and child.proven == 0.0:
-                continue  # a move proven lost is never searched again
             score = math.exp(x - top) / norm - child.visits * share
-            if score > best_score:
+            if score > best_score and child.proven != 0.0:  # a move proven lost is never searched again
                 best, best_score = child, score
         if untried and math.exp(math.log(max(untried_best, TINY)) + untried_log - top) / norm > best_score:
             return None  # the untried move of highest prior (``untried_index``: the last)

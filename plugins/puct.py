@@ -85,11 +85,9 @@ class PUCT(TreePolicy):
         if node.untried:  # the untried action of highest prior (the last) stands for them all
             best_score = self.first_play_value(node) + scale * node.untried_prior(len(node.untried) - 1)
         for child in node.children:
-            if child.proven is not None and child.proven == 0.0:
-                continue  # a move proven lost is never searched again
             n = child.visits
             score = child.value / n + scale * child.prior / (1 + n)
-            if score > best_score:
+            if score > best_score and child.proven != 0.0:  # a move proven lost is never searched again
                 best, best_score = child, score
         return best
 

@@ -49,11 +49,9 @@ class UCT(TreePolicy):
         inv_sqrt = inv_sqrt_table(node.visits)  # no child has more visits than its parent
         best, best_score = None, -1.0
         for child in node.children:
-            if child.proven is not None and child.proven == 0.0:
-                continue  # a move proven lost is never searched again
             n = child.visits
             score = child.value / n + explore * inv_sqrt[n]
-            if score > best_score:
+            if score > best_score and child.proven != 0.0:  # a move proven lost is never searched again
                 best, best_score = child, score
         return best
 
