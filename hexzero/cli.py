@@ -583,7 +583,8 @@ def run_training(args: argparse.Namespace, section: str, length_key: str, make_t
             return exit_status(stop)
         except (BackendError, NetServerError) as error:  # self-play workers (or their network server) that
             # cannot start (a Ray cluster not there) or go on
-            print(f"error: {error}", file=sys.stderr)
+            resume = f": resume with hexzero {args.command} --resume {run.path}" if run.latest() else ""
+            print(f"error: {error}{resume}", file=sys.stderr)
             return 2
         done = summary.get("episodes", summary.get("generations"))
         print(f"{done} {length_key} in {run.path} ({summary['this_time']} {unit}s this time, {summary['seconds']:.1f} s); "
