@@ -3,6 +3,14 @@
     python benchmarks/selfplay_speed.py [--games 8] [--search 16] [--lockstep 1,8,32,128]
                                         [--batch-sizes 1,16] [--max-moves 0]
     python benchmarks/selfplay_speed.py --ceiling [--against REV] [--repeats 3]
+    python benchmarks/selfplay_speed.py --workers 1,4,16 [--server off,on] [--groups 2] [--set KEY=VALUE]
+
+``--workers``: self-play as the trainer plays it (the processes backend and the trainer's
+worker function), each worker ``--groups`` lock-step groups of ``--lockstep``'s last value
+of games, with ``selfplay.net_server`` off (a network in every worker) and on (one network
+server judges every worker's positions, ``mctsfw/netserver.py``), after a warm-up group a
+worker; positions a second, the server's mean batch and busy share, and the GPU's
+utilisation (``nvidia-smi``, every 100 ms) where there is a GPU.
 
 ``--ceiling``: the search's own ceiling, what self-play could reach on any accelerator:
 an evaluator that costs nothing (a stand-in network: uniform priors, value 0) on 9x9 Go,
