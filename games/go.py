@@ -327,14 +327,12 @@ class Go(Game):
         return self._seen_array[1]
 
     def _padded_board(self, black: int, white: int) -> np.ndarray:
-        """The kernels' padded board (``_kernel_tables``) of these stones: each bitboard's
-        bits unpacked at once, those of the actions put on their padded points."""
+        """The kernels' padded board (``_kernel_tables``) of these stones, put on their
+        padded points by the compiled ``go_playout.padded_board`` from the bitboards' 64-bit words."""
         tables = self._kernel_tables()
-        board = tables["board"].copy()
-        bits = np.unpackbits(np.frombuffer(black.to_bytes(self._nbytes, "little") + white.to_bytes(self._nbytes, "little"),
-                                           dtype=np.uint8), bitorder="little").reshape(2, -1)[:, self._bit_cells]
-        board[tables["point_of"]] = bits[0] | bits[1] << 1
-        return board
+        nbytes = -(-self._nbytes // 8) * 8
+        words = np.frombuffer(black.to_bytes(nbytes, "little") + white.to_bytes(nbytes, "little"), dtype=np.uint64)
+        return compiled_kernels().padded_board(tables["board"], words, nbytes // 8, self._bit_cells, tables["point_of"])
 
     def legal_actions_reference(self, state: GoState) -> list[int]:
         """``legal_actions`` on the bitboards in Python: the liberties of every group, then

@@ -122,6 +122,22 @@ def _place(board, p, colour, stride, h, keys, stack, mark, taken, group, capture
 
 
 @njit(cache=True)
+def padded_board(template, words, nwords, bit_of, point_of):
+    """A copy of the empty padded board ``template`` with the stones of the bitboards in
+    ``words`` (black's ``nwords`` 64-bit words, then white's; action ``a``'s bit is
+    ``bit_of[a]``) on their points: 1 black, 2 white."""
+    board = template.copy()
+    for a in range(point_of.shape[0]):
+        bit = bit_of[a]
+        word, shift = bit >> 6, np.uint64(bit & 63)
+        if (words[word] >> shift) & np.uint64(1):
+            board[point_of[a]] = 1
+        elif (words[nwords + word] >> shift) & np.uint64(1):
+            board[point_of[a]] = 2
+    return board
+
+
+@njit(cache=True)
 def legal_points(board, size, player, h, seen, keys, point_of, out):
     """``out[a]``: whether a stone of ``player`` is legal on the point of action ``a`` of
     ``board``: empty, not suicide, and not making a board whose hash is in ``seen``
