@@ -309,11 +309,11 @@ class Go(Game):
         if known is not None:  # a search asks twice a leaf: for the priors' mask and for its moves
             return list(known)
         tables = self._kernel_tables()
-        points = np.empty(self.pass_action, dtype=np.bool_)
-        kernels.legal_points(self._padded_board(black, white), self.size, int(player), np.uint64(h),
-                             self._hashes(seen), tables["keys"], tables["point_of"], points)
-        out = np.flatnonzero(points).tolist()
-        out.append(self.pass_action)
+        actions = np.empty(self.pass_action + 1, dtype=np.int64)
+        count = kernels.legal_points(self._padded_board(black, white), self.size, int(player), np.uint64(h),
+                                     self._hashes(seen), tables["keys"], tables["point_of"], actions)
+        actions[count] = self.pass_action
+        out = actions[:count + 1].tolist()
         if len(self._legal_known) >= LEGAL_KNOWN:
             self._legal_known.pop(next(iter(self._legal_known)))  # the oldest
         self._legal_known[key] = tuple(out)

@@ -139,9 +139,10 @@ def padded_board(template, words, nwords, bit_of, point_of):
 
 @njit(cache=True)
 def legal_points(board, size, player, h, seen, keys, point_of, out):
-    """``out[a]``: whether a stone of ``player`` is legal on the point of action ``a`` of
-    ``board``: empty, not suicide, and not making a board whose hash is in ``seen``
-    (positional superko), as ``Go.legal_actions_reference`` says."""
+    """The actions where a stone of ``player`` is legal on ``board``: empty, not suicide,
+    and not making a board whose hash is in ``seen`` (positional superko), as
+    ``Go.legal_actions_reference`` says; written in increasing order into ``out``, their
+    number returned."""
     npoints = board.shape[0]
     stride = size + 2
     capacity = 1
@@ -156,15 +157,18 @@ def legal_points(board, size, player, h, seen, keys, point_of, out):
     group = np.empty(npoints, dtype=np.int64)
     captured = np.empty(npoints, dtype=np.int64)
     stamp = 0
+    count = 0
     for a in range(size * size):
         p = point_of[a]
-        out[a] = False
         if board[p] != EMPTY:
             continue
         board[p] = player
         ncaptured, nh, stamp = _place(board, p, player, stride, h, keys, stack, mark, taken, group, captured, stamp)
         board[p] = EMPTY
-        out[a] = ncaptured >= 0 and table[_slot(table, nh)] != nh
+        if ncaptured >= 0 and table[_slot(table, nh)] != nh:
+            out[count] = a
+            count += 1
+    return count
 
 
 @njit(cache=True)
