@@ -86,7 +86,7 @@ def server(tmp_path):
     net = net_class(game, hidden_layers=[16], seed=3)
     path = tmp_path / "net.keras"
     net.save(path)
-    server = NetServer(_server_pieces, (config,), batch=64, wait_ms=20)
+    server = NetServer(_server_pieces, (config,), batch=64, wait_ms=200)  # a late worker on a busy machine still joins
     try:
         server.load(str(path), "v1")
         yield server, net, game
