@@ -56,7 +56,9 @@ class NetServerError(RuntimeError):
 class NetServer:
     """Starts the server process, hands it each generation's network (``load``), stops it
     (``close``). ``setup(*setup_args)`` runs in the server and returns (the net class, the
-    main game, {board size: game} of the other sizes a run plays)."""
+    main game, the network's views of the board sizes a run plays: an object whose
+    ``game_and_net(size, net)`` gives the game of ``size`` and ``net``'s view of it, the
+    main game's for a size it does not know, as ``mctsfw.selfplay.SizedViews``)."""
 
     def __init__(self, setup: Callable[..., tuple[type, Any, dict[int, Any]]], setup_args: tuple, batch: int,
                  wait_ms: float):
@@ -117,22 +119,19 @@ def server_address() -> str:
 
 # ---- the server process ---------------------------------------------------------------------------
 class _Judge:
-    """The network and its views of the other board sizes, made once per network and size."""
+    """The network and its views of the other board sizes (``sized``, made once per network
+    and size)."""
 
-    def __init__(self, net_class: type, game: Any, games: dict[int, Any]):
-        self.net_class, self.game, self.games = net_class, game, games
-        self.net, self.key, self.views = None, None, {}
+    def __init__(self, net_class: type, game: Any, sized: Any):
+        self.net_class, self.game, self.sized = net_class, game, sized
+        self.net, self.key = None, None
         self.calls, self.positions, self.seconds = 0, 0, 0.0
 
     def load(self, path: str, key: str) -> None:
-        self.net, self.key, self.views = self.net_class.load(path, self.game), key, {}
+        self.net, self.key = self.net_class.load(path, self.game), key
 
     def view(self, size: int):
-        if size == MAIN or size not in self.games:
-            return self.net
-        if size not in self.views:
-            self.views[size] = self.net.for_game(self.games[size])
-        return self.views[size]
+        return self.sized.game_and_net(size, self.net)[1]
 
     def __call__(self, requests: list[tuple[Connection, int, int, bytes]]) -> None:
         """Judge every request (grouped by board size, one call per size) and answer each."""

@@ -575,13 +575,12 @@ def _worker_games(config: dict, net, numbers: list[int], seed: int) -> list[tupl
             sized.idle()  # the server waits for this worker no longer
 
 
-def _server_pieces(config: dict) -> tuple[type, Game, dict[int, Game]]:
+def _server_pieces(config: dict) -> tuple[type, Game, SizedViews]:
     """What the network server of a run needs (``mctsfw.netserver``): the net class, the
-    game, and the games of the run's other board sizes."""
+    game, and the network's views of the run's board sizes."""
     registries = default_registries()
     settings, game, net_class, _ = self_play_pieces(config, registries)
-    games = sized_games(config, registries, settings.sizes)
-    return net_class, game, {size: g for size, g in games.items() if size != getattr(game, "size", None)}
+    return net_class, game, SizedViews(sized_games(config, registries, settings.sizes), game)
 
 
 def uses_server(s: SelfPlaySettings, net_class: type) -> bool:
