@@ -24,7 +24,7 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
         libboost-program-options-dev libboost-date-time-dev libdb-dev >/dev/null
 fi
 # two crashes in positions the filled-in cells decide, mended first (see the script)
-python3 "$(dirname "$0")/patch_benzene.py" "$source_dir"
+python3 "$(dirname "$0")/patch_sources.py" benzene "$source_dir"
 cmake -S "$source_dir" -B "$source_dir/build" -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build "$source_dir/build" --target mohex -j "$(nproc)"
 program=$(cd "$source_dir/build/src/mohex" && pwd)/mohex

@@ -21,6 +21,8 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     export DEBIAN_FRONTEND=noninteractive
     apt-get install -y -qq g++ cmake >/dev/null
 fi
+# mend the race of a command sent as a move arrives (scripts/patch_sources.py says how)
+python3 "$(dirname "$0")/patch_sources.py" rapfi "$source_dir"
 # the Gomocup brain alone (NO_COMMAND_MODULES: no dataset, tuning or self-play tools)
 cmake -S "$source_dir/Rapfi" -B "$source_dir/Rapfi/build" -DCMAKE_BUILD_TYPE=Release -DNO_COMMAND_MODULES=ON >/dev/null
 cmake --build "$source_dir/Rapfi/build" -j "$(nproc)"

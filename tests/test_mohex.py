@@ -14,7 +14,7 @@ needs_mohex = pytest.mark.skipif(find_mohex() is None, reason="MoHex is not buil
                                                               f"${MOHEX_VARIABLE} or mohex on PATH)")
 
 #: 9x9 Hex, black to move, already connected through the cells MoHex fills in: its search
-#: answered no move (and its pre-search crashed) before scripts/patch_benzene.py
+#: answered no move (and its pre-search crashed) before scripts/patch_sources.py
 DECIDED = ["e5", "i2", "g3", "d9", "f8", "i1", "f5", "i4", "g2", "a3", "g6", "b9", "g5", "e8", "f7", "c9"]
 
 

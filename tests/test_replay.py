@@ -71,8 +71,9 @@ class EncodedRing:
         x, y, z = self.x[: self.size], self.y[: self.size], self.z[: self.size]
         if not average_positions:
             return x, y, z
-        _, first, group = np.unique(x.reshape(self.size, -1), axis=0, return_index=True, return_inverse=True)
-        group = group.reshape(-1)
+        seen = {}  # each distinct position where it first occurs
+        group = np.array([seen.setdefault(row.tobytes(), len(seen)) for row in x.reshape(self.size, -1)])
+        first = np.array([list(group).index(g) for g in range(len(seen))])
         counts = np.bincount(group).astype(np.float32)
         y_mean = np.zeros((len(first), y.shape[1]), np.float32)
         np.add.at(y_mean, group, y)
@@ -276,3 +277,14 @@ def test_a_stored_position_takes_ten_times_less_than_its_encoded_cases():
         assert row["encoded"] == encoded_bytes(floats, 2, 7) == 2 * 4 * (floats + 7 + 1)
         assert row["records"] < row["records_in_memory"] < row["records_file"]
         assert row["ratio"] >= 10 and row["encoded"] / row["records_file"] >= 10
+
+
+@pytest.mark.parametrize("colliding", [False, True])
+def test_equal_rows_groups_equal_rows_in_the_order_they_first_occur(monkeypatch, colliding):
+    from hexzero.mctsfw import replay
+
+    if colliding:  # every row hashes alike: the check against the group's first row must catch it
+        monkeypatch.setattr(replay, "hash", lambda data: 0, raising=False)
+    rows = np.array([[3, 1], [0, 0], [3, 1], [2, 2], [0, 0], [0, 1]], dtype=np.float32)
+    first, group = replay.equal_rows(rows)
+    assert first.tolist() == [0, 1, 3, 5] and group.tolist() == [0, 1, 0, 2, 1, 3]

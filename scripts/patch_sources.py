@@ -1,8 +1,9 @@
-"""Mends two crashes of MoHex 2.0 (the CMake port of benzene) before it is built
-(``scripts/build_mohex.sh`` runs this on the checkout; running it again changes nothing).
+"""Mends the outside programs' sources before they are built (``scripts/build_mohex.sh``
+and ``scripts/build_rapfi.sh`` run this on their checkouts; running it again changes nothing).
 
-Both are met in positions already decided by the cells MoHex fills in (dead and captured
-cells), near the end of games against a weaker player or of MoHex against itself:
+``benzene`` (MoHex 2.0, the CMake port of benzene): two crashes met in positions already
+decided by the cells MoHex fills in (dead and captured cells), near the end of games
+against a weaker player or of MoHex against itself:
 
 - the pre-search's resistance evaluation indexes the group of a side's source edge,
   which has no index when that edge's group is the sink's (the side is already
@@ -13,7 +14,15 @@ cells), near the end of games against a weaker player or of MoHex against itself
   and printing it crashed. It then plays a random empty cell instead (the game is lost
   whatever it plays), as it does in a won position where its search gives no move.
 
-    python scripts/patch_benzene.py BENZENE_SOURCE_DIR
+``rapfi`` (the Gomocup brain): Rapfi prints its move, then marks its search over, and its
+protocol loop skips every word it reads while the search is on: a command sent the
+moment the move arrives (``TURN x,y``) can be skipped in part (``ERROR Unknown command:
+x,y``) or whole (no answer ever). On a busy machine, with two brains a worker, that
+happened every few hundred games. The search is marked over before the move is printed,
+under the lock the protocol loop takes before it runs a command, so a command that comes
+after the move waits until the board has it.
+
+    python scripts/patch_sources.py benzene|rapfi SOURCE_DIR
 """
 
 from __future__ import annotations
@@ -23,7 +32,7 @@ from pathlib import Path
 
 MARK = "hexzero:"
 
-PATCHES = {
+BENZENE = {
     "src/hex/Resistance.cpp": [(
         "    const int n = static_cast<int>(groups.NumGroups(not_other) - 1);\n",
         "    const int n = static_cast<int>(groups.NumGroups(not_other) - 1);\n"
@@ -58,12 +67,26 @@ PATCHES = {
     )],
 }
 
+RAPFI = {
+    "Rapfi/command/gomocup.cpp": [(
+        "            sendActionAndUpdateBoard(Search::Threads.main()->resultAction,\n"
+        "                                     Search::Threads.main()->bestMove);\n"
+        "            thinking = false;\n",
+        "            thinking = false;  // hexzero: before the move is out, or a command right after it is skipped\n"
+        "            sendActionAndUpdateBoard(Search::Threads.main()->resultAction,\n"
+        "                                     Search::Threads.main()->bestMove);\n",
+    )],
+}
 
-def patch(source: Path) -> list[str]:
-    """Apply every patch not applied yet; the files changed. A file whose text is not
-    what a patch expects raises SystemExit naming it."""
+#: the patches of each program, by the name the build scripts give
+PROGRAMS = {"benzene": BENZENE, "rapfi": RAPFI}
+
+
+def patch(program: str, source: Path) -> list[str]:
+    """Apply every patch of ``program`` not applied yet; the files changed. A file whose
+    text is not what a patch expects raises SystemExit naming it."""
     changed = []
-    for name, edits in PATCHES.items():
+    for name, edits in PROGRAMS[program].items():
         path = source / name
         text = path.read_text()
         new = text
@@ -71,7 +94,7 @@ def patch(source: Path) -> list[str]:
             if replacement in new:
                 continue
             if old not in new:
-                raise SystemExit(f"{path}: not the benzene source this patch knows (looked for {old.splitlines()[0]!r})")
+                raise SystemExit(f"{path}: not the {program} source this patch knows (looked for {old.splitlines()[0]!r})")
             new = new.replace(old, replacement, 1)
         if new != text:
             path.write_text(new)
@@ -80,7 +103,7 @@ def patch(source: Path) -> list[str]:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
-        raise SystemExit("usage: python scripts/patch_benzene.py BENZENE_SOURCE_DIR")
-    done = patch(Path(sys.argv[1]))
+    if len(sys.argv) != 3 or sys.argv[1] not in PROGRAMS:
+        raise SystemExit(f"usage: python scripts/patch_sources.py {'|'.join(PROGRAMS)} SOURCE_DIR")
+    done = patch(sys.argv[1], Path(sys.argv[2]))
     print(f"patched {', '.join(done)}" if done else "already patched")
