@@ -74,7 +74,7 @@ def imitate_config_problems(config: dict, registries: Registries) -> list[str]:
 
 #: the settings an imitation run shares with self-play: how the network learns from the games
 SHARED = ("net", "init_net", "generations", "games_per_generation", "average_positions", "augment", "replay_size",
-          "epochs", "minibatch", "seed", "sgf", "workers", "backend", "ray_address")
+          "minibatch", "seed", "sgf", "workers", "backend", "ray_address")
 
 IMITATE_SECTION = Section("imitate", "cli.py imitate: a network learns the moves and results of given players' "
                           "games (a warm start for self-play)", [
@@ -90,6 +90,9 @@ IMITATE_SECTION = Section("imitate", "cli.py imitate: a network learns the moves
             "the players (its GTP final_score, as GNU Go scores Go); a resignation loses either way",
             choices=("rules", "engine")),
     *(SELFPLAY_SECTION.settings[name] for name in SHARED),
+    Setting("epochs", 2, "passes over the (averaged) buffer per generation; 0 = the games recorded and nothing "
+            "learnt (cli.py distill learns them from the run's buffer: many teacher games, no training between)",
+            low=0),
 ], checks=[imitate_config_problems])
 
 
@@ -199,7 +202,7 @@ class ImitationTrainer(SelfPlayTrainer):
 
     def train_generation(self) -> dict[str, Any]:
         started = time.perf_counter()
-        accuracy = self.move_accuracy()
+        accuracy = self.move_accuracy() if self.settings.epochs else None
         record = self.fit()
         if accuracy is not None:
             record["move_accuracy"] = round(accuracy, 4)

@@ -848,6 +848,8 @@ class SelfPlayTrainer(ResumableRun):
         totals, cases = dict.fromkeys(losses, 0.0), 0
         parts = [(self.net, self.buffer), *((self.sized.game_and_net(size, self.net)[1], buffer)
                                             for size, buffer in self.other_buffers.items())]
+        if not s.epochs:  # the games recorded, nothing learnt (imitate.epochs = 0: distill learns them)
+            parts = []
         for view, buffer in parts:  # each size's cases in turn (a minibatch holds one board size)
             if not len(buffer):
                 continue
@@ -861,12 +863,11 @@ class SelfPlayTrainer(ResumableRun):
             cases += len(x)
         if len(parts) > 1:
             self.net.refresh()  # its numpy pass, after training through the other sizes' views
-        record: dict[str, Any] = {
-            "kind": "generation", "generation": self.generation + 1, "cases": int(cases),
-            **{key: total / max(cases, 1) for key, total in totals.items()},
-            "learning_rate": float(stats["learning_rate"]),
-            "mean_game_length": round(self.generation_moves / s.games_per_generation, 3),
-        }
+        record: dict[str, Any] = {"kind": "generation", "generation": self.generation + 1, "cases": int(cases)}
+        if cases:
+            record.update({key: total / cases for key, total in totals.items()},
+                          learning_rate=float(stats["learning_rate"]))
+        record["mean_game_length"] = round(self.generation_moves / s.games_per_generation, 3)
         moves, seconds = self._played
         if moves and seconds > 0:  # the games this session played of the generation (all, unless it resumed)
             record["positions_per_second"] = round(moves / seconds, 2)
