@@ -75,17 +75,20 @@ def test_epochs_0_records_the_games_and_learns_nothing_then_distill_learns_them(
     stays the one it started with, the generation's line has no losses, and ``distill``
     learns from the run's buffer every position after the openings."""
     run_dir = tmp_path / "run"
-    trainer = ImitationTrainer(config(run_dir, "imitate.epochs=0", "imitate.generations=2",
-                                      "imitate.games_per_generation=3"), run_dir, progress=False)
-    trainer.train()
-    records = trainer.run.read_metrics()
+    done = cli("imitate", "--game", "connect4", "--run-dir", run_dir, "--generations", 2, "--no-progress",
+               *(part for value in SMALL[1:3] + ["imitate.epochs=0", "imitate.games_per_generation=3"]
+                 for part in ("--set", value)))
+    assert done.returncode == 0, done.stderr
+    assert f"next: hexzero distill {run_dir}" in done.stdout  # nothing learnt yet: distill is what comes next
+    run = RunDir(run_dir)
+    records = run.read_metrics()
     steps = [r for r in records if r["kind"] == "generation"]
     games = [r for r in records if r["kind"] == "game"]
     assert len(games) == 6 and len(steps) == 2
     assert all(r["cases"] == 0 and "loss" not in r and "move_accuracy" not in r for r in steps)
     game, net_class = mctsfw.make_game("connect4"), mctsfw.default_registries().nets.get("pv_mlp")
-    first, last = (net_class.load(path, game).model.get_weights() for _, path in trainer.run.checkpoints()[::2])
-    assert len(trainer.run.checkpoints()) == 3 and all(np.array_equal(a, b) for a, b in zip(first, last))
+    first, last = (net_class.load(path, game).model.get_weights() for _, path in run.checkpoints()[::2])
+    assert len(run.checkpoints()) == 3 and all(np.array_equal(a, b) for a, b in zip(first, last))
     learnt = sum(len(r["moves"]) - r["opening"] for r in games)
     done = cli("distill", run_dir, "--set", "game=\"connect4\"", "--run-dir", tmp_path / "student", "--epochs", 1,
                "--set", "nets.pv_mlp.hidden_layers=[32]", "--set", "distill.validation_share=0",
