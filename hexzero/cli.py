@@ -592,8 +592,7 @@ def run_training(args: argparse.Namespace, section: str, length_key: str, make_t
         for path in summary["checkpoints"]:
             print(f"  {path}")
         print(f"metrics: {run.metrics_path}")
-        learnt = args.command != "imitate" or config["imitate"]["epochs"] > 0  # epochs 0: games recorded only
-        print(f"next: hexzero {'topp' if learnt else 'distill'} {run.path}")
+        print(f"next: hexzero {trainer.next_command} {run.path}")
         return 0
 
 

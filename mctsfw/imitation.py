@@ -178,6 +178,8 @@ class ImitationTrainer(SelfPlayTrainer):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self._players: dict | None = None  # the players of games played in this process
+        if not self.settings.epochs:  # the games recorded, nothing learnt: distill learns them
+            self.next_command = "distill"
 
     def game_sizes(self) -> list[int]:
         return []  # the teachers play the config's size

@@ -60,7 +60,7 @@ class NetServer:
     ``game_and_net(size, net)`` gives the game of ``size`` and ``net``'s view of it, the
     main game's for a size it does not know, as ``mctsfw.selfplay.SizedViews``)."""
 
-    def __init__(self, setup: Callable[..., tuple[type, Any, dict[int, Any]]], setup_args: tuple, batch: int,
+    def __init__(self, setup: Callable[..., tuple[type, Any, Any]], setup_args: tuple, batch: int,
                  wait_ms: float):
         self.address = server_address()
         context = multiprocessing.get_context("spawn")

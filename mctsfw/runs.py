@@ -230,6 +230,7 @@ class ResumableRun:
     - ``steps()``: yields ``(metrics record, commit now?)`` after each step has changed
       the state; a step that does not commit now is committed with a later one
     - ``bar_counts() -> (done, total)``, ``bar_postfix(record)``, ``completed()``,
+      ``next_command`` (the hexzero command a finished run's directory is for next: "topp"),
       and optionally ``finish()`` (after the last step) and ``close(aborted)`` (always);
       ``config_problems(config)`` (a classmethod): what only this kind of run refuses in a
       valid config, asked before the run directory is touched
@@ -239,6 +240,7 @@ class ResumableRun:
     checkpoint_tag = "ep"
     length_key = "steps"
     unit = "step"
+    next_command = "topp"  # what the user runs on the finished run directory (the CLI's last line)
 
     def __init__(self, config: dict, run_dir: str | Path, progress: bool = True):
         self.config = config

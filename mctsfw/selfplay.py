@@ -846,10 +846,9 @@ class SelfPlayTrainer(ResumableRun):
         heads = getattr(self.net, "aux_heads", ())
         losses = ("loss", "policy_loss", "value_loss", *(f"{head}_loss" for head in heads))
         totals, cases = dict.fromkeys(losses, 0.0), 0
+        # no epochs (imitate.epochs = 0): the games recorded, nothing learnt (distill learns them)
         parts = [(self.net, self.buffer), *((self.sized.game_and_net(size, self.net)[1], buffer)
-                                            for size, buffer in self.other_buffers.items())]
-        if not s.epochs:  # the games recorded, nothing learnt (imitate.epochs = 0: distill learns them)
-            parts = []
+                                            for size, buffer in self.other_buffers.items())] if s.epochs else []
         for view, buffer in parts:  # each size's cases in turn (a minibatch holds one board size)
             if not len(buffer):
                 continue

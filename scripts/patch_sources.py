@@ -30,8 +30,6 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-MARK = "hexzero:"
-
 BENZENE = {
     "src/hex/Resistance.cpp": [(
         "    const int n = static_cast<int>(groups.NumGroups(not_other) - 1);\n",
