@@ -1,6 +1,6 @@
 """How strong self-play makes a network per minute of training, one curve per recipe.
 
-    python benchmarks/learning.py [--games-list connect4,hex5,hex7,hex9,go9] [--recipes today,gumbel,caps,both]
+    python benchmarks/learning.py [--games-list connect4,hex5,hex7,hex9,go9,go13,gomoku15] [--recipes today,gumbel,caps,both]
                                   [--minutes 20] [--parallel 2] [--points 5] [--eval-games 20]
                                   [--out runs/learning] [--target 0.5]
 
@@ -56,6 +56,18 @@ recipe's last checkpoint against ``plain``'s last, ``--eval-games`` games, each 
 in half. The fourth piece, ``random_symmetry``, changes only the search, so it is measured
 on one network: ``scripts/strength_report.py --random-symmetry``.
 
+Go 13x13 (``go13``, ``configs/go13.toml``: the seed's 11 planes and 10-block network) is
+learnt from GNU Go the same way (two random opening moves, one pass over the replay, no
+symmetries), and its recipes are the teacher: GNU Go at ``level1`` (the opponent itself:
+many fast games), ``level5`` or ``level10`` (fewer, better games). Its checkpoints play
+with PUCT (200 simulations) against GNU Go level 1 as the 9x9 ones do, and each recipe's
+last against ``level1``'s last. Gomoku 15x15 (``gomoku15``, ``configs/gomoku15.toml``'s
+6x64 ResNet, 10 games a generation) has two: ``scratch``, self-play from nothing, and
+``rapfi``, imitation of Rapfi at 10,000 nodes a move (two random opening moves, 50 games
+a generation, the 8 symmetries) for half the minutes, then self-play; its checkpoints
+play with PUCT (200 simulations) against Rapfi at 100 nodes a move, Black opening every
+game and the network Black in half (Rapfi built: ``scripts/build_rapfi.sh``).
+
 Training runs that finished are kept (``OUT/GAME/RECIPE/done.json``) and the scores of
 each checkpoint are saved as they come (``OUT/GAME/RECIPE/scores.json``), so a second run
 of the command only does what is missing. A training run cut short is started afresh: its
@@ -88,6 +100,7 @@ from hexzero.mctsfw.players import close_actors  # noqa: E402
 from hexzero.mctsfw.runs import RunDir  # noqa: E402
 from hexzero.plugins.gtp import gnugo_spec  # noqa: E402
 from hexzero.plugins.mohex import find_mohex  # noqa: E402
+from hexzero.plugins.rapfi import find_rapfi  # noqa: E402
 from search_strength import BALANCED, wilson  # noqa: E402
 
 #: what every self-play recipe changes in the game's configuration
@@ -165,6 +178,21 @@ HEX9 = {
               Stage("selfplay", HEX9_SELFPLAY, 1 / 2)),
 }
 
+#: 13x13 Go learnt from GNU Go (configs/go13.toml's network, the 11 planes, komi 7.5, and its
+#: [imitate] with two random opening moves): which teacher at equal time, the opponent
+#: itself (many fast games) or stronger levels (fewer, better games)
+GO13 = {f"level{n}": [f'imitate.{p}="{gnugo_spec(n)}"' for p in ("player1", "player2")] for n in (1, 5, 10)}
+#: 15x15 Gomoku: self-play from nothing, or Rapfi (10,000 nodes a move, two random opening
+#: moves) imitated for the first half of the minutes and self-play after
+GOMOKU15_SELFPLAY = ("selfplay.games_per_generation=10",)
+GOMOKU15 = {
+    "scratch": (Stage("selfplay", GOMOKU15_SELFPLAY),),
+    "rapfi": (Stage("imitate", ('imitate.player1="rapfi:10000"', 'imitate.player2="rapfi:10000"',
+                                "imitate.opening_moves=2", "imitate.games_per_generation=50", "imitate.epochs=1",
+                                "imitate.augment=true"), 1 / 2),
+              Stage("selfplay", GOMOKU15_SELFPLAY, 1 / 2)),
+}
+
 GAMES = {
     "connect4": Bench("models/connect4/config.toml", uct(200, 1000)),
     "hex5": Bench("models/hex5-az/config.toml", uct(200, 1000)),
@@ -175,7 +203,17 @@ GAMES = {
                          "imitate.epochs=1", "imitate.sgf=false", "imitate.seed=1"),
                  recipes=KATAGO, agent={"search_games": 200, "policy_params": {"value_weight": 0.5}},
                  first_player_starts=True, head_to_head=True),
+    "go13": Bench("configs/go13.toml", {"GNU Go 1": (gnugo_spec(1), {})}, command="imitate",
+                  common=("imitate.games_per_generation=10", "imitate.generations=100000", "imitate.workers=1",
+                          "imitate.epochs=1", "imitate.augment=false", "imitate.opening_moves=2",
+                          "imitate.sgf=false", "imitate.seed=1"),
+                  recipes=GO13, agent={"search_games": 200}, first_player_starts=True, head_to_head=True),
+    "gomoku15": Bench("configs/gomoku15.toml", {"Rapfi(100)": ("rapfi:100", {})}, recipes=GOMOKU15,
+                      agent={"search_games": 200}, first_player_starts=True),
 }
+#: the outside programs a recipe or an opponent may name (``mohex:N``, ``rapfi:N``): how each is found and built
+OUTSIDE = {"mohex": (find_mohex, "scripts/build_mohex.sh (or set $HEXZERO_MOHEX)"),
+           "rapfi": (find_rapfi, "scripts/build_rapfi.sh (or set $HEXZERO_RAPFI)")}
 #: games with perfect results: the share of won positions kept against perfect play is measured too
 PERFECT = {"hex5"}
 #: one core each: TensorFlow's and the BLAS's thread pools
@@ -444,10 +482,13 @@ def main() -> None:
     if unknown:
         parser.error(f"unknown: {', '.join(unknown)}")
     recipes = {k: [r for r in GAMES[k].recipes if not asked or r in asked] for k in keys}
-    if not find_mohex() and any("mohex:" in setting for k in keys for r in recipes[k]
-                                for stage in GAMES[k].stages(r) for setting in stage.settings):
-        parser.error("a recipe imitates MoHex, which is not found: build it with scripts/build_mohex.sh "
-                     "(or set $HEXZERO_MOHEX), or leave the recipe out with --recipes")
+    for program, (found, build) in OUTSIDE.items():
+        named = [f"{k} {r}" for k in keys for r in recipes[k]
+                 if any(f"{program}:" in setting for stage in GAMES[k].stages(r) for setting in stage.settings)
+                 or any(spec.startswith(f"{program}:") for spec, _ in GAMES[k].opponents.values())]
+        if named and not found():
+            parser.error(f"{', '.join(named)} need {program}, which is not found: build it with {build}, "
+                         "or leave those out with --games-list and --recipes")
     out = Path(args.out).resolve()  # the training commands run in the repository
     print(f"{args.minutes} training minutes a recipe, {args.parallel} at once; "
           f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}")

@@ -285,7 +285,10 @@ class ServedNet:
             x = x[None]
         connection = _connection(self.address)
         try:
-            connection.send_bytes(HEADER.pack(self.size, len(x)) + x.tobytes())
+            message = bytearray(HEADER.size + x.nbytes)  # the header and the planes, copied once
+            HEADER.pack_into(message, 0, self.size, len(x))
+            np.frombuffer(message, np.float32, offset=HEADER.size).reshape(x.shape)[...] = x
+            connection.send_bytes(message)
             data = connection.recv_bytes()
         except (EOFError, OSError):
             _connections.pop(self.address, None)
