@@ -178,6 +178,9 @@ HEX9 = {
               Stage("selfplay", HEX9_SELFPLAY, 1 / 2)),
 }
 
+#: what every Go recipe (imitation of GNU Go) changes in the game's configuration
+GO_IMITATE = ("imitate.games_per_generation=10", "imitate.generations=100000", "imitate.workers=1",
+              "imitate.epochs=1", "imitate.sgf=false", "imitate.seed=1")
 #: 13x13 Go learnt from GNU Go (configs/go13.toml's network, the 11 planes, komi 7.5, and its
 #: [imitate] with two random opening moves): which teacher at equal time, the opponent
 #: itself (many fast games) or stronger levels (fewer, better games)
@@ -198,15 +201,11 @@ GAMES = {
     "hex5": Bench("models/hex5-az/config.toml", uct(200, 1000)),
     "hex7": Bench("configs/hex7.toml", uct(200, 1000)),
     "hex9": Bench("configs/hex9-mohex.toml", uct(200, 1000, 10000), recipes=HEX9, plotted="UCT(1000)"),
-    "go9": Bench("configs/go9.toml", {"GNU Go 1": (gnugo_spec(1), {})}, command="imitate",
-                 common=("imitate.games_per_generation=10", "imitate.generations=100000", "imitate.workers=1",
-                         "imitate.epochs=1", "imitate.sgf=false", "imitate.seed=1"),
+    "go9": Bench("configs/go9.toml", {"GNU Go 1": (gnugo_spec(1), {})}, command="imitate", common=GO_IMITATE,
                  recipes=KATAGO, agent={"search_games": 200, "policy_params": {"value_weight": 0.5}},
                  first_player_starts=True, head_to_head=True),
     "go13": Bench("configs/go13.toml", {"GNU Go 1": (gnugo_spec(1), {})}, command="imitate",
-                  common=("imitate.games_per_generation=10", "imitate.generations=100000", "imitate.workers=1",
-                          "imitate.epochs=1", "imitate.augment=false", "imitate.opening_moves=2",
-                          "imitate.sgf=false", "imitate.seed=1"),
+                  common=(*GO_IMITATE, "imitate.augment=false", "imitate.opening_moves=2"),
                   recipes=GO13, agent={"search_games": 200}, first_player_starts=True, head_to_head=True),
     "gomoku15": Bench("configs/gomoku15.toml", {"Rapfi(100)": ("rapfi:100", {})}, recipes=GOMOKU15,
                       agent={"search_games": 200}, first_player_starts=True),
