@@ -34,7 +34,7 @@ import numpy as np
 
 from hexzero.mctsfw.checkpoints import describe_settings
 from hexzero.mctsfw.config import plugin_params, read_toml
-from hexzero.mctsfw.game import Game
+from hexzero.mctsfw.game import Game, turned_at_random
 from hexzero.mctsfw.hookspecs import hookimpl
 from hexzero.mctsfw.plugin_manager import Registries, default_registries
 from hexzero.mctsfw.replay import ReplayBuffer
@@ -78,9 +78,14 @@ def source_game(source: str | Path) -> dict | None:
 
 def distill_config_problems(config: dict, registries: Registries) -> list[str]:
     """The problems of a (well-formed) config's ``[distill]`` that every command checks: its net's role."""
-    name = config["distill"]["net"]
+    table = config["distill"]
+    name = table["net"]
     problem = role_problem(registries.nets.get(name), POLICY_VALUE, "distillation") if name in registries.nets else None
-    return [f"distill.net = {name!r}: {problem}"] if problem else []
+    problems = [f"distill.net = {name!r}: {problem}"] if problem else []
+    if table["augment"] and table["random_symmetry"]:
+        problems.append("distill.random_symmetry: augment already adds every symmetry of each case; set one of them "
+                        "to false")
+    return problems
 
 
 def sources_problems(config: dict, registries: Registries) -> list[str]:
@@ -149,7 +154,10 @@ DISTILL_SECTION = Section("distill", "cli.py distill: a network learns the games
     Setting("step_cases", 65536, "cases trained between commits (a step; an interrupted run loses at most one)",
             low=1),
     Setting("average_positions", True, "merge duplicate positions, averaging their targets"),
-    Setting("augment", True, "add the game's symmetric cases"),
+    Setting("augment", True, "add the game's symmetric cases (every one: an epoch is as many passes as the board "
+            "has symmetries, 8 on a square board)"),
+    Setting("random_symmetry", False, "instead of augment: each case of a step is seen turned by one of the board's "
+            "symmetries drawn at random (an epoch stays one pass; a new turn every epoch)"),
     Setting("validation_share", 0.02, "share of the games held out to measure the network on after each epoch",
             low=0, high=0.5),
     Setting("seed", 0, "random seed of the run (the held-out games, the order of the cases); -1 = a new seed every "
@@ -192,7 +200,7 @@ class DistillTrainer(ResumableRun):
         self.game: Game = registries.games.get(config["game"])(**plugin_params(config, "games", config["game"]))
         self.net_class = registries.nets.get(self.settings.net)
         self.net_name = self.settings.net
-        self.parts: list = []  # (the size's description, the network's view of it, its cases)
+        self.parts: list = []  # (the size's game, the network's view of it, its cases)
 
     @classmethod
     def config_problems(cls, config: dict) -> list[str]:
@@ -228,7 +236,7 @@ class DistillTrainer(ResumableRun):
                 for record in chosen:
                     buffer.add(record)
                 data[name] = buffer.cases(average_positions=s.average_positions, aux=bool(heads)) if chosen else ()
-            self.parts.append((key, view, data))
+            self.parts.append((game, view, data))
         self.offsets = np.cumsum([0] + [len(data["train"][0]) if data["train"] else 0 for _, _, data in self.parts])
         if not self.offsets[-1]:
             raise RunDirError(f"distill.sources: no positions to learn in {', '.join(map(str, s.sources))}")
@@ -278,14 +286,19 @@ class DistillTrainer(ResumableRun):
             self.net.set_learning_rate(rate)
             self.net.rng = np.random.default_rng([self.seed, 3, self.step])  # the step's shuffle, resumed or not
             totals: dict[str, float] = {}
-            for index, (_, view, data) in enumerate(self.parts):  # each size's cases of the step, one size at a time
+            turns = np.random.default_rng([self.seed, 4, self.step])  # the step's symmetries, resumed or not
+            for index, (game, view, data) in enumerate(self.parts):  # each size's cases of the step, one size at a time
                 mine = chosen[(chosen >= self.offsets[index]) & (chosen < self.offsets[index + 1])] - self.offsets[index]
                 if not len(mine):
                     continue
-                x, pi, z, *aux = data["train"]
+                x, pi, z, *aux = (part[mine] for part in data["train"])
+                if s.random_symmetry:  # the points of the move and ownership targets turned with the board
+                    x, moved = turned_at_random(game, x, turns)
+                    pi, aux = np.take_along_axis(pi, moved, axis=1), [np.take_along_axis(a, moved, axis=1)
+                                                                       if a.ndim == 2 else a for a in aux]
                 view.rng = self.net.rng
-                extra = {"aux": {h: a[mine] for h, a in zip(("ownership", "score"), aux)}} if heads else {}
-                stats = view.fit(x[mine], pi[mine], z[mine], batch_size=s.minibatch, epochs=1, **extra)
+                extra = {"aux": {h: a for h, a in zip(("ownership", "score"), aux)}} if heads else {}
+                stats = view.fit(x, pi, z, batch_size=s.minibatch, epochs=1, **extra)
                 for key in ("loss", "policy_loss", "value_loss", *(f"{head}_loss" for head in heads)):
                     totals[key] = totals.get(key, 0.0) + stats[key] * len(mine)
             record: dict[str, Any] = {"epoch": epoch + 1, "cases": int(len(chosen)),

@@ -33,7 +33,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from hexzero.mctsfw.game import Action, Game, State
+from hexzero.mctsfw.game import Action, Game, State, turned_at_random
 from hexzero.mctsfw.roles import POLICY, POLICY_VALUE, policy_scores, require_role
 from hexzero.mctsfw.sampling import masked_policy, sample_actions
 from hexzero.mctsfw.schema import Setting
@@ -299,11 +299,7 @@ class NetValue(LeafEvaluator):
             return self.judge_every_symmetry(x, masks)
         moved = None
         if self.random_symmetry:
-            index = np.arange(self.game.num_actions)
-            moved = np.empty((len(x), self.game.num_actions), dtype=np.int64)
-            for i in range(len(x)):
-                turns = self.game.symmetries(x[i], index)
-                x[i], moved[i] = turns[int(self.rng.integers(len(turns)))]
+            x, moved = turned_at_random(self.game, x, self.rng)
         probs, values = self.net.evaluate(x)
         if moved is not None:  # the prior of entry j is that of the action moved[j] came from
             back = np.empty_like(probs)

@@ -376,3 +376,17 @@ def stone_planes_of_encoded(x: np.ndarray, rows: int, cols: int) -> np.ndarray:
 
 def opponent(player: int) -> int:
     return 3 - player
+
+
+def turned_at_random(game: Game, x: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Each encoded position of ``x`` turned by one of the board's symmetries
+    (``game.symmetries``) drawn from ``rng``: (the turned positions, a new array, and
+    ``moved``, whose row i says where each action entry of position i came from:
+    ``target[moved[i]]`` is a target turned with it; ``put_along_axis`` turns it back)."""
+    index = np.arange(game.num_actions)
+    turned = np.empty_like(x)
+    moved = np.empty((len(x), game.num_actions), dtype=np.int64)
+    for i in range(len(x)):
+        turns = game.symmetries(x[i], index)
+        turned[i], moved[i] = turns[int(rng.integers(len(turns)))]
+    return turned, moved

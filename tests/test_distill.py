@@ -143,3 +143,40 @@ def test_a_run_of_several_sizes_is_distilled_with_every_sizes_games(tmp_path):
     assert line["cases"] == played["cases"]  # both sizes' positions, as the run trained on them
     result = distill(mixed, tmp_path / "refused", "--epochs", "1")
     assert result.returncode == 2 and "distill.sources: runs of several board sizes need a network" in result.stderr
+
+
+def test_a_random_symmetry_a_case_keeps_an_epoch_one_pass(source, tmp_path):
+    """With ``random_symmetry`` every case a step trains is one of the board's symmetric
+    copies of a recorded case (the board and its move target turned alike), an epoch trains
+    as many cases as without it, and asking for it beside ``augment`` is refused."""
+    from hexzero.mctsfw.config import load_config
+    from hexzero.mctsfw.distill import DistillTrainer
+    from tests.test_config import DEFAULTS
+
+    overrides = ["distill.augment=false", "distill.random_symmetry=true", "distill.step_cases=200", "distill.epochs=1",
+                 f'distill.sources=["{source}"]', "game=\"hex\"", "games.hex.size=4", "nets.pv_resnet.blocks=1",
+                 "nets.pv_resnet.filters=8", "nets.pv_resnet.value_hidden=8"]
+    trainer = DistillTrainer(load_config(DEFAULTS, None, overrides), tmp_path / "turned", progress=False)
+    trainer._start_fresh()
+    game, view, data = trainer.parts[0]
+    seen = []
+    fit = view.fit
+    view.fit = lambda x, pi, z, **kw: (seen.append((x, pi)), fit(x, pi, z, **kw))[1]
+    records = []
+    for record, _ in trainer.steps():  # the run's loop counts the steps
+        records.append(record)
+        trainer.step += 1
+    assert sum(r["cases"] for r in records) == trainer.cases == len(data["train"][0])  # one pass, no copies
+    copies = {}
+    for xi, pi in zip(*data["train"][:2]):
+        for turned, target in game.symmetries(xi, pi):
+            copies.setdefault(turned.tobytes(), []).append(target)
+    x, pi = (np.concatenate(part) for part in zip(*seen))
+    assert len(x) == trainer.cases
+    for xi, target in zip(x, pi):
+        assert any(np.allclose(target, t) for t in copies[xi.astype(np.float32).tobytes()])
+    plain = [xi.tobytes() for xi in data["train"][0]]
+    assert sum(xi.tobytes() not in plain for xi in x) > len(x) // 4  # turned indeed (Hex has 2 symmetries)
+
+    result = distill(source, tmp_path / "both", "--set", "distill.random_symmetry=true")
+    assert result.returncode == 2 and "distill.random_symmetry: augment already adds every symmetry" in result.stderr
