@@ -77,7 +77,8 @@ def source_game(source: str | Path) -> dict | None:
 
 
 def distill_config_problems(config: dict, registries: Registries) -> list[str]:
-    """The problems of a (well-formed) config's ``[distill]`` that every command checks: its net's role."""
+    """The problems of a (well-formed) config's ``[distill]`` that every command checks: its net's
+    role, and ``random_symmetry`` asked beside ``augment``."""
     table = config["distill"]
     name = table["net"]
     problem = role_problem(registries.nets.get(name), POLICY_VALUE, "distillation") if name in registries.nets else None
