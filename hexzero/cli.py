@@ -509,10 +509,17 @@ def describe_resumable() -> str:
     return ", ".join(parts)
 
 
-def fixed_change_reason(saved: dict, config: dict) -> str | None:
-    """Why ``config`` cannot continue the run of ``saved``: the keys that differ and that a
-    run keeps from its start, with both values (None when there are none)."""
-    fixed = fixed_changes(saved, config)
+#: the config sections of the commands that make runs; a run of one reads none of the others'
+#: (a [distill] edited since an imitation run began does not stop it from resuming)
+RUN_SECTIONS = ("train", "selfplay", "imitate", "distill")
+
+
+def fixed_change_reason(saved: dict, config: dict, section: str) -> str | None:
+    """Why ``config`` cannot continue the run of ``[section]`` whose config was ``saved``: the
+    keys that differ and that a run keeps from its start, with both values (None when there
+    are none). The other run commands' sections do not count."""
+    others = tuple(f"{name}." for name in RUN_SECTIONS if name != section)
+    fixed = [key for key in fixed_changes(saved, config) if not key.startswith(others)]
     if not fixed:
         return None
     shown = ", ".join(f"{k} = {json.dumps(value_at(config, k))} (the run has {json.dumps(value_at(saved, k))})"
@@ -547,7 +554,7 @@ def run_training(args: argparse.Namespace, section: str, length_key: str, make_t
             return 2
         saved = load_config(run.config_path)
         config = load_config(run.config_path, args.config, args.overrides + flags)
-        fixed = fixed_change_reason(saved, config)
+        fixed = fixed_change_reason(saved, config, section)
         if fixed:
             print(f"error: --resume {run.path}: {fixed}; start a new run with --run-dir NEW_DIR", file=sys.stderr)
             return 2
@@ -559,7 +566,7 @@ def run_training(args: argparse.Namespace, section: str, length_key: str, make_t
             return 2
         run = RunDir(config[section]["run_dir"])
         if run.exists():
-            fixed = fixed_change_reason(load_config(run.config_path), config)
+            fixed = fixed_change_reason(load_config(run.config_path), config, section)
             if fixed:
                 print(f"error: {run.path} holds a run with another configuration: {fixed}: continue it with "
                       f"--resume {run.path}, or start a new one with --run-dir NEW_DIR", file=sys.stderr)

@@ -218,6 +218,11 @@ def test_resume_applies_resumable_changes_and_refuses_the_others(tmp_path, capsy
     more.write_text("[train]\nepisodes = 3\n")
     assert cli_main(capsys, "train", "--resume", run.path, "--config", more, "--no-progress")[0] == 0
     assert len(run.read_metrics()) == 3
+    # another run command's section shapes nothing this run learnt: a change there is no reason to refuse it
+    status, out, err = cli_main(capsys, "train", "--resume", run.path, "--set", "distill.minibatch=7",
+                                "--set", "selfplay.seed=5", "--set", "train.episodes=4", "--no-progress")
+    assert status == 0, err
+    assert len(run.read_metrics()) == 4
     # a key the run keeps from its start is refused, by --set or --config, naming it and why
     line = refused(capsys, "train", "--resume", run.path, "--set", "train.minibatch=7")
     assert "train.minibatch = 7 (the run has 16)" in line and "from its start" in line and "train.episodes" in line
@@ -228,7 +233,7 @@ def test_resume_applies_resumable_changes_and_refuses_the_others(tmp_path, capsy
     # starting it again without --resume: the same rule, the same message it always gave
     line = refused(capsys, "train", "--run-dir", run.path, "--episodes", "3", *TINY_TRAIN, "--set", "train.minibatch=7")
     assert "holds a run with another configuration: train.minibatch" in line and f"--resume {run.path}" in line
-    assert len(run.read_metrics()) == 3  # nothing was played
+    assert len(run.read_metrics()) == 4  # nothing was played
     line = refused(capsys, "train", "--resume", run.path, "--run-dir", tmp_path / "elsewhere")
     assert "not both" in line
 
