@@ -509,17 +509,11 @@ def describe_resumable() -> str:
     return ", ".join(parts)
 
 
-#: the config sections of the commands that make runs; a run of one reads none of the others'
-#: (a [distill] edited since an imitation run began does not stop it from resuming)
-RUN_SECTIONS = ("train", "selfplay", "imitate", "distill")
-
-
 def fixed_change_reason(saved: dict, config: dict, section: str) -> str | None:
     """Why ``config`` cannot continue the run of ``[section]`` whose config was ``saved``: the
     keys that differ and that a run keeps from its start, with both values (None when there
-    are none). The other run commands' sections do not count."""
-    others = tuple(f"{name}." for name in RUN_SECTIONS if name != section)
-    fixed = [key for key in fixed_changes(saved, config) if not key.startswith(others)]
+    are none). The other run commands' sections do not count (``fixed_changes``)."""
+    fixed = fixed_changes(saved, config, section=section)
     if not fixed:
         return None
     shown = ", ".join(f"{k} = {json.dumps(value_at(config, k))} (the run has {json.dumps(value_at(saved, k))})"

@@ -379,7 +379,14 @@ def changed_keys(saved: dict, current: dict) -> list[str]:
     return sorted(k for k in set(old) | set(new) if old.get(k) != new.get(k))
 
 
-def fixed_changes(saved: dict, current: dict, registries: Registries | None = None) -> list[str]:
-    """The changed keys that a resumed run may not change (not declared ``resumable``)."""
+def fixed_changes(saved: dict, current: dict, registries: Registries | None = None,
+                  section: str | None = None) -> list[str]:
+    """The changed keys that a resumed run may not change (not declared ``resumable``). The
+    run of ``[section]`` reads none of the other run commands' sections (those that declare
+    a ``run_dir``): a change there does not count (an imitation run resumes whatever
+    ``[distill]`` says now)."""
     registries = registries or default_registries()
-    return [k for k in changed_keys(saved, current) if not getattr(setting_at(k, registries), "resumable", False)]
+    others = tuple(f"{s.name}." for s in config_sections(registries)
+                   if section is not None and s.name != section and "run_dir" in s.settings)
+    return [k for k in changed_keys(saved, current)
+            if not k.startswith(others) and not getattr(setting_at(k, registries), "resumable", False)]
