@@ -392,7 +392,9 @@ def compare(
     the odd ones; player ``starting_player`` opens every game. With ``opening_moves``, each
     pair of games (A in each seat) begins with the same that many uniformly random legal
     moves (``random_opening``, drawn from ``seed`` and the pair's number): players that
-    choose alike every time then still meet in many games, not in two. The match's
+    choose alike every time then still meet in many games, not in two. A finished game's
+    winner is what the first of A and B that counts games says (an outside engine's
+    ``final_score``: GNU Go named as A referees every game), else the rules'. The match's
     summary: win, loss and draw rates of A overall, per colour and per opener, mean
     thinking time per move of each, game lengths, how many games differ
     (``distinct_games``), and A's rating less B's with its 95% interval (``rating``)."""
@@ -400,7 +402,7 @@ def compare(
         return random_opening(game, start, opening_moves, np.random.default_rng([seed or 0, number // 2]))
 
     result = play_match(game, actor_a, actor_b, games, seating=(1, 2), openers=(starting_player,), display=display,
-                        opening=opening if opening_moves else ())
+                        opening=opening if opening_moves else (), judged=True)
     total = result.tally()
     rating = two_player_rating(total.wins, total.losses, total.draws) if games else None
     return {**result.summary(), "starting_player": starting_player, "opening_moves": opening_moves,

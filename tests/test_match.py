@@ -176,3 +176,17 @@ def test_a_net_actor_draws_through_the_one_sampler(hex3):
     expected = [sample_action(sampler.policy(state), 1.0, rng) for _ in range(300)]
     assert draws == expected
     assert math.isclose(draws.count(1) / 300, sampler.policy(state)[1], abs_tol=0.08)
+
+
+class Referee(RandomActor):
+    """A random player that counts every finished game as won by player 2, as an outside
+    engine's ``final_score`` may differ from the rules' winner (GNU Go's dead stones)."""
+
+    def judge(self, state):
+        return -1.0
+
+
+def test_compare_lets_the_first_player_that_counts_games_referee_them(hex3):
+    result = compare(hex3, Referee(hex3, seed=1), RandomActor(hex3, seed=2), 8)
+    # A is player 2 in half the games: every game goes to player 2 whatever the board says
+    assert result["a_as_player_2"]["win_rate"] == 1 and result["a_as_player_1"]["win_rate"] == 0
