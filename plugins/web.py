@@ -23,6 +23,7 @@ an ``Origin``, comes from the board's address; a ``Host`` naming another site is
 
 from __future__ import annotations
 
+import copy
 import ipaddress
 import json
 import socket
@@ -81,7 +82,10 @@ class WebBoard:
     def __init__(self, game: Game, agent: Actor, human: int = 1, starting_player: int = 1):
         if human not in (1, 2) or starting_player not in (1, 2):
             raise ValueError("the person and the starting player are player 1 or 2")
-        self.game = game
+        # the page's own copy of the game: the agent searches with the one it was made with, on
+        # its own thread, while the page is drawn on others, and a game's caches serve one
+        # thread at a time (two threads in Go's legal-move cache lost a search its move)
+        self.game = copy.deepcopy(game)
         self.agent = agent
         self.human = human
         self.starting_player = starting_player

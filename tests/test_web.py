@@ -237,9 +237,34 @@ def test_the_agents_thinking_is_shown_live_as_a_heat_map():
         assert seen["progress"]["simulations"] > 0 and 0 <= seen["progress"]["win_estimate"] <= 1
         assert call(url + "/api/undo", {})[1]["error"] == "cannot undo while the agent is thinking: wait for its move"
         state = settled(url)
-        assert 'class="heat"' not in state["svg"] and len(state["moves"]) == 2
+        assert 'class="heat"' not in state["svg"]
+        assert len(state["moves"]) == 2, f"the agent did not move: {state['agent_error']!r}, {state['result']!r}"
         record = urllib.request.urlopen(url + "/api/record", timeout=30).read().decode()
         assert record.startswith("(;FF[4]GM[1]") and "PB[person]" in record
+
+
+def test_the_page_is_drawn_without_touching_the_game_the_agent_searches_with():
+    """A game's caches serve one thread at a time (two threads in Go's legal-move cache
+    once lost a search its move): the agent's game is used by the agent's thread alone
+    while the page is polled as it thinks."""
+    go = type(mctsfw.make_game("go", size=5))
+
+    class Watched(go):
+        def legal_actions(self, state):
+            self.threads.add(threading.get_ident())
+            return super().legal_actions(state)
+
+    game = Watched(size=5)
+    game.threads = set()
+    board = mcts_board(game, search_games=None, time_limit=1.0)
+    with served(board) as url:
+        call(url + "/api/move", {"action": 12})
+        polled = 0
+        while call(url + "/api/state")[1]["thinking"]:
+            polled += 1
+            time.sleep(0.05)
+        assert polled and len(settled(url)["moves"]) == 2
+    assert len(game.threads) == 1  # the search's thread, not the page's
 
 
 class PieHex(mctsfw.default_registries().games.get("hex")):
