@@ -95,6 +95,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from hexzero import mctsfw  # noqa: E402
 from hexzero.mctsfw.config import load_config  # noqa: E402
 from hexzero.mctsfw.curves import EventFile  # noqa: E402
+from hexzero.mctsfw.interrupts import exit_status, stop_on_sigterm  # noqa: E402
 from hexzero.mctsfw.match import play_match  # noqa: E402
 from hexzero.mctsfw.players import close_actors  # noqa: E402
 from hexzero.mctsfw.runs import RunDir  # noqa: E402
@@ -190,7 +191,7 @@ GO13 = {f"level{n}": [f'imitate.{p}="{gnugo_spec(n)}"' for p in ("player1", "pla
 GOMOKU15_SELFPLAY = ("selfplay.games_per_generation=10",)
 GOMOKU15 = {
     "scratch": (Stage("selfplay", GOMOKU15_SELFPLAY),),
-    "rapfi": (Stage("imitate", ('imitate.player1="rapfi:10000"', 'imitate.player2="rapfi:10000"',
+    "rapfi": (Stage("imitate", ('imitate.net="pv_resnet"', 'imitate.player1="rapfi:10000"', 'imitate.player2="rapfi:10000"',
                                 "imitate.opening_moves=2", "imitate.games_per_generation=50", "imitate.epochs=1",
                                 "imitate.augment=true"), 1 / 2),
               Stage("selfplay", GOMOKU15_SELFPLAY, 1 / 2)),
@@ -294,9 +295,8 @@ def train(runs: list[tuple[str, str, Path]], minutes: float, parallel: int) -> N
                 (run["directory"] / "done.json").write_text(json.dumps({"minutes": minutes,
                                                                         "seconds": round(elapsed, 1)}))
     finally:
-        for run in running:  # interrupted: nothing we started outlives us
-            run["process"].kill()
-            run["process"].wait()
+        for run in running:  # interrupted: nothing we started outlives us (nor what each started)
+            stop(run["process"])
 
 
 def checkpoints_in_time(directory: Path) -> list[tuple[float, int, Path]]:
@@ -524,4 +524,9 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        with stop_on_sigterm():  # a kill stops the training runs it started, as a Ctrl-C does
+            main()
+    except KeyboardInterrupt as stopped:
+        print("stopped: the finished runs and scores are kept; the same command goes on from them", file=sys.stderr)
+        sys.exit(exit_status(stopped))

@@ -31,3 +31,13 @@ def test_a_later_stage_s_checkpoints_are_named_by_their_run():
     assert learning.checkpoint_name(directory, first) == "pv_resnet_gen0003.keras"  # as before stages came
     assert learning.checkpoint_name(directory, second) == "run2/pv_resnet_gen0003.keras"
     assert [learning.stage_dir(directory, i).name for i in range(3)] == ["run", "run2", "run3"]
+
+
+def test_every_stage_of_a_recipe_trains_the_same_network():
+    """A later stage starts from the last network of the one before: an imitation stage
+    that learnt another kind of network (the [imitate] default) would hand on the wrong file."""
+    for key, bench in learning.GAMES.items():
+        for recipe in bench.recipes:
+            nets = {load_config(ROOT / "hexzero.toml", [ROOT / bench.config], bench.settings(stage))[stage.command]["net"]
+                    for stage in bench.stages(recipe)}
+            assert len(nets) == 1, (key, recipe, nets)
