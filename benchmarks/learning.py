@@ -65,8 +65,9 @@ last against ``level1``'s last. Gomoku 15x15 (``gomoku15``, ``configs/gomoku15.t
 6x64 ResNet, 10 games a generation) has two: ``scratch``, self-play from nothing, and
 ``rapfi``, imitation of Rapfi at 10,000 nodes a move (two random opening moves, 50 games
 a generation, the 8 symmetries) for half the minutes, then self-play; its checkpoints
-play with PUCT (200 simulations) against Rapfi at 100 nodes a move, Black opening every
-game and the network Black in half (Rapfi built: ``scripts/build_rapfi.sh``).
+play with PUCT (200 simulations) against UCT(1000) (the picture: a short run moves against
+it) and Rapfi at 100 nodes a move, Black opening every game and the network Black in half
+(Rapfi built: ``scripts/build_rapfi.sh``).
 
 Training runs that finished are kept (``OUT/GAME/RECIPE/done.json``) and the scores of
 each checkpoint are saved as they come (``OUT/GAME/RECIPE/scores.json``), so a second run
@@ -208,8 +209,8 @@ GAMES = {
     "go13": Bench("configs/go13.toml", {"GNU Go 1": (gnugo_spec(1), {})}, command="imitate",
                   common=(*GO_IMITATE, "imitate.augment=false", "imitate.opening_moves=2"),
                   recipes=GO13, agent={"search_games": 200}, first_player_starts=True, head_to_head=True),
-    "gomoku15": Bench("configs/gomoku15.toml", {"Rapfi(100)": ("rapfi:100", {})}, recipes=GOMOKU15,
-                      agent={"search_games": 200}, first_player_starts=True),
+    "gomoku15": Bench("configs/gomoku15.toml", {**uct(1000), "Rapfi(100)": ("rapfi:100", {})}, recipes=GOMOKU15,
+                      agent={"search_games": 200}, first_player_starts=True, plotted="UCT(1000)"),
 }
 #: the outside programs a recipe or an opponent may name (``mohex:N``, ``rapfi:N``): how each is found and built
 OUTSIDE = {"mohex": (find_mohex, "scripts/build_mohex.sh (or set $HEXZERO_MOHEX)"),
