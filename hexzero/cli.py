@@ -38,7 +38,7 @@ from hexzero.mctsfw.records import append_game_line, game_line
 from hexzero.mctsfw.roles import RoleError
 from hexzero.mctsfw.runs import RunDirError
 from hexzero.mctsfw.schema import format_value
-from hexzero.mctsfw.sgf import SgfError, read_sgf_file, resigned_result, to_sgf, write_sgf
+from hexzero.mctsfw.sgf import SgfError, read_sgf_file, resigned_result, score_text, to_sgf, write_sgf
 
 #: the configuration file a command reads from the current directory, when there is one
 LOCAL_CONFIG = "hexzero.toml"
@@ -436,6 +436,8 @@ def command_play(args: argparse.Namespace) -> int:
         if as_sgf:
             path = sgf_record_path(args.record, number + 1 if games > 1 else None)
             result = resigned_result(getattr(record, "resigned", None))  # W+R; else the final position's
+            if result is None and record.score is not None:  # or the count of the engine that judged it
+                result = score_text(record.score)
             write_sgf(path, to_sgf(game, record.actions, record.starting_player, result,
                                    players={p: actors[p].label for p in (1, 2)}, DT=time.strftime("%Y-%m-%d"),
                                    swapped_first_move=record.swapped_first_move))
@@ -454,6 +456,8 @@ def command_play(args: argparse.Namespace) -> int:
         outcome = f"player {record.winner} ({actors[record.winner].label}) wins" if record.winner else "a draw"
         if record.resigned:
             outcome += f": player {record.resigned} resigned"
+        elif record.score is not None:  # an outside engine counted the game (GNU Go's final_score)
+            outcome += f": {score_text(record.score)} as the outside engine counted"
         print(f"game {number + 1}: player {record.starting_player} started, {len(record.actions)} moves, {outcome}")
 
     if sgf is not None:
@@ -462,7 +466,7 @@ def command_play(args: argparse.Namespace) -> int:
         openers, opening = ((1, 2) if starting == "alternate" else (starting,)), ()
     try:
         result = play_match(game, actors[1], actors[2], games, seating=(1,), openers=openers, display=display,
-                            game_started=game_started, game_ended=game_ended, opening=opening)
+                            game_started=game_started, game_ended=game_ended, opening=opening, judged=True)
     finally:
         close_actors(actors.values())
     if games > 1 or result.games < games:

@@ -88,6 +88,14 @@ def resigned_result(resigned: int | None) -> str | None:
     return None if resigned is None else f"{COLOURS[3 - resigned]}+R"
 
 
+def score_text(score: float) -> str:
+    """A counted result as SGF's ``RE`` and GTP's ``final_score`` write it (score for Black):
+    ``B+3.5``, ``W+0.5`` or ``0``."""
+    if score == 0:
+        return "0"
+    return f"{'B' if score > 0 else 'W'}+{abs(score):g}"
+
+
 def to_sgf(game: Game, moves: Sequence[Action], starting_player: int = 1, result: str | None = None,
            players: dict[int, str] | None = None, swapped_first_move: Action | None = None, **props: Any) -> str:
     """The game of ``moves`` (action numbers from the empty board, ``starting_player``

@@ -58,6 +58,7 @@ from hexzero import mctsfw
 from hexzero.mctsfw.actors import Actor, ActorError, FollowingActor, Resignation
 from hexzero.mctsfw.game import Action, Game, IllegalMoveError, State
 from hexzero.mctsfw.mcts import SearchProgress
+from hexzero.mctsfw.sgf import score_text
 
 PROTOCOL_VERSION = "2"
 ENGINE_NAME = "hexzero"
@@ -504,13 +505,6 @@ class GtpEngine:
                     break
         finally:
             self.actor.close()
-
-
-def score_text(score: float) -> str:
-    """GTP's result: ``B+3.5``, ``W+0.5`` or ``0``."""
-    if score == 0:
-        return "0"
-    return f"{'B' if score > 0 else 'W'}+{abs(score):g}"
 
 
 def score_of_text(text: str) -> float | None:

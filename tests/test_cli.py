@@ -1,5 +1,8 @@
 """cli.py play: people and agents on Hex (3 to 8) and NIM, display on and off."""
 
+import re
+import shutil
+
 import pytest
 
 from benchmarks.shipped import shipped_model
@@ -348,3 +351,20 @@ def test_the_gpu_backend_is_chosen_where_jax_with_cuda_and_a_gpu_are(tmp_path, m
     monkeypatch.delenv("KERAS_BACKEND")
     installed.discard("jax_cuda12_plugin")
     assert gpu_backend(tmp_path) is None  # JAX for the CPU only
+
+
+@pytest.mark.skipif(shutil.which("gnugo") is None and shutil.which("gnugo", path="/usr/games") is None,
+                    reason="GNU Go is not installed (apt-get install gnugo)")
+def test_play_against_gnugo_lets_it_count_the_game_and_records_its_count(tmp_path):
+    from hexzero.mctsfw.sgf import read_sgf_file
+
+    gnugo = shutil.which("gnugo") or shutil.which("gnugo", path="/usr/games")
+    path = tmp_path / "game.sgf"
+    result = run_cli("play", "--game", "go", "--size", "5", "--p1", f"gtp:{gnugo} --mode gtp --level 1 --chinese-rules "
+                     "--capture-all-dead", "--p2", "random", "--no-display", "--seed", "1", "--record", path)
+    assert result.returncode == 0, result.stderr
+    counted = re.search(r"player (\d) \(.*\) wins: ([BW])\+([\d.]+) as the outside engine counted", result.stdout)
+    assert counted, result.stdout
+    assert counted[2] == "BW"[int(counted[1]) - 1]  # the winner is who GNU Go's count says
+    assert f"RE[{counted[2]}+{counted[3]}]" in path.read_text()
+    assert len(read_sgf_file(path).moves) > 0
