@@ -192,7 +192,7 @@ GO13 = {f"level{n}": [f'imitate.{p}="{gnugo_spec(n)}"' for p in ("player1", "pla
 GOMOKU15_SELFPLAY = ("selfplay.games_per_generation=10",)
 GOMOKU15 = {
     "scratch": (Stage("selfplay", GOMOKU15_SELFPLAY),),
-    "rapfi": (Stage("imitate", ('imitate.net="pv_resnet"', 'imitate.player1="rapfi:10000"', 'imitate.player2="rapfi:10000"',
+    "rapfi": (Stage("imitate", ('imitate.player1="rapfi:10000"', 'imitate.player2="rapfi:10000"',
                                 "imitate.opening_moves=2", "imitate.games_per_generation=50", "imitate.epochs=1",
                                 "imitate.augment=true"), 1 / 2),
               Stage("selfplay", GOMOKU15_SELFPLAY, 1 / 2)),

@@ -39,6 +39,10 @@ class Game:
     Subclasses set ``name`` and ``num_actions`` and implement the abstract methods.
     The methods with a body are defaults that a game may override for speed
     (``playout``) or for people (``parse_action``, ``action_to_text``).
+
+    A game object serves one thread at a time: it may keep caches (Go's legal moves).
+    Code that uses a game on two threads gives each its own copy (``copy.deepcopy``), as the
+    browser board does while its agent thinks.
     """
 
     name: str = ""
