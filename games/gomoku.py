@@ -131,6 +131,12 @@ class Gomoku(Game):
         of_bit = self._action_of_bit
         return [of_bit[b] for table, byte in zip(self._bits_of_byte, empty) for b in table[byte]]
 
+    def legal_mask(self, state: GomokuState) -> np.ndarray:
+        """``Game.legal_mask`` from the bitboard: the empty cells unpacked, no list made."""
+        if state[3]:
+            return np.zeros(self.num_actions, dtype=np.float32)
+        return self._cells(self.full & ~(state[1] | state[2])).astype(np.float32)
+
     def check_legal(self, state: GomokuState, action: int) -> None:
         _, ones, twos, winner, moves = state
         if winner:

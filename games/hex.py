@@ -150,6 +150,15 @@ class Hex(Game):
         empty = (self.full & ~(state[1] | state[2])).to_bytes(self._nbytes, "little")
         return [a for cells, byte in zip(self._cells_of_byte, empty) for a in cells[byte]]
 
+    def legal_mask(self, state: HexState) -> np.ndarray:
+        """``Game.legal_mask`` from the bitboard (bit ``a`` is cell ``a``): the empty cells
+        unpacked, no list made."""
+        if state[3]:
+            return np.zeros(self.num_actions, dtype=np.float32)
+        empty = (self.full & ~(state[1] | state[2])).to_bytes(self._nbytes, "little")
+        return np.unpackbits(np.frombuffer(empty, dtype=np.uint8), count=self.num_actions,
+                             bitorder="little").astype(np.float32)
+
     def next_state(self, state: HexState, action: int) -> HexState:
         player, ones, twos, winner = state
         if winner:
@@ -204,8 +213,12 @@ class Hex(Game):
         """The stones of ``own`` connected to the cells of ``side`` (whole-board flood by
         bit shifts); it stops early, incomplete, once it reaches a cell of ``stop``."""
         group = own & side
-        while group:
-            grown = self._around(group) & own
+        n, not_first, not_last, full = self.size, self._not_first_col, self._not_last_col, self.full
+        while group:  # ``_around`` written out: the threats of every node of a search flood
+            right = group & not_last
+            left = group & not_first
+            grown = (group | (group << n) & full | group >> n | right << 1 | left >> 1 | right >> (n - 1)
+                     | (left << (n - 1)) & full) & own
             if grown == group or grown & stop:
                 return grown
             group = grown

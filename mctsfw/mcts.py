@@ -732,12 +732,14 @@ class MCTS:
                     leaf.untried = UNLISTED
             return
         search_actions = self.game.search_actions
+        priors = np.asarray(priors, dtype=np.float64)  # one conversion for the batch
         for leaf, leaf_priors in zip(leaves, priors):
-            actions = forced.get(id(leaf)) or list(search_actions(leaf.state))
-            p = np.asarray(leaf_priors, dtype=np.float64)[actions]
-            order = np.argsort(p, kind="stable")
-            leaf.priors = p[order].tolist()
-            leaf.untried = [actions[j] for j in order]
+            actions = forced.get(id(leaf)) or search_actions(leaf.state)
+            index = np.fromiter(actions, np.intp, len(actions))
+            p = leaf_priors.take(index)
+            order = p.argsort(kind="stable")  # numpy's takes and lists: no Python work per action
+            leaf.priors = p.take(order).tolist()
+            leaf.untried = index.take(order).tolist()
 
     @staticmethod
     def prove(paths: list[list[Node]]) -> None:

@@ -276,6 +276,39 @@ def conv_as_dense(kernel: np.ndarray, rows: int, cols: int) -> np.ndarray:
     return dense
 
 
+class RowBands:
+    """A 'same' 3x3 convolution over a small board as the dense layer it equals
+    (``conv_as_dense``), kept as that matrix's row bands: an output row of the board reads
+    only the input rows next to it, and every interior row the same band, so the product
+    is three (the first row, the interior rows stacked, the last row) over about a third
+    of the dense matrix, the rest of which is zeros. On 5x5 Hex half the time of the
+    dense product for the layers of the default ANET (16 filters)."""
+
+    def __init__(self, dense: np.ndarray, rows: int):
+        if rows < 3 or dense.shape[0] % rows or dense.shape[1] % rows:
+            raise ValueError(f"row bands need at least 3 rows of equal width, not {dense.shape} over {rows} rows")
+        self.rows, self.shape = rows, dense.shape
+        i, o = self.row_in, self.row_out = dense.shape[0] // rows, dense.shape[1] // rows
+        self.first = np.ascontiguousarray(dense[:2 * i, :o])
+        self.interior = np.ascontiguousarray(dense[:3 * i, o:2 * o])  # the same for every interior row
+        self.last = np.ascontiguousarray(dense[(rows - 2) * i:, (rows - 1) * o:])
+
+    def product(self, x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        """``x @ dense`` for a C-contiguous float32 batch ``(B, rows * row_in)``, into ``out``."""
+        x = np.ascontiguousarray(x, dtype=np.float32)
+        n, rows, i, o = len(x), self.rows, self.row_in, self.row_out
+        if out is None:
+            out = np.empty((n, self.shape[1]), dtype=np.float32)
+        by_row = out.reshape(n, rows, o)
+        # each interior row's three input rows, as a view (rows - 2, B, 3 * row_in): no copy
+        windows = np.lib.stride_tricks.as_strided(x, (rows - 2, n, 3 * i), (i * x.itemsize, x.strides[0], x.itemsize),
+                                                  writeable=False)
+        np.matmul(windows, self.interior, out=by_row[:, 1:-1].transpose(1, 0, 2))
+        np.matmul(x[:, :2 * i], self.first, out=by_row[:, 0])
+        np.matmul(x[:, (rows - 2) * i:], self.last, out=by_row[:, -1])
+        return out
+
+
 class NumpyMLP:
     """A stack of layers ``(W, b, activation)`` evaluated with numpy in float32: dense
     layers, and convolutions over a board as a fourth item ``(rows, cols)`` (then ``W`` is
@@ -286,7 +319,9 @@ class NumpyMLP:
         for W, b, activation, *board in layers:
             if activation not in NUMPY_ACTIVATIONS:
                 raise ValueError(f"the numpy forward pass has no activation {activation!r}")
-            self.layers.append((np.ascontiguousarray(W, dtype=np.float32), np.asarray(b, dtype=np.float32), activation,
+            if not isinstance(W, RowBands):
+                W = np.ascontiguousarray(W, dtype=np.float32)
+            self.layers.append((W, np.asarray(b, dtype=np.float32), activation,
                                 tuple(board[0]) if board and board[0] else None))
         self._steps = [(W, b, NUMPY_ACTIVATIONS[a], board) for W, b, a, board in self.layers]
         self._buffers: list[np.ndarray] = []  # ``logits``'s outputs, one per layer, grown on demand
@@ -325,6 +360,8 @@ class NumpyMLP:
                 (k, _, channels, filters), cells = weights[0].shape, board[0] * board[1]
                 if cells * channels * cells * filters <= DENSE_CONVOLUTION_MOST:
                     kernel, bias = conv_as_dense(weights[0], board[0], board[1]), np.tile(weights[1], cells)
+                    if planes is None and k == 3 and board[0] >= 3:  # (a 1x1 one is one small product)
+                        kernel = RowBands(kernel, board[0])
                 else:
                     kernel = np.zeros((3, 3, channels, filters), np.float32)
                     kernel[1 - k // 2:2 + k // 2, 1 - k // 2:2 + k // 2] = weights[0]  # a 1x1 kernel in the middle
@@ -350,8 +387,8 @@ class NumpyMLP:
         last = len(self._steps) - 1
         for i, (W, b, activation, board) in enumerate(self._steps):
             if board is None:
-                h = h @ W  # a new array: the in-place steps below never touch the caller's x
-                h += b
+                h = W.product(h) if isinstance(W, RowBands) else h @ W  # new arrays: the in-place steps
+                h += b  # below never touch the caller's x
             else:
                 h = conv3x3(h.reshape(len(h), *board, -1), W, b).reshape(len(h), -1)
             if i < last or final_activation:
@@ -385,7 +422,10 @@ class NumpyMLP:
             ]
         for W, b, activation, board, out in steps:
             if board is None:
-                np.matmul(h, W, out=out)
+                if isinstance(W, RowBands):
+                    W.product(h, out=out)
+                else:
+                    np.matmul(h, W, out=out)
                 out += b
             else:
                 out[:] = conv3x3(h.reshape(n, *board, -1), W, b).reshape(n, -1)

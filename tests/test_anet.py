@@ -71,6 +71,7 @@ def test_logits_in_reused_buffers_equal_the_full_pass(hex3, activation):
     ("hex", 3, [4], [7]),  # the board's features flattened into hidden layers
     ("connect4", None, [5, 3], []),  # an action a column: a dense policy layer over the features
     ("hex", 9, [16, 16], []),  # the second convolution too big as a dense layer: run as one
+    ("hex", 5, [16, 16, 16], []),  # Hex's default ANET: the second and third as the dense matrix's row bands
 ])
 def test_convolutions_numpy_forward_equals_keras(game_name, size, conv, hidden):
     """conv_layers: the flat encoding laid out as the board's planes, 3x3 convolutions over
@@ -89,6 +90,12 @@ def test_convolutions_numpy_forward_equals_keras(game_name, size, conv, hidden):
     np.testing.assert_allclose(probs / probs.sum(axis=1, keepdims=True), expected, atol=1e-5, rtol=0)
     assert [board for *_, board in net.fast.layers] == ([None] * len(net.fast.layers) if size != 9 else
                                                          [None, (9, 9), None])
+    for rows in (20, 3, 1, 20):  # greedy rollouts' pass (buffers kept between calls) answers alike
+        np.testing.assert_allclose(net.fast.logits(x[:rows]), net.fast(x[:rows], final_activation=False),
+                                   atol=1e-5, rtol=0)
+    banded = [type(W).__name__ == "RowBands" for W, *_ in net.fast.layers]
+    assert banded == ([False] + [True] * (len(conv) - 1) + [False] * (len(net.fast.layers) - len(conv))
+                      if size != 9 else [False] * len(net.fast.layers))  # (9x9: each a convolution)
     # the planes the convolutions read are the game's own planes of its flat encoding
     flat = np.stack([game.encode(s) for s in random_states(game, 5)])
     planes = game.planes_of_encoded(flat)

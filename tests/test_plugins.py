@@ -250,3 +250,25 @@ def test_a_game_without_name_or_num_actions_is_refused():
         register_games(game_class(name="sizeless", num_actions=0))
     with pytest.raises(mctsfw.InvalidPluginError, match="is not a class"):
         register_games(game_class(name="x")())
+
+
+@pytest.mark.parametrize("name", sorted(default_registries().games.names()))
+def test_every_games_legal_mask_marks_its_legal_actions(name):
+    """A game's own ``legal_mask`` (Hex and Gomoku unpack their bitboards) agrees with its
+    ``legal_actions`` all through random games, the final position included."""
+    import random
+
+    import numpy as np
+
+    game = mctsfw.make_game(name)
+    rng = random.Random(3)
+    for _ in range(3):
+        state = game.initial_state()
+        while True:
+            expected = np.zeros(game.num_actions, dtype=np.float32)
+            expected[game.legal_actions(state)] = 1.0
+            mask = game.legal_mask(state)
+            assert mask.dtype == np.float32 and np.array_equal(mask, expected), game.render(state)
+            if game.is_final(state):
+                break
+            state = game.next_state(state, rng.choice(game.legal_actions(state)))
