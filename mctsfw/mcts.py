@@ -486,7 +486,7 @@ class MCTS:
         done = 0
         batch = self.evaluator.batch_for(limit) if self.batch_grows else self.batch_size
         while done < limit:
-            paths = [select(root) for _ in range(int(min(batch, limit - done)))]
+            paths = [select(root) for _ in range(batch if limit - done >= batch else int(limit - done))]
             leaves, values = self.leaves_to_judge(paths)
             proven = len(leaves) < len(values)  # a proven leaf (a final one too) was reached
             forced = None
@@ -498,10 +498,11 @@ class MCTS:
                     proven = True
             priors = played = None
             if leaves:
-                judged, priors, *more = yield [leaf.state for leaf in leaves]
-                self.judge(leaves, judged, values)
-                if more:  # the moves of each playout, for a tree policy that reads them
-                    played = dict(zip(map(id, leaves), more[0]))
+                answer = yield [leaf.state for leaf in leaves]
+                priors = answer[1]
+                self.judge(leaves, answer[0], values)
+                if len(answer) > 2:  # the moves of each playout, for a tree policy that reads them
+                    played = dict(zip(map(id, leaves), answer[2]))
             self.expand(leaves, priors, forced)
             self.backpropagate(paths, values)
             if reads_playouts:

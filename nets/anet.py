@@ -301,8 +301,7 @@ class RowBands:
             out = np.empty((n, self.shape[1]), dtype=np.float32)
         by_row = out.reshape(n, rows, o)
         # each interior row's three input rows, as a view (rows - 2, B, 3 * row_in): no copy
-        windows = np.lib.stride_tricks.as_strided(x, (rows - 2, n, 3 * i), (i * x.itemsize, x.strides[0], x.itemsize),
-                                                  writeable=False)
+        windows = np.ndarray((rows - 2, n, 3 * i), np.float32, x, 0, (i * x.itemsize, x.strides[0], x.itemsize))
         np.matmul(windows, self.interior, out=by_row[:, 1:-1].transpose(1, 0, 2))
         np.matmul(x[:, :2 * i], self.first, out=by_row[:, 0])
         np.matmul(x[:, (rows - 2) * i:], self.last, out=by_row[:, -1])
