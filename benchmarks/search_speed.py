@@ -2,6 +2,7 @@
 
     python benchmarks/search_speed.py [--games 20000] [--repeats 3] [--model models/hex5/anet_ep0250.keras]
     python benchmarks/search_speed.py --only go     # section 1's Go rows alone
+    python benchmarks/search_speed.py --only hex --against 4fb5503   # beside an older revision, in turns
 
 1. UCT with random rollouts from the empty board on 5x5 and 7x7 Hex, NIM 3,4,5 and
    Gomoku 9x9 and 15x15 (a tenth of ``--games`` for Gomoku, whose playouts are long):
@@ -40,7 +41,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from hexzero import mctsfw  # noqa: E402
 from hexzero.mctsfw import MCTS, make_tree_policy  # noqa: E402
+from revisions import run_in  # noqa: E402
 from shipped import shipped_model  # noqa: E402
+import revisions  # noqa: E402
 
 C = 1.4
 #: leaves judged together by one lock-step playout of ANET rollouts (a search picks its own: NetRollouts.batch_for)
@@ -161,21 +164,48 @@ def go_playout_table(repeats: int, seconds: float = 2.0) -> None:
     print(f"{'go 9x9':<12} {text(ours_best[0])} {text(theirs_rate)} {ratio(ours_best[0], theirs_rate)}   ({lengths})")
 
 
-def uct_table(games: int, repeats: int, with_python: bool = True, only: str | None = None) -> None:
-    print(f"{'case':<12} {'hexzero/s':>10} {'os-py/s':>10} {'os-c++/s':>10} {'vs py':>7} {'vs c++':>7}"
-          "   (targets: >= 10x py, >= 0.5x c++)")
-    for label, (name, params), (spiel_name, spiel_params) in CASES:
-        if only and name != only:
-            continue
-        game = mctsfw.make_game(name, **params)
-        count = int(games * SLOW.get(name, 1.0))
-        rate, py, cpp = best_of(
-            repeats,
-            lambda seed: ours(game, count, seed),
-            lambda seed: openspiel_python(spiel_name, spiel_params, max(count // 10, 200), seed) if with_python else None,
-            lambda seed: openspiel_cpp(spiel_name, spiel_params, count, seed),
-        )
-        print(f"{label:<12} {text(rate)} {text(py)} {text(cpp)} {ratio(rate, py)} {ratio(rate, cpp)}")
+#: section 1's hexzero measurement on a tree, in a fresh process (``--against``): a search
+#: of a tenth of the games first (compiled kernels built), then the one timed
+TREE_RUN = """
+import json, sys, time
+from hexzero import mctsfw
+from hexzero.mctsfw import MCTS, make_tree_policy
+name, params, games, seed, c = json.loads(sys.argv[1])
+game = mctsfw.make_game(name, **params)
+MCTS(game, make_tree_policy("uct", c=c), seed=seed).search(game.initial_state(), search_games=max(games // 10, 1))
+mcts = MCTS(game, make_tree_policy("uct", c=c), seed=seed)
+start = time.perf_counter()
+mcts.search(game.initial_state(), search_games=games)
+print(json.dumps(games / (time.perf_counter() - start)))
+"""
+
+
+def uct_table(games: int, repeats: int, with_python: bool = True, only: str | None = None,
+              against: str | None = None) -> None:
+    """Section 1; with ``against`` (a git revision) the hexzero column of this tree and of
+    that revision, each measured in fresh processes, in turns with OpenSpiel's."""
+    with revisions.trees(against) as found:
+        old = f"{against[:9]}/s" if against else ""
+        print(f"{'case':<12} {'hexzero/s':>10} {old:>10} {'os-py/s':>10} {'os-c++/s':>10} {'vs py':>7} {'vs c++':>7}"
+              + (f" {'vs old':>7}" if against else "") + "   (targets: >= 10x py, >= 0.5x c++)")
+        for label, (name, params), (spiel_name, spiel_params) in CASES:
+            if only and name != only:
+                continue
+            game = mctsfw.make_game(name, **params)
+            count = int(games * SLOW.get(name, 1.0))
+
+            def tree(path):
+                return lambda seed: run_in(path, TREE_RUN, [name, params, count, seed, C])
+
+            rate, before, py, cpp = best_of(
+                repeats,
+                tree(found["this tree"]) if against else lambda seed: ours(game, count, seed),
+                tree(found[against]) if against else lambda seed: None,
+                lambda seed: openspiel_python(spiel_name, spiel_params, max(count // 10, 200), seed) if with_python else None,
+                lambda seed: openspiel_cpp(spiel_name, spiel_params, count, seed),
+            )
+            print(f"{label:<12} {text(rate)} {text(before) if against else '':>10} {text(py)} {text(cpp)} "
+                  f"{ratio(rate, py)} {ratio(rate, cpp)}" + (f" {ratio(rate, before)}" if against else ""), flush=True)
 
 
 def main() -> None:
@@ -184,10 +214,13 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3, help="measurements; the best is shown")
     parser.add_argument("--model", default=str(shipped_model("hex5")))
     parser.add_argument("--only", metavar="GAME", help="section 1 alone, the rows of this game (hex, nim, gomoku, go)")
+    parser.add_argument("--against", metavar="REV", help="section 1 also on this git revision, in turns (each "
+                        "tree in fresh processes): what the code changed, apart from the machine")
     args = parser.parse_args()
-    print(f"machine: {platform.processor() or platform.machine()}, Python {platform.python_version()}")
+    print(f"machine: {platform.processor() or platform.machine()}, Python {platform.python_version()}, "
+          f"{time.strftime('%Y-%m-%d %H:%M')}")
     print("\n1. UCT, random rollouts, from the empty board")
-    uct_table(args.games, args.repeats, only=args.only)
+    uct_table(args.games, args.repeats, only=args.only, against=args.against)
     if args.only in (None, "go"):
         print("\n   Go random playouts from the empty board, per second")
         go_playout_table(args.repeats)

@@ -51,6 +51,10 @@ from hexzero.mctsfw.config import load_config, plugin_params  # noqa: E402
 from hexzero.mctsfw.selfplay import self_play_games, self_play_pieces  # noqa: E402
 from hexzero.nets.anet import _keras, keras_device  # noqa: E402
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import revisions  # noqa: E402
+from revisions import run_in  # noqa: E402
+
 GAMES = {"connect4": ('game="connect4"',), "go9": ('game="go"', "games.go.size=9")}
 NETS = ("pv_mlp", "pv_resnet")
 
@@ -104,34 +108,20 @@ print(json.dumps([positions, time.perf_counter() - start]))
 
 def ceiling_rate(tree: Path, overrides: list[str], search: int, lockstep: int) -> float:
     """Positions per second of the stand-in self-play, measured in a fresh process on ``tree``."""
-    import json
-    import subprocess
-
-    code = f"import sys; sys.path.insert(0, {str(tree)!r})\n" + CEILING_RUN
-    done = subprocess.run([sys.executable, "-c", code, json.dumps([overrides, search, lockstep])], cwd=tree,
-                          capture_output=True, text=True, check=True)
-    positions, seconds = json.loads(done.stdout.strip().splitlines()[-1])
+    positions, seconds = run_in(tree, CEILING_RUN, [overrides, search, lockstep])
     return positions / seconds
 
 
 def ceiling_table(against: str | None, repeats: int, search: int = 32, lockstep: int = 8) -> None:
-    import subprocess
-    import tempfile
-
     print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python "
           f"{platform.python_version()}; the search's ceiling: uniform priors, value 0, {search} simulations a "
           f"move, {lockstep} games in lock-step, one process; best of {repeats}")
-    with tempfile.TemporaryDirectory() as folder:
-        trees = {"this tree": ROOT}
-        if against:
-            archive = subprocess.run(["git", "-C", str(ROOT), "archive", against], capture_output=True, check=True)
-            subprocess.run(["tar", "-x", "-C", folder], input=archive.stdout, check=True)
-            trees[against] = Path(folder)
-        print(f"{'game':<10}" + "".join(f"{name + ' pos/s':>22}" for name in trees) + ("   ratio" if against else ""))
+    with revisions.trees(against) as found:
+        print(f"{'game':<10}" + "".join(f"{name + ' pos/s':>22}" for name in found) + ("   ratio" if against else ""))
         for key, overrides in CEILING_GAMES.items():
-            best = {name: 0.0 for name in trees}
+            best = {name: 0.0 for name in found}
             for _ in range(repeats):
-                for name, tree in trees.items():  # in turns: a busy machine slows both alike
+                for name, tree in found.items():  # in turns: a busy machine slows both alike
                     best[name] = max(best[name], ceiling_rate(tree, overrides, search, lockstep))
             rates = list(best.values())
             print(f"{key:<10}" + "".join(f"{rate:>22,.0f}" for rate in rates)
