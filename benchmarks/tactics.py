@@ -16,8 +16,9 @@ scored on whether its move is one of the position's solutions:
 
 Then the cost of one ``Game.forcing_actions`` call per game, over the same positions, and
 of one ``Game.forced_win`` call (the game's threat search: Gomoku's victory by continuous
-fours; ``thorough``, as at a search's root, by threes too) and one ``Game.threat_defences`` call (Gomoku's answers to a three) over positions
-of random games where nobody can win at once.
+fours, compiled, and beside it the same search in Python, as for ``threat_defences``; ``thorough``, as at a search's
+root, by threes too) and one ``Game.threat_defences`` call (Gomoku's answers to a three)
+over positions of random games where nobody can win at once.
 Without OpenSpiel (``pip install -e .[differential]``) its rows are left out.
 """
 
@@ -110,12 +111,24 @@ def threat_search_costs(game, quiet: int = 300) -> list[tuple[str, float, float]
             states.append(state)
         if len(states) == quiet:
             break
-    calls = {"forced_win": game.forced_win, "forced_win thorough": lambda state: game.forced_win(state, thorough=True),
-             "threat_defences": game.threat_defences}
+    calls = [("forced_win", "forced_win", game.forced_win),
+             ("forced_win thorough", "forced_win", lambda state: game.forced_win(state, thorough=True)),
+             ("threat_defences", "threat_defences", game.threat_defences)]
+    reference = getattr(sys.modules[type(game).__module__], "python_threats", None)
+    if reference is not None:  # Gomoku's threat search in Python too: the compiled one's peer
+        def in_python(call):
+            def called(state):
+                with reference():
+                    return call(state)
+            return called
+        calls.insert(1, ("forced_win, in Python", "forced_win", in_python(game.forced_win)))
+        calls.append(("threat_defences, in Python", "threat_defences", in_python(game.threat_defences)))
     costs = []
-    for label, call in calls.items():
-        if getattr(type(game), label.split()[0]) is getattr(mctsfw.Game, label.split()[0]):
+    for label, hook, call in calls:
+        if getattr(type(game), hook) is getattr(mctsfw.Game, hook):
             continue
+        for state in states[:20]:  # compiled kernels compiled (or loaded) before the clock starts
+            call(state)
         start = time.perf_counter()
         found = sum(call(state) is not None for state in states)
         costs.append((label, (time.perf_counter() - start) / len(states) * 1e3, found / len(states)))

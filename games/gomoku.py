@@ -23,8 +23,9 @@ position before held no winning line, so any line found holds that stone.
 
 from __future__ import annotations
 
+import contextlib
 import random
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import numpy as np
 
@@ -40,6 +41,37 @@ GomokuState = tuple  # (player_to_move, stones_of_1, stones_of_2, winner, moves)
 #: positions the thorough threat search (once a move, at a search's root or for a raw
 #: network's move) gives victories by threes: about 15 ms on 15x15 (benchmarks/tactics.py)
 THOROUGH_POSITIONS = 300
+#: the compiled threat search once looked for: the module ``games/gomoku_threats``, or False without numba
+_THREATS = None
+
+
+def compiled_threats():
+    """The compiled threat search (``games/gomoku_threats``: the victory by continuous
+    fours, the answers to a three), or None without numba (imported at first use: numba
+    costs a command that never searches Gomoku)."""
+    global _THREATS
+    if _THREATS is None:
+        try:
+            from hexzero.games import gomoku_threats
+        except ImportError:
+            _THREATS = False
+        else:
+            _THREATS = gomoku_threats
+    return _THREATS or None
+
+
+@contextlib.contextmanager
+def python_threats() -> Iterator[None]:
+    """Within: ``forced_win``'s fours and ``threat_defences`` are worked out in Python on
+    the bitboards, as without numba: the reference the compiled ones give the same
+    answers as (the tests) and what they are measured against (benchmarks/tactics.py)."""
+    global _THREATS
+    before = compiled_threats() or False
+    _THREATS = False
+    try:
+        yield
+    finally:
+        _THREATS = before
 
 
 def runs_at_least(stones: int, shift: int, length: int) -> int:
@@ -101,6 +133,9 @@ class Gomoku(Game):
         # above the first's, with a gap wide enough that no shift of the test reaches across
         self._pair_shift = n * w + 4 * (w + 1)
         self._freestyle_five = self.connect == 5 and not self.exactly_five  # the unrolled test applies
+        # the compiled threat search's padded board (games/gomoku_threats.py): cell (r, c) at bit + connect rows
+        self._action_of_padded = {int(p): a for a, p in enumerate(self._bit_cells + self.connect * w)}
+        self._zobrist = self._lines = None  # the compiled threat search's tables, made at its first call
 
     @classmethod
     def param_problems(cls, params: dict[str, Any]) -> list[str]:
@@ -317,8 +352,8 @@ class Gomoku(Game):
     def forced_win(self, state: GomokuState, thorough: bool = False, depth: int = 12, positions: int = 200,
                    threes: int = 3, three_positions: int | None = None) -> list[int] | None:
         """A forced win beyond one move for the player to move (``Game.forced_win``):
-        victory by continuous fours (``continuous_fours``) within ``depth`` of its moves and
-        ``positions`` positions searched; failing that, with ``three_positions`` (by default
+        victory by continuous fours (``continuous_fours``, compiled: ``games/gomoku_threats``)
+        within ``depth`` of its moves and ``positions`` positions searched; failing that, with ``three_positions`` (by default
         ``THOROUGH_POSITIONS`` when ``thorough``, else none), victory by continuous threats
         (``continuous_threats``, fours and threes) within ``threes`` attacker moves. The moves from ``state``, the winner's and the replies (of the
         longest defence) in turn, the last of them leaving two cells that complete a line.
@@ -329,20 +364,59 @@ class Gomoku(Game):
             return None
         own, other = (ones, twos) if player == 1 else (twos, ones)
         empty = self.full & ~(ones | twos)
-        if self.completing_cells(own, empty) or self.completing_cells(other, empty):
+        line = self._fours_line(own, other, empty, depth, positions, compiled_threats())
+        if line is False:
             return None  # a win at once, or a threat to stop: forcing_actions' business
+        if line:
+            return line
         if three_positions is None:
             three_positions = THOROUGH_POSITIONS if thorough else 0
-        for search, limit, budget in ((self.continuous_fours, depth, positions),
-                                      (self.continuous_threats, threes, three_positions)):
-            budget, table = [budget], {}
-            for moves_deep in range(1, limit + 1):  # the shortest win first
-                if budget[0] <= 0:
-                    break
-                line = search(own, other, empty, moves_deep, budget, table)
-                if line is not None:
-                    return [self._action_of_bit[b] for b in line]
+        if not three_positions:
+            return None
+        return self._deepening(self.continuous_threats, own, other, empty, threes, three_positions)
+
+    def _deepening(self, search: Callable, own: int, other: int, empty: int, limit: int,
+                   positions: int) -> list[int] | None:
+        """``search`` (``continuous_fours`` or ``continuous_threats``) deepened one
+        attacker move at a time to ``limit`` (the shortest win first), one table and one
+        budget of ``positions`` across the depths; the line as actions, or None."""
+        budget, table = [positions], {}
+        for moves_deep in range(1, limit + 1):
+            if budget[0] <= 0:
+                break
+            line = search(own, other, empty, moves_deep, budget, table)
+            if line is not None:
+                return [self._action_of_bit[b] for b in line]
         return None
+
+    def _fours_line(self, own: int, other: int, empty: int, depth: int, positions: int,
+                    kernels: Any) -> list[int] | None | bool:
+        """``forced_win``'s victory by continuous fours for ``own`` to move: its line (actions),
+        None when none is found, False when either player completes a line at once (no
+        claim made). By the compiled module ``kernels`` (``games/gomoku_threats``), or with None
+        by ``continuous_fours`` in Python on the bitboards (the same answers; the tests check)."""
+        if kernels is None:
+            if self.completing_cells(own, empty) or self.completing_cells(other, empty):
+                return False
+            return self._deepening(self.continuous_fours, own, other, empty, depth, positions)
+        self._kernel_tables(kernels)
+        found = kernels.forced_fours(*self._bytes(own, other), self._lines, self.size, self.connect, depth,
+                                     positions, self._zobrist).tolist()
+        if found and found[0] < 0:
+            return False
+        return [self._action_of_padded[p] for p in found] or None
+
+    def _kernel_tables(self, kernels: Any) -> None:
+        """The compiled threat search's tables for this board, made once: the lines its
+        windows slide along and the Zobrist keys of its table of positions."""
+        if self._lines is None:
+            self._lines = kernels.lines_of(self.size, self.connect)
+            self._zobrist = kernels.zobrist((self.size + 2 * self.connect) * self.width)
+
+    def _bytes(self, own: int, other: int) -> tuple[np.ndarray, np.ndarray]:
+        """Two bitboards' bytes (little-endian) as uint8 arrays: what the compiled kernels read."""
+        return (np.frombuffer(own.to_bytes(self._nbytes, "little"), dtype=np.uint8),
+                np.frombuffer(other.to_bytes(self._nbytes, "little"), dtype=np.uint8))
 
     # ---- threats to win by force: open and broken threes -------------------------------------
     def open_four_moves(self, own: int, other: int, empty: int) -> list[tuple[int, int]]:
@@ -372,6 +446,13 @@ class Gomoku(Game):
         if self.exactly_five or winner or len(moves) < 2 * (self.connect - 2) - 1:
             return None
         own, other = (ones, twos) if player == 1 else (twos, ones)
+        kernels = compiled_threats()
+        if kernels is not None:  # the same answers, compiled (games/gomoku_threats.py)
+            self._kernel_tables(kernels)
+            replies = kernels.threat_defences(*self._bytes(own, other), self._lines, self.size, self.connect).tolist()
+            if not replies or replies[0] < 0:
+                return None
+            return tuple(self._action_of_padded[p] for p in replies)
         empty = self.full & ~(ones | twos)
         if self.completing_cells(own, empty) or self.completing_cells(other, empty):
             return None  # a win at once, or one to stop: forcing_actions' business

@@ -623,7 +623,7 @@ class MCTS:
         """The actions of a node expanded without priors, listed when a descent first goes
         on from it: the forced ones where the game declares a threat (a move that wins at
         once proves the node instead), else ``Game.search_actions``."""
-        forced = self.forced_actions([node]).get(id(node)) if self.threats else None
+        forced = self.forced_for(node) if self.threats else None
         if node.proven is None:
             node.untried = forced or list(self.game.search_actions(node.state))
 
@@ -657,44 +657,48 @@ class MCTS:
                 value_p1[id(leaf)] = proven_for_player1(leaf)
 
     def forced_actions(self, nodes: Sequence[Node]) -> dict[int, list[Action]]:
-        """The game's forcing moves at new nodes (``Game.forcing_actions``), by ``id``:
-        where the opponent threatens to win, the moves that stop it and do not leave them
-        another win at once; these alone are searched there. A node is proven here when a
-        move wins at once (the winning child made: a proven root plays it), or when every
+        """``forced_for`` of each of ``nodes`` that has forced moves, by ``id``."""
+        forced = {}
+        for node in nodes:
+            actions = self.forced_for(node)
+            if actions:
+                forced[id(node)] = actions
+        return forced
+
+    def forced_for(self, node: Node) -> list[Action] | None:
+        """The game's forcing moves at a new node (``Game.forcing_actions``): where the
+        opponent threatens to win, the moves that stop it and do not leave them another
+        win at once; these alone are searched there. A node is proven here when a move
+        wins at once (the winning child made: a proven root plays it), or when every
         stopping move leaves the opponent a win at once (a double threat: lost in 2).
         Where nobody can win at once: proven won by the game's threat search
         (``Game.forced_win``), else where the opponent threatens a forced win only its
-        defences are searched (``Game.threat_defences``).
-        Asked at expansion when the tree policy reads priors, else when the node's actions
-        are listed (``list_actions``)."""
-        forced: dict[int, list[Action]] = {}
+        defences are searched (``Game.threat_defences``). None: no forced moves (or the
+        node proven). Asked at expansion when the tree policy reads priors, else when the
+        node's actions are listed (``list_actions``)."""
         game = self.game
-        for node in nodes:
-            forcing = game.forcing_actions(node.state)
-            if forcing is None:
-                # (a root the thorough search has seen holds no win its fours could find)
-                line = game.forced_win(node.state) if self.forced_wins and node is not self.threats_searched else None
-                if line:  # the game's threat search proves it: won in len(line) + 2 plies
-                    self._prove_by(node, line[0], won=True, plies=len(line) + 2)
-                    continue
-                defences = game.threat_defences(node.state) if self.defences else None
-                if defences:
-                    forced[id(node)] = list(defences)
-                continue
-            if forcing.wins:
-                self._prove_by(node, forcing.actions[0], won=True)
-                continue
-            alive = []
-            for action in forcing.actions:
-                after = game.next_state(node.state, action)
-                answer = None if game.is_final(after) else game.forcing_actions(after)
-                if answer is None or not answer.wins:
-                    alive.append(action)
-            if alive:
-                forced[id(node)] = alive
-            else:  # whatever stops one threat, the opponent wins with another
-                self._prove_by(node, forcing.actions[0], won=False)
-        return forced
+        forcing = game.forcing_actions(node.state)
+        if forcing is None:
+            # (a root the thorough search has seen holds no win its fours could find)
+            line = game.forced_win(node.state) if self.forced_wins and node is not self.threats_searched else None
+            if line:  # the game's threat search proves it: won in len(line) + 2 plies
+                self._prove_by(node, line[0], won=True, plies=len(line) + 2)
+                return None
+            defences = game.threat_defences(node.state) if self.defences else None
+            return list(defences) if defences else None
+        if forcing.wins:
+            self._prove_by(node, forcing.actions[0], won=True)
+            return None
+        alive = []
+        for action in forcing.actions:
+            after = game.next_state(node.state, action)
+            answer = None if game.is_final(after) else game.forcing_actions(after)
+            if answer is None or not answer.wins:
+                alive.append(action)
+        if alive:
+            return alive
+        self._prove_by(node, forcing.actions[0], won=False)  # whatever stops one threat, the opponent wins with another
+        return None
 
     def search_root_threats(self, root: Node) -> None:
         """Once a root (new or kept): the game's thorough threat search

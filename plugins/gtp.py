@@ -43,6 +43,7 @@ import ctypes
 import math
 import os
 import queue
+import random
 import re
 import shlex
 import shutil
@@ -536,6 +537,8 @@ def sgf_module():
 CONTROLLER_MAX_MOVES = 1_000_000
 #: seconds of the search an engine throws away before its first genmove (``warm_up``)
 WARM_UP_SECONDS = 0.2
+#: random moves into the game of the warm-up's second position
+WARM_UP_MOVES = 12
 
 
 def controller_game(game: Game) -> Game:
@@ -549,13 +552,24 @@ def controller_game(game: Game) -> Game:
 
 
 def warm_up(actor: Actor, game: Game) -> None:
-    """A searching actor's move from the first position under a short clock, then
-    forgotten: what it compiles or builds on first use (Go's compiled playouts, the
-    network's batched call) is ready before the controller's clock runs on a genmove."""
+    """A searching actor's moves under a short clock, then forgotten: from the first
+    position, and from one ``WARM_UP_MOVES`` random moves in (what a game asks only once
+    stones are on the board: Gomoku's compiled threat search); so what it compiles or
+    builds on first use (Go's compiled playouts, the network's batched call) is ready
+    before the controller's clock runs on a genmove."""
     if getattr(actor, "mcts", None) is None or not hasattr(actor, "time_limit"):
         return
+    later = game.initial_state()
+    rng = random.Random(0)
+    for _ in range(WARM_UP_MOVES):
+        actions = [] if game.is_final(later) else game.legal_actions(later)
+        if not actions:
+            break
+        later = game.next_state(later, rng.choice(actions))
     with time_budget(actor, WARM_UP_SECONDS):
-        actor.select_action(game.initial_state())
+        for state in (game.initial_state(), later):
+            if not game.is_final(state):
+                actor.select_action(state)
     actor.reset()
 
 

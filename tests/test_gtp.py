@@ -470,6 +470,26 @@ def test_a_searching_engine_warms_up_before_its_first_genmove():
     assert moves == "[]" and searched.strip() == "True"
 
 
+def test_a_gomoku_engine_compiles_its_threat_search_before_its_first_move():
+    """Gomoku's compiled threat search runs only once stones are on the board: the
+    warm-up's second position (random moves in) has it compiled when the engine starts."""
+    code = textwrap.dedent("""
+        from hexzero import mctsfw
+        from hexzero.games.gomoku import compiled_threats
+        from hexzero.plugins.pbrain import PbrainEngine
+        kernels = compiled_threats()
+        before = len(kernels.forced_fours.signatures) if kernels else -1
+        engine = PbrainEngine("gomoku", {}, lambda game: mctsfw.make_actor("mcts", game, search_games=50, seed=1))
+        print(before, len(kernels.forced_fours.signatures) if kernels else -1,
+              len(kernels.threat_defences.signatures) if kernels else -1)
+    """)
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert result.returncode == 0, result.stderr
+    before, fours, defences = result.stdout.split()
+    if before != "-1":  # with numba
+        assert before == "0" and int(fours) > 0 and int(defences) > 0
+
+
 def test_go_out_of_turn_implies_a_pass_and_undo_takes_both_back():
     engine = go_engine()
     ok(engine, "play b E5")

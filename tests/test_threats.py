@@ -121,6 +121,27 @@ def test_every_victory_by_continuous_fours_wins_against_every_reply():
     assert len(lines) >= 20 and any(len(line) >= 3 for line in lines)  # some longer than one move
 
 
+@pytest.mark.parametrize("size,budget", [(9, 200), (15, 200), (15, 12), (20, 200)])
+def test_the_compiled_threat_search_gives_the_python_ones_answers(size, budget):
+    """``games/gomoku_threats`` (numba) against the search on the bitboards
+    (``Gomoku.continuous_fours``, ``threat_defences``): the same line (or none) in every
+    position, also where the budget of positions cuts the search short (the same
+    positions counted in the same order), and the same answers to every three."""
+    from hexzero.games.gomoku import compiled_threats, python_threats
+
+    if compiled_threats() is None:
+        pytest.skip("numba is not installed: the Python search is the one in use")
+    game = mctsfw.make_game("gomoku", size=size)
+    states = list(quiet_gomoku_positions(game, 150, seed=size + budget))
+    compiled = [(game.forced_win(state, positions=budget), game.threat_defences(state)) for state in states]
+    with python_threats():
+        reference = [(game.forced_win(state, positions=budget), game.threat_defences(state)) for state in states]
+    assert compiled == reference
+    lines = [line for line, _ in compiled if line is not None]
+    assert len(lines) >= 20 and any(len(line) >= 5 for line in lines)
+    assert sum(defences is not None for _, defences in compiled) >= 10
+
+
 def test_the_wins_in_three_are_all_found_in_one_move():
     """Every position brute force calls a win in 3 (a move after which every reply leaves
     a win at once) has a one-move victory by fours, one of the position's solutions."""
