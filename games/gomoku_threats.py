@@ -1,10 +1,12 @@
-"""Gomoku's threat search compiled (numba): the victory by continuous fours (VCF,
-``forced_fours``: the same search as ``Gomoku.continuous_fours`` under
-``Gomoku.forced_win``'s iterative deepening) and the answers to a three
-(``threat_defences``, as ``Gomoku.threat_defences``), with the Python ones' answers.
+"""Gomoku's threat search compiled (numba), with the Python one's answers: the victory
+by continuous fours (VCF, ``forced_fours``: ``Gomoku.continuous_fours`` under
+``Gomoku.forced_win``'s iterative deepening), the answers to a three
+(``threat_defences``, as ``Gomoku.threat_defences``) and the victory by continuous
+threats, fours and threes (VCT, ``continuous_threats``: ``Gomoku.continuous_threats``
+deepened the same way, its table keeping each position's line of the longest defence).
 
-A search asks for both at every new node; in Python on the bitboards the VCF took about
-0.7 ms a call on 15x15, three quarters of self-play's time with a network that costs
+A search asks for the first two at every new node and for the VCT at every root; in
+Python on the bitboards the VCF took about 0.7 ms a call on 15x15, three quarters of self-play's time with a network that costs
 nothing (docs/speed.md). Here a kernel reads the bitboards' bytes and lays the stones on
 an int8 board laid out as the bitboards are, with ``connect`` guard rows above and below
 (cell ``(r, c)`` at ``(r + connect) * (size + 1) + c``, the guard column at ``c = size``),
@@ -12,7 +14,7 @@ so a window of ``connect`` cells from any cell in any direction stays in the arr
 stops at a guard; one pass (``_scan``) slides a window along every line and counts both
 players' stones in it.
 
-The search is ``continuous_fours``' depth-first search made iterative (a stack of levels)
+The VCF is ``continuous_fours``' depth-first search made iterative (a stack of levels)
 with the same moves in the same order (ascending cells), the same count of positions
 against the same budget, and its table keyed by Zobrist hashes of the position (the
 Python one keys by the two bitboards): a position searched before to at least the depth
@@ -22,6 +24,11 @@ up), so the table needs no lines. One liberty taken: when an iteration of the de
 met no position at its depth limit with fours left to play (and no transposition), a
 deeper one would search the same tree, so the search ends there with no line, where the
 Python one spends its budget on the same nothing.
+
+The VCT is recursive, as the Python one is: its table keeps lines (a position's line is
+reused where another branch meets it), stored in a pool of ``int64`` (each line its
+length, then its cells), and its search goes on after the budget is spent as the Python
+one does (a position met before still answers from the table).
 
 numba keeps the compiled kernels in ``__pycache__`` (``cache=True``), valid while this
 file's time stamp is unchanged.
@@ -48,6 +55,29 @@ def _lookup(keys, used, key):
     while used[i] and keys[i] != key:
         i = (i + 1) & mask
     return i
+
+
+@njit(cache=True)
+def _table(budget):
+    """A search's table of positions: keys (Zobrist hashes), whether each slot is used, and
+    the depth each position was searched to; more slots than the positions a budget of
+    ``budget`` can count, so it never fills."""
+    slots = 16
+    while slots < 2 * (budget + 1):
+        slots *= 2
+    return np.zeros(slots, dtype=np.uint64), np.zeros(slots, dtype=np.bool_), np.zeros(slots, dtype=np.int64)
+
+
+@njit(cache=True)
+def _hash(board, cells, zobrist):
+    """The Zobrist hash of the position on ``board``."""
+    key = np.uint64(0)
+    for c in cells:
+        if board[c] == OWN:
+            key ^= zobrist[0, c]
+        elif board[c] == OTHER:
+            key ^= zobrist[1, c]
+    return key
 
 
 @njit(cache=True)
@@ -83,15 +113,20 @@ def _completing_through(board, cell, dirs, k, colour, found):
 
 
 @njit(cache=True)
-def _scan(board, lines, dirs, k, colour, mark, stamp):
+def _scan(board, lines, dirs, k, colour, mark, stamp, threes=False):
     """One pass sliding a window of ``k`` cells along every line (``lines``: each
     direction's first cells), counting both players' stones: the empty cells of windows
     with ``k - 2`` stones of ``colour`` and none of the opponent's are ``colour``'s four
     cells (a stone there leaves a cell completing its line), marked ``stamp`` in ``mark``;
     the empty cell of a window with ``k - 1`` of the opponent's stones and none of
     ``colour``'s completes the opponent's line. That cell is returned: -1 none, -2 two or
-    more (the pass stops there, its marks incomplete)."""
+    more (the pass stops there, its marks incomplete).
+
+    ``threes``: windows of ``k + 1`` cells instead, and the cells marked are
+    ``Gomoku.three_cells``: the inner empty cells of the windows with both ends empty,
+    ``k - 3`` stones of ``colour`` inside and none of the opponent's (-1 returned)."""
     against = -1
+    size = k + 1 if threes else k
     for di in range(4):
         d = dirs[di]
         for li in range(lines.shape[1]):
@@ -108,24 +143,30 @@ def _scan(board, lines, dirs, k, colour, mark, stamp):
                 elif v != EMPTY:
                     other += 1
                 length += 1
-                if length > k:
-                    u = board[p - k * d]
+                if length > size:
+                    u = board[p - size * d]
                     if u == colour:
                         own -= 1
                     elif u != EMPTY:
                         other -= 1
-                if length >= k:
-                    if other == 0 and own == k - 2:
-                        for j in range(k):
+                if length < size:
+                    pass
+                elif threes:
+                    if other == 0 and own == k - 3 and v == EMPTY and board[p - k * d] == EMPTY:
+                        for j in range(1, k):
                             if board[p - j * d] == EMPTY:
                                 mark[p - j * d] = stamp
-                    elif own == 0 and other == k - 1:
-                        for j in range(k):
-                            c = p - j * d
-                            if board[c] == EMPTY:
-                                if against >= 0 and against != c:
-                                    return -2
-                                against = c
+                elif other == 0 and own == k - 2:
+                    for j in range(k):
+                        if board[p - j * d] == EMPTY:
+                            mark[p - j * d] = stamp
+                elif own == 0 and other == k - 1:
+                    for j in range(k):
+                        c = p - j * d
+                        if board[c] == EMPTY:
+                            if against >= 0 and against != c:
+                                return -2
+                            against = c
                 p += d
     return against
 
@@ -212,24 +253,14 @@ def forced_fours(own_bytes, other_bytes, lines, size, k, max_depth, budget, zobr
     against = _scan(board, lines, dirs, k, OWN, mark, 2)  # the root's, for its first visit
     if against != -1:  # OTHER completes one
         return np.full(1, -1, dtype=np.int64)
-    slots = 16
-    while slots < 2 * (budget + 1):  # more slots than positions: the table never fills
-        slots *= 2
-    keys = np.zeros(slots, dtype=np.uint64)
-    used = np.zeros(slots, dtype=np.bool_)
-    depths = np.zeros(slots, dtype=np.int64)
+    keys, used, depths = _table(budget)
     levels = min(max_depth, MAX_LEVELS) + 1
     moves = np.empty((levels, cells.shape[0]), dtype=np.int64)
     threats = np.empty((levels, cells.shape[0]), dtype=np.int64)
     count = np.zeros(levels, dtype=np.int64)
     index = np.zeros(levels, dtype=np.int64)
     hashes = np.zeros(levels, dtype=np.uint64)
-    root = np.uint64(0)
-    for c in cells:
-        if board[c] == OWN:
-            root ^= zobrist[0, c]
-        elif board[c] == OTHER:
-            root ^= zobrist[1, c]
+    root = _hash(board, cells, zobrist)
     stamp = 1  # (2: the root's scan)
     left = budget
     line = np.empty(0, dtype=np.int64)
@@ -303,6 +334,44 @@ def forced_fours(own_bytes, other_bytes, lines, size, k, max_depth, budget, zobr
 
 
 @njit(cache=True)
+def _answers(board, cells, dirs, k, attacker, attacker_fours, a_stamp, defender_fours, d_stamp, hits, found, out,
+             moves):
+    """The attacker's threes and the answers to them (``Gomoku.open_four_moves`` and
+    ``Gomoku._defences``), where nobody completes a line at once: its moves that leave it
+    two or more cells completing a line, into ``moves`` (among its four cells, marked
+    ``a_stamp`` in ``attacker_fours``), and the defender's moves that do not lose to them,
+    into ``out``: the cells in every threat's set (the move itself, or one of exactly two
+    cells it would leave; ``hits`` counts them) and the defender's four cells (marked
+    ``d_stamp`` in ``defender_fours``: a move gained). Both in ascending order; (the
+    answers' count, the threats' count)."""
+    threats = 0
+    for c in cells:
+        if attacker_fours[c] != a_stamp or board[c] != EMPTY:
+            continue
+        board[c] = attacker
+        n = _completing_through(board, c, dirs, k, attacker, found)
+        board[c] = EMPTY
+        if n < 2:
+            continue
+        if threats == 0:
+            for x in cells:
+                hits[x] = 0
+        moves[threats] = c
+        threats += 1
+        hits[c] += 1
+        if n == 2:
+            hits[found[0]] += 1
+            hits[found[1]] += 1
+    count = 0
+    if threats:
+        for c in cells:
+            if board[c] == EMPTY and (hits[c] == threats or defender_fours[c] == d_stamp):
+                out[count] = c
+                count += 1
+    return count, threats
+
+
+@njit(cache=True)
 def threat_defences(own_bytes, other_bytes, lines, size, k):
     """``Gomoku.threat_defences`` for OWN to move: where OTHER has a three (a move that
     leaves it two or more cells completing its line) and nobody completes a line at once,
@@ -317,31 +386,143 @@ def threat_defences(own_bytes, other_bytes, lines, size, k):
     threes = np.zeros(board.shape[0], dtype=np.int64)  # OTHER's four cells, marked 1: its threes among them
     if _scan(board, lines, dirs, k, OWN, fours, 1) != -1 or _scan(board, lines, dirs, k, OTHER, threes, 1) != -1:
         return np.full(1, -1, dtype=np.int64)  # (OTHER completes a line at once, or OWN does)
-    hits = np.zeros(board.shape[0], dtype=np.int64)  # the threats each cell stops
-    threat_moves = np.empty(lines.shape[1], dtype=np.int64)
+    hits = np.empty(board.shape[0], dtype=np.int64)  # the threats each cell stops
     found = np.empty(3, dtype=np.int64)
-    threats = 0
-    for c in lines[4]:
-        if threes[c] != 1 or board[c] != EMPTY:
-            continue
-        board[c] = OTHER
-        n = _completing_through(board, c, dirs, k, OTHER, found)
-        board[c] = EMPTY
-        if n >= 2:
-            threat_moves[threats] = c
-            threats += 1
-            hits[c] += 1
-            if n == 2:
-                hits[found[0]] += 1
-                hits[found[1]] += 1
+    replies = np.empty(lines.shape[1], dtype=np.int64)
+    moves = np.empty(lines.shape[1], dtype=np.int64)
+    count, threats = _answers(board, lines[4], dirs, k, OTHER, threes, 1, fours, 1, hits, found, replies, moves)
     if threats == 0:
         return np.empty(0, dtype=np.int64)
-    replies = np.empty(lines.shape[1], dtype=np.int64)
-    count = 0
-    for c in lines[4]:
-        if board[c] == EMPTY and (hits[c] == threats or fours[c] == 1):  # a stop, or a four (a move gained)
-            replies[count] = c
-            count += 1
     if count == 0:  # two threes (or more) that no one stone stops: each move loses; taking a threat's cell
-        return threat_moves[:threats].copy()  # makes the opponent use the other
+        return moves[:threats].copy()  # makes the opponent use the other
     return replies[:count].copy()
+
+
+# ---- victory by continuous threats, fours and threes (VCT) ----------------------------------------
+@njit(cache=True)
+def _replies(board, lines, dirs, k, marks, meta, found, out):
+    """``Gomoku._replies`` after a move of OWN (on the board): the defender's moves into
+    ``out`` in ascending order and their count; 0: OWN has won (two cells complete its
+    line); -1: no threat, or OTHER completes a line at once."""
+    meta[2] += 1
+    s = meta[2]
+    if _scan(board, lines, dirs, k, OWN, marks[0], s) != -1:  # OWN's four cells marked; OTHER completes one
+        return -1
+    completing = _scan(board, lines, dirs, k, OTHER, marks[1], s)  # OTHER's four cells marked
+    if completing == -2:
+        return 0
+    if completing >= 0:  # a four: the one cell that blocks it
+        out[0] = completing
+        return 1
+    moves = np.empty(out.shape[0], dtype=np.int64)
+    count, threats = _answers(board, lines[4], dirs, k, OWN, marks[0], s, marks[1], s, marks[2], found, out, moves)
+    if threats == 0:
+        return -1
+    if count == 0:  # nothing stops it: the first cell of the open four, to show the win to its end
+        out[0] = moves[0]
+        count = 1
+    return count
+
+
+@njit(cache=True)
+def _store(keys, used, depths, line_at, slot, key, depth, line):
+    keys[slot], used[slot], depths[slot], line_at[slot] = key, True, depth, line
+
+
+@njit(cache=True)
+def _vct(board, lines, dirs, k, depth, key, zobrist, keys, used, depths, line_at, pool, meta, marks, found):
+    """``Gomoku.continuous_threats`` for OWN to move in the position ``key`` (its Zobrist
+    hash): the line's offset in ``pool`` (its length, then its cells), or -1. ``meta``:
+    [0] the positions left of the budget, [1] the pool's length, [2] the last stamp."""
+    slot = _lookup(keys, used, key)
+    if used[slot] and (line_at[slot] >= 0 or depths[slot] >= depth):
+        return line_at[slot]
+    meta[0] -= 1
+    if meta[0] < 0 or depth < 1:
+        return -1
+    meta[2] += 1
+    s = meta[2]
+    cells = lines[4]
+    against = _scan(board, lines, dirs, k, OWN, marks[0], s)  # OWN's four cells marked; OTHER's completing cell
+    if against == -2:
+        _store(keys, used, depths, line_at, slot, key, depth, -1)
+        return -1
+    moves = np.empty(cells.shape[0], dtype=np.int64)
+    count = 0
+    if against >= 0:  # the defender's four is blocked first: that must keep a threat
+        moves[0] = against
+        count = 1
+    else:
+        for c in cells:
+            if marks[0][c] == s and board[c] == EMPTY:
+                moves[count] = c
+                count += 1
+        _scan(board, lines, dirs, k, OWN, marks[1], s, True)  # the cells that may make a three
+        for c in cells:
+            if marks[1][c] == s and marks[0][c] != s and board[c] == EMPTY:
+                moves[count] = c
+                count += 1
+    replies = np.empty(cells.shape[0], dtype=np.int64)
+    line = -1
+    for i in range(count):
+        m = moves[i]
+        board[m] = OWN
+        n = _replies(board, lines, dirs, k, marks, meta, found, replies)
+        if n < 0:
+            board[m] = EMPTY
+            continue
+        best_reply, best_rest, lost = -1, -1, False
+        for j in range(n):  # (the positions below have buffers of their own)
+            reply = replies[j]
+            board[reply] = OTHER
+            rest = _vct(board, lines, dirs, k, depth - 1, key ^ zobrist[0, m] ^ zobrist[1, reply], zobrist, keys,
+                        used, depths, line_at, pool, meta, marks, found)
+            board[reply] = EMPTY
+            if rest < 0:
+                lost = True
+                break
+            if best_rest < 0 or pool[rest] + 1 > pool[best_rest] + 1:
+                best_reply, best_rest = reply, rest
+        board[m] = EMPTY
+        if not lost:
+            line = meta[1]
+            length = 1 if best_rest < 0 else 2 + pool[best_rest]
+            pool[line] = length
+            pool[line + 1] = m
+            if best_rest >= 0:
+                pool[line + 2] = best_reply
+                for j in range(pool[best_rest]):
+                    pool[line + 3 + j] = pool[best_rest + 1 + j]
+            meta[1] += length + 1
+            break
+    _store(keys, used, depths, line_at, slot, key, depth, line)
+    return line
+
+
+@njit(cache=True)
+def continuous_threats(own_bytes, other_bytes, lines, size, k, max_depth, budget, zobrist):
+    """``Gomoku.forced_win``'s victory by continuous threats (fours and threes) for the
+    owner of ``own_bytes`` to move, where nobody completes a line at once: iterative
+    deepening to ``max_depth`` attacker moves, one table and one budget of ``budget``
+    positions across the depths, as ``Gomoku._deepening(continuous_threats, ...)``. The
+    line (padded cells: the attacker's moves and the replies of the longest defence in
+    turn), empty when none is found."""
+    width = size + 1
+    dirs = np.array([1, width, width + 1, width - 1], dtype=np.int64)
+    board = _board(own_bytes, other_bytes, lines, size, k)
+    cells = lines[4]
+    keys, used, depths = _table(budget)
+    line_at = np.full(keys.shape[0], -1, dtype=np.int64)
+    pool = np.zeros((budget + 2) * (2 * max_depth + 3), dtype=np.int64)
+    meta = np.zeros(3, dtype=np.int64)
+    meta[0] = budget
+    marks = np.zeros((3, board.shape[0]), dtype=np.int64)
+    found = np.empty(3, dtype=np.int64)
+    root = _hash(board, cells, zobrist)
+    for limit in range(1, max_depth + 1):
+        if meta[0] <= 0:
+            break
+        at = _vct(board, lines, dirs, k, limit, root, zobrist, keys, used, depths, line_at, pool, meta, marks, found)
+        if at >= 0:
+            return pool[at + 1:at + 1 + pool[at]].copy()
+    return np.empty(0, dtype=np.int64)

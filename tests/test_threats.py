@@ -124,22 +124,30 @@ def test_every_victory_by_continuous_fours_wins_against_every_reply():
 @pytest.mark.parametrize("size,budget", [(9, 200), (15, 200), (15, 12), (20, 200)])
 def test_the_compiled_threat_search_gives_the_python_ones_answers(size, budget):
     """``games/gomoku_threats`` (numba) against the search on the bitboards
-    (``Gomoku.continuous_fours``, ``threat_defences``): the same line (or none) in every
-    position, also where the budget of positions cuts the search short (the same
-    positions counted in the same order), and the same answers to every three."""
+    (``Gomoku.continuous_fours``, ``continuous_threats``, ``threat_defences``): the same
+    line (or none) by fours and by threes in every position, also where the budget of
+    positions cuts the search short (the same positions counted in the same order), and
+    the same answers to every three."""
     from hexzero.games.gomoku import compiled_threats, python_threats
 
     if compiled_threats() is None:
         pytest.skip("numba is not installed: the Python search is the one in use")
     game = mctsfw.make_game("gomoku", size=size)
     states = list(quiet_gomoku_positions(game, 150, seed=size + budget))
-    compiled = [(game.forced_win(state, positions=budget), game.threat_defences(state)) for state in states]
+    def answers(state):
+        return (game.forced_win(state, positions=budget), game.threat_defences(state),
+                game.forced_win(state, positions=budget, three_positions=budget))
+
+    compiled = [answers(state) for state in states]
     with python_threats():
-        reference = [(game.forced_win(state, positions=budget), game.threat_defences(state)) for state in states]
+        reference = [answers(state) for state in states]
     assert compiled == reference
-    lines = [line for line, _ in compiled if line is not None]
+    lines = [line for line, _, _ in compiled if line is not None]
     assert len(lines) >= 20 and any(len(line) >= 5 for line in lines)
-    assert sum(defences is not None for _, defences in compiled) >= 10
+    assert sum(defences is not None for _, defences, _ in compiled) >= 10
+    by_threes = [thorough for line, _, thorough in compiled if line is None and thorough is not None]
+    if budget >= 200:  # (12 positions find none)
+        assert any(len(line) >= 3 for line in by_threes)  # wins by threes the fours missed, longer than a move
 
 
 def test_the_wins_in_three_are_all_found_in_one_move():
