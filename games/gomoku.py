@@ -47,8 +47,8 @@ _THREATS = None
 
 
 def compiled_threats():
-    """The compiled threat search (``games/gomoku_threats``: the victory by continuous
-    fours, the answers to a three), or None without numba (imported at first use: numba
+    """The compiled threat search (``games/gomoku_threats``: the victories by continuous
+    fours and by threes, the answers to a three), or None without numba (imported at first use: numba
     costs a command that never searches Gomoku)."""
     global _THREATS
     if _THREATS is None:
@@ -63,8 +63,8 @@ def compiled_threats():
 
 @contextlib.contextmanager
 def python_threats() -> Iterator[None]:
-    """Within: ``forced_win``'s fours and ``threat_defences`` are worked out in Python on
-    the bitboards, as without numba: the reference the compiled ones give the same
+    """Within: ``forced_win``'s fours and threes and ``threat_defences`` are worked out in
+    Python on the bitboards, as without numba: the reference the compiled ones give the same
     answers as (the tests) and what they are measured against (benchmarks/tactics.py)."""
     global _THREATS
     before = compiled_threats() or False

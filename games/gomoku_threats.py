@@ -200,7 +200,14 @@ def _node_fours(board, lines, dirs, k, mark, stamp, against, moves, threats):
 
 
 @njit(cache=True)
-def _board(own_bytes, other_bytes, lines, size, k):
+def _dirs(size):
+    """The padded board's steps along a line: across, down, diagonal \\ and diagonal /."""
+    width = size + 1
+    return np.array([1, width, width + 1, width - 1], dtype=np.int64)
+
+
+@njit(cache=True)
+def _board(own_bytes, other_bytes, size, k):
     """The padded board from the bitboards' bytes (little-endian)."""
     width = size + 1
     pad = k * width
@@ -243,9 +250,8 @@ def forced_fours(own_bytes, other_bytes, lines, size, k, max_depth, budget, zobr
     ending with the move that leaves two cells completing a line); empty when none is
     found; ``[-1]`` when either player completes a line at once (no claim made there:
     ``forcing_actions``' business)."""
-    width = size + 1
-    dirs = np.array([1, width, width + 1, width - 1], dtype=np.int64)
-    board = _board(own_bytes, other_bytes, lines, size, k)
+    dirs = _dirs(size)
+    board = _board(own_bytes, other_bytes, size, k)
     cells = lines[4]
     mark = np.zeros(board.shape[0], dtype=np.int64)
     if _scan(board, lines, dirs, k, OTHER, mark, 1) != -1:  # OWN completes a line at once
@@ -379,9 +385,8 @@ def threat_defences(own_bytes, other_bytes, lines, size, k):
     OTHER no such move (the move itself, or one of exactly two cells it would leave) and
     OWN's fours; where none is left, the cells of OTHER's such moves. Empty where OTHER
     has no three; ``[-1]`` where a line completes at once (``forcing_actions``' business)."""
-    width = size + 1
-    dirs = np.array([1, width, width + 1, width - 1], dtype=np.int64)
-    board = _board(own_bytes, other_bytes, lines, size, k)
+    dirs = _dirs(size)
+    board = _board(own_bytes, other_bytes, size, k)
     fours = np.zeros(board.shape[0], dtype=np.int64)  # OWN's four cells, marked 1
     threes = np.zeros(board.shape[0], dtype=np.int64)  # OTHER's four cells, marked 1: its threes among them
     if _scan(board, lines, dirs, k, OWN, fours, 1) != -1 or _scan(board, lines, dirs, k, OTHER, threes, 1) != -1:
@@ -507,9 +512,8 @@ def continuous_threats(own_bytes, other_bytes, lines, size, k, max_depth, budget
     positions across the depths, as ``Gomoku._deepening(continuous_threats, ...)``. The
     line (padded cells: the attacker's moves and the replies of the longest defence in
     turn), empty when none is found."""
-    width = size + 1
-    dirs = np.array([1, width, width + 1, width - 1], dtype=np.int64)
-    board = _board(own_bytes, other_bytes, lines, size, k)
+    dirs = _dirs(size)
+    board = _board(own_bytes, other_bytes, size, k)
     cells = lines[4]
     keys, used, depths = _table(budget)
     line_at = np.full(keys.shape[0], -1, dtype=np.int64)
