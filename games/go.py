@@ -54,14 +54,15 @@ from typing import Any, Callable
 import numpy as np
 
 from hexzero import mctsfw
-from hexzero.mctsfw.game import Game, IllegalMoveError
+from hexzero.mctsfw.game import Game, IllegalMoveError, KeptAnswers
 from hexzero.mctsfw.schema import Parameters, Setting
 
 MIN_SIZE, MAX_SIZE = 5, 19
 #: no random numbers given to the compiled playout: it draws its own
 NO_UNIFORMS = np.zeros(0, dtype=np.float64)
-#: positions whose legal moves a game keeps (a lock-step round's leaves, each asked twice)
-LEGAL_KNOWN = 1024
+#: ``_legal_array`` of a final position
+NO_ACTIONS = np.empty(0, dtype=np.int64)
+NO_ACTIONS.flags.writeable = False
 #: the compiled kernels once looked for: the module ``games/go_playout``, or False without numba
 _KERNELS = None
 
@@ -174,7 +175,7 @@ class Go(Game):
         self.zobrist = {1: [rng.getrandbits(64) for _ in range(nbits)], 2: [rng.getrandbits(64) for _ in range(nbits)]}
         self._tables: dict[str, np.ndarray] | None = None  # the compiled kernels' (_kernel_tables)
         self._seen_array: tuple = (None, None)  # (a state's seen set, as an array: _hashes)
-        self._legal_known: dict[tuple, tuple[int, ...]] = {}  # the latest positions' legal moves
+        self._legal_known = KeptAnswers(1024)  # id(state) -> (state, ``_legal_array``)
 
     def params(self) -> dict[str, Any]:
         return {"size": self.size, "komi": self.komi, "max_moves": self.max_moves_setting, "history": self.history}
@@ -298,26 +299,40 @@ class Go(Game):
         pass: found by the compiled kernel (``go_playout.legal_points``) on the padded
         board, by ``legal_actions_reference`` where numba is missing (the same moves: the
         tests compare them)."""
+        known = self._legal_array(state)
+        return self.legal_actions_reference(state) if known is None else known.tolist()
+
+    def legal_mask(self, state: GoState) -> np.ndarray:
+        """``Game.legal_mask`` from the kernel's array of legal moves (no list made)."""
+        known = self._legal_array(state)
+        if known is None:
+            return super().legal_mask(state)
+        mask = np.zeros(self.num_actions, dtype=np.float32)
+        mask[known] = 1.0
+        return mask
+
+    def _legal_array(self, state: GoState) -> np.ndarray | None:
+        """``legal_actions`` as the compiled kernel writes them (an int64 array, read-only);
+        None where numba is missing. Kept by the state object itself (``KeptAnswers``): a
+        search asks twice a leaf, for the priors' mask and then for its moves."""
         kernels = compiled_kernels()
         if kernels is None:
-            return self.legal_actions_reference(state)
+            return None
+        known = self._legal_known.get(id(state))
+        if known is not None and known[0] is state:
+            return known[1]
         if self.is_final(state):
-            return []
-        player, black, white, passes, moves, h, seen, *_ = state
-        key = (player, black, white, passes, len(moves), seen)  # all that decides the legal moves
-        known = self._legal_known.get(key)
-        if known is not None:  # a search asks twice a leaf: for the priors' mask and for its moves
-            return list(known)
+            return NO_ACTIONS
+        player, black, white, _, _, h, seen, *_ = state
         tables = self._kernel_tables()
         actions = np.empty(self.pass_action + 1, dtype=np.int64)
         count = kernels.legal_points(self._padded_board(black, white), self.size, int(player), np.uint64(h),
                                      self._hashes(seen), tables["keys"], tables["point_of"], actions)
         actions[count] = self.pass_action
-        out = actions[:count + 1].tolist()
-        if len(self._legal_known) >= LEGAL_KNOWN:
-            self._legal_known.pop(next(iter(self._legal_known)))  # the oldest
-        self._legal_known[key] = tuple(out)
-        return out
+        legal = actions[:count + 1]
+        legal.flags.writeable = False
+        self._legal_known.keep(id(state), (state, legal))  # the state held: its id stays its own
+        return legal
 
     def _hashes(self, seen: frozenset) -> np.ndarray:
         """``seen`` as an array for the kernels, kept while the states share that set (from

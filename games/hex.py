@@ -22,7 +22,7 @@ import networkx as nx
 import numpy as np
 
 from hexzero import mctsfw
-from hexzero.mctsfw.game import Forcing, Game, IllegalMoveError, letter_cell_name, parse_letter_cell, stone_planes_of_encoded
+from hexzero.mctsfw.game import Forcing, Game, IllegalMoveError, KeptAnswers, letter_cell_name, parse_letter_cell, stone_planes_of_encoded
 from hexzero.mctsfw.schema import Parameters, Setting
 
 MIN_SIZE, MAX_SIZE = 3, 19
@@ -103,6 +103,7 @@ class Hex(Game):
         ]
         self._not_last_col = self.full & ~(col0 << (n - 1))
         self._tiled: dict[int, tuple[int, int, int, int]] = {}  # batch size -> ``_decided``'s masks
+        self._joining = KeptAnswers()  # (stones, player) -> ``completing_cells`` before ``& empty``
         # ``symmetries``: where each cell of a symmetric board comes from, and whether the colours swap
         cells = np.arange(n * n)
         mirrored = cells.reshape(n, n).T.reshape(-1)
@@ -253,11 +254,18 @@ class Hex(Game):
 
     def completing_cells(self, own: int, player: int, empty: int) -> int:
         """The cells of ``empty`` where one more stone of ``own`` joins the player's two
-        sides: each touches (or lies on) the start side's chain and the end side's."""
-        start, end = self.sides[player]
-        from_start = self._around(self._flood(own, start)) | start
-        from_end = self._around(self._flood(own, end)) | end
-        return from_start & from_end & empty
+        sides: each touches (or lies on) the start side's chain and the end side's.
+
+        The two floods are kept for the latest stone sets (``KeptAnswers``): a search asks
+        at every new node for both players, and the stones of the player to move there
+        are those its parent asked about for the opponent (so are its siblings')."""
+        key = (own, player)
+        joining = self._joining.get(key)
+        if joining is None:
+            start, end = self.sides[player]
+            joining = self._joining.keep(key, (self._around(self._flood(own, start)) | start)
+                                         & (self._around(self._flood(own, end)) | end))
+        return joining & empty
 
     def forcing_actions(self, state: HexState) -> Forcing | None:
         """The cells that join the two sides for the player to move; else the cells that

@@ -33,6 +33,24 @@ class Forcing(NamedTuple):
     wins: bool
 
 
+class KeptAnswers(dict):
+    """A game's answers for the latest positions a search asks about, by key: emptied when
+    ``limit`` are kept (no order kept, no eviction a call). A search asks a game twice
+    about a leaf (the priors' mask, the moves), or about the same stones at sibling nodes
+    (the threats of the player who did not move), and a game keeps the answer here."""
+
+    def __init__(self, limit: int = 4096):
+        super().__init__()
+        self.limit = limit
+
+    def keep(self, key: Hashable, answer: Any) -> Any:
+        """``answer`` kept for ``key``, and returned."""
+        if len(self) >= self.limit:
+            self.clear()
+        self[key] = answer
+        return answer
+
+
 class Game:
     """Base class of every game plugin.
 
