@@ -103,7 +103,7 @@ class Hex(Game):
         ]
         self._not_last_col = self.full & ~(col0 << (n - 1))
         self._tiled: dict[int, tuple[int, int, int, int]] = {}  # batch size -> ``_decided``'s masks
-        self._joining = KeptAnswers()  # (stones, player) -> ``completing_cells`` before ``& empty``
+        self._joining = {1: KeptAnswers(), 2: KeptAnswers()}  # player -> stones -> ``completing_cells`` before ``& empty``
         # ``symmetries``: where each cell of a symmetric board comes from, and whether the colours swap
         cells = np.arange(n * n)
         mirrored = cells.reshape(n, n).T.reshape(-1)
@@ -259,12 +259,12 @@ class Hex(Game):
         The two floods are kept for the latest stone sets (``KeptAnswers``): a search asks
         at every new node for both players, and the stones of the player to move there
         are those its parent asked about for the opponent (so are its siblings')."""
-        key = (own, player)
-        joining = self._joining.get(key)
+        kept = self._joining[player]
+        joining = kept.get(own)
         if joining is None:
             start, end = self.sides[player]
-            joining = self._joining.keep(key, (self._around(self._flood(own, start)) | start)
-                                         & (self._around(self._flood(own, end)) | end))
+            joining = kept.keep(own, (self._around(self._flood(own, start)) | start)
+                                & (self._around(self._flood(own, end)) | end))
         return joining & empty
 
     def forcing_actions(self, state: HexState) -> Forcing | None:
