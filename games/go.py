@@ -315,19 +315,20 @@ class Go(Game):
         """``legal_actions`` as the compiled kernel writes them (an int64 array, read-only);
         None where numba is missing. Kept by the state object itself (``KeptAnswers``): a
         search asks twice a leaf, for the priors' mask and then for its moves."""
+        known = self._legal_known.get(id(state))  # (kept only where the kernels are)
+        if known is not None and known[0] is state:
+            return known[1]
         kernels = compiled_kernels()
         if kernels is None:
             return None
-        known = self._legal_known.get(id(state))
-        if known is not None and known[0] is state:
-            return known[1]
         if self.is_final(state):
             return NO_ACTIONS
         player, black, white, _, _, h, seen, *_ = state
         tables = self._kernel_tables()
         actions = np.empty(self.pass_action + 1, dtype=np.int64)
-        count = kernels.legal_points(self._padded_board(black, white), self.size, int(player), np.uint64(h),
-                                     self._hashes(seen), tables["keys"], tables["point_of"], actions)
+        count = kernels.legal_points(tables["board"], self._words(black, white), self._bit_cells, self.size,
+                                     int(player), np.uint64(h), self._hashes(seen), tables["keys"], tables["point_of"],
+                                     actions)
         actions[count] = self.pass_action
         legal = actions[:count + 1]
         legal.flags.writeable = False
@@ -345,9 +346,13 @@ class Go(Game):
         """The kernels' padded board (``_kernel_tables``) of these stones, put on their
         padded points by the compiled ``go_playout.padded_board`` from the bitboards' 64-bit words."""
         tables = self._kernel_tables()
+        return compiled_kernels().padded_board(tables["board"], self._words(black, white), self._bit_cells,
+                                               tables["point_of"])
+
+    def _words(self, black: int, white: int) -> np.ndarray:
+        """The two bitboards as the kernels read them: black's 64-bit words, then white's."""
         nbytes = -(-self._nbytes // 8) * 8
-        words = np.frombuffer(black.to_bytes(nbytes, "little") + white.to_bytes(nbytes, "little"), dtype=np.uint64)
-        return compiled_kernels().padded_board(tables["board"], words, nbytes // 8, self._bit_cells, tables["point_of"])
+        return np.frombuffer(black.to_bytes(nbytes, "little") + white.to_bytes(nbytes, "little"), dtype=np.uint64)
 
     def legal_actions_reference(self, state: GoState) -> list[int]:
         """``legal_actions`` on the bitboards in Python: the liberties of every group, then

@@ -122,10 +122,11 @@ def _place(board, p, colour, stride, h, keys, stack, mark, taken, group, capture
 
 
 @njit(cache=True)
-def padded_board(template, words, nwords, bit_of, point_of):
+def padded_board(template, words, bit_of, point_of):
     """A copy of the empty padded board ``template`` with the stones of the bitboards in
-    ``words`` (black's ``nwords`` 64-bit words, then white's; action ``a``'s bit is
+    ``words`` (black's 64-bit words, then as many of white's; action ``a``'s bit is
     ``bit_of[a]``) on their points: 1 black, 2 white."""
+    nwords = words.shape[0] // 2
     board = template.copy()
     for a in range(point_of.shape[0]):
         bit = bit_of[a]
@@ -138,11 +139,13 @@ def padded_board(template, words, nwords, bit_of, point_of):
 
 
 @njit(cache=True)
-def legal_points(board, size, player, h, seen, keys, point_of, out):
-    """The actions where a stone of ``player`` is legal on ``board``: empty, not suicide,
-    and not making a board whose hash is in ``seen`` (positional superko), as
-    ``Go.legal_actions_reference`` says; written in increasing order into ``out``, their
-    number returned."""
+def legal_points(template, words, bit_of, size, player, h, seen, keys, point_of, out):
+    """The actions where a stone of ``player`` is legal on the board of the bitboards'
+    ``words`` (``padded_board``): empty, not suicide, and not making a board whose hash is
+    in ``seen`` (positional superko), as ``Go.legal_actions_reference`` says; written in
+    increasing order into ``out``, their number returned. (One call from the bitboards: a
+    search asks at every leaf.)"""
+    board = padded_board(template, words, bit_of, point_of)
     npoints = board.shape[0]
     stride = size + 2
     capacity = 1
