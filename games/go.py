@@ -434,14 +434,17 @@ class Go(Game):
             return "both players passed"
         return f"the cut-off of {self.max_moves} moves"
 
-    def search_actions(self, state: GoState) -> list[int]:
+    def search_actions(self, state: GoState) -> list[int] | np.ndarray:
         """The legal moves less pass, unless the opponent has just passed or every other
         legal move fills one of the mover's own eyes: a search (and so a searching player)
         passes only then. An uninformed value head makes every move look alike, and PUCT
         would pour the visits into pass, the move of highest prior, teaching self-play to
-        pass while the opponent fills the board."""
-        actions = self.legal_actions(state)
-        if not actions or state[3]:
+        pass while the opponent fills the board. The kernel's array where numba is (no list
+        made: the search orders a leaf's moves with numpy)."""
+        actions = self._legal_array(state)
+        if actions is None:
+            actions = self.legal_actions_reference(state)
+        if not len(actions) or state[3]:
             return actions
         own, opp = (state[1], state[2]) if state[0] == 1 else (state[2], state[1])
         moves = actions[:-1]  # pass is last

@@ -67,7 +67,7 @@ from typing import Callable, Generator, Iterator, Sequence
 import numpy as np
 
 from hexzero.mctsfw.evaluators import LeafEvaluator, RandomRollouts, evaluate_together
-from hexzero.mctsfw.game import Action, Game, IllegalMoveError, State, opponent
+from hexzero.mctsfw.game import Action, Game, IllegalMoveError, State, action_list, opponent
 from hexzero.mctsfw.schema import Parameters
 
 
@@ -469,7 +469,7 @@ class MCTS:
                     root_value = float(judged[0])
                 self.expand([root], priors, forced)
                 if root.untried is UNLISTED:  # listed now, its forced moves known already
-                    root.untried = forced.get(id(root)) or list(self.game.search_actions(root.state))
+                    root.untried = forced.get(id(root)) or action_list(self.game.search_actions(root.state))
         elif root.untried is UNLISTED:  # a kept node never entered
             self.list_actions(root)
         if root.proven is not None:  # nothing left to learn: the result is exact
@@ -625,7 +625,7 @@ class MCTS:
         once proves the node instead), else ``Game.search_actions``."""
         forced = self.forced_for(node) if self.threats else None
         if node.proven is None:
-            node.untried = forced or list(self.game.search_actions(node.state))
+            node.untried = forced or action_list(self.game.search_actions(node.state))
 
     @staticmethod
     def leaves_to_judge(paths: list[list[Node]]) -> tuple[list[Node], dict[int, float]]:
@@ -739,8 +739,8 @@ class MCTS:
         search_actions = self.game.search_actions
         priors = np.asarray(priors, dtype=np.float64)  # one conversion for the batch
         for leaf, leaf_priors in zip(leaves, priors):
-            actions = forced.get(id(leaf)) or search_actions(leaf.state)
-            index = np.fromiter(actions, np.intp, len(actions))
+            actions = forced.get(id(leaf)) or search_actions(leaf.state)  # a list or an int array
+            index = np.asarray(actions, dtype=np.intp)
             p = leaf_priors.take(index)
             order = p.argsort(kind="stable")  # numpy's takes and lists: no Python work per action
             leaf.priors = p.take(order).tolist()
