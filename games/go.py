@@ -434,16 +434,21 @@ class Go(Game):
             return "both players passed"
         return f"the cut-off of {self.max_moves} moves"
 
-    def search_actions(self, state: GoState) -> list[int] | np.ndarray:
+    def search_actions(self, state: GoState) -> list[int]:
         """The legal moves less pass, unless the opponent has just passed or every other
         legal move fills one of the mover's own eyes: a search (and so a searching player)
         passes only then. An uninformed value head makes every move look alike, and PUCT
         would pour the visits into pass, the move of highest prior, teaching self-play to
-        pass while the opponent fills the board. The kernel's array where numba is (no list
-        made: the search orders a leaf's moves with numpy)."""
-        actions = self._legal_array(state)
-        if actions is None:
-            actions = self.legal_actions_reference(state)
+        pass while the opponent fills the board."""
+        return self._search_moves(state, self.legal_actions(state))
+
+    def search_array(self, state: GoState) -> np.ndarray:
+        """``search_actions`` from the kernel's array itself (no list made) where numba is."""
+        known = self._legal_array(state)
+        return super().search_array(state) if known is None else self._search_moves(state, known)
+
+    def _search_moves(self, state: GoState, actions):
+        """``search_actions``' rule on the legal moves (a list, or the kernel's array)."""
         if not len(actions) or state[3]:
             return actions
         own, opp = (state[1], state[2]) if state[0] == 1 else (state[2], state[1])

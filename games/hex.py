@@ -152,13 +152,21 @@ class Hex(Game):
         return [a for cells, byte in zip(self._cells_of_byte, empty) for a in cells[byte]]
 
     def legal_mask(self, state: HexState) -> np.ndarray:
-        """``Game.legal_mask`` from the bitboard (bit ``a`` is cell ``a``): the empty cells
-        unpacked, no list made."""
+        """``Game.legal_mask`` from the bitboard: the empty cells unpacked, no list made."""
         if state[3]:
             return np.zeros(self.num_actions, dtype=np.float32)
+        return self._empty_cells(state).astype(np.float32)
+
+    def search_array(self, state: HexState) -> np.ndarray:
+        """``Game.search_array`` from the bitboard: numpy lists the empty cells (no list made)."""
+        if state[3]:
+            return np.empty(0, dtype=np.intp)
+        return self._empty_cells(state).nonzero()[0]
+
+    def _empty_cells(self, state: HexState) -> np.ndarray:
+        """1 at each empty cell in action order (bit ``a`` of a bitboard is cell ``a``), uint8."""
         empty = (self.full & ~(state[1] | state[2])).to_bytes(self._nbytes, "little")
-        return np.unpackbits(np.frombuffer(empty, dtype=np.uint8), count=self.num_actions,
-                             bitorder="little").astype(np.float32)
+        return np.unpackbits(np.frombuffer(empty, dtype=np.uint8), count=self.num_actions, bitorder="little")
 
     def next_state(self, state: HexState, action: int) -> HexState:
         player, ones, twos, winner = state

@@ -130,10 +130,15 @@ class Game:
         """The moves a search considers in ``state``: the legal ones, less any that no
         sensible player makes there (Go: no pass while the opponent has not passed and a
         move other than filling one's own eye remains). Players that search choose among
-        these; the rules (``legal_actions``) are unchanged. A list, or a 1-D array of ints
-        (a game whose legal moves come from a compiled kernel hands its array over as it is:
-        the search orders a leaf's moves with numpy); ``action_list`` makes either a list."""
+        these; the rules (``legal_actions``) are unchanged."""
         return self.legal_actions(state)
+
+    def search_array(self, state: State) -> np.ndarray:
+        """``search_actions`` as a 1-D array of ``np.intp``, for the search to order a new
+        leaf's moves by prior with numpy. A game that makes its moves with numpy or a
+        compiled kernel gives the array itself (Hex, Go: no list made and read back)."""
+        actions = self.search_actions(state)
+        return np.fromiter(actions, np.intp, len(actions))
 
     def forcing_actions(self, state: State) -> Forcing | None:
         """The moves the position forces, for searches, tactical playouts and a raw
@@ -355,11 +360,6 @@ class Game:
 
 # ---- square boards as people name their cells: a column letter and a row number (``b3``),
 # or ``row col`` counted from 0; row 1 is the first row of ``a = row*size + col``
-def action_list(actions: Sequence[Action] | np.ndarray) -> list[Action]:
-    """``Game.search_actions``' answer (a list, or an int array) as a new list of ints."""
-    return actions.tolist() if isinstance(actions, np.ndarray) else list(actions)
-
-
 def letter_cell_name(action: Action, size: int) -> str:
     """``b3`` for the cell in row 2, column 1 of a square board (``action = row*size + col``)."""
     r, c = divmod(int(action), size)

@@ -67,7 +67,7 @@ from typing import Callable, Generator, Iterator, Sequence
 import numpy as np
 
 from hexzero.mctsfw.evaluators import LeafEvaluator, RandomRollouts, evaluate_together
-from hexzero.mctsfw.game import Action, Game, IllegalMoveError, State, action_list, opponent
+from hexzero.mctsfw.game import Action, Game, IllegalMoveError, State, opponent
 from hexzero.mctsfw.schema import Parameters
 
 
@@ -469,7 +469,7 @@ class MCTS:
                     root_value = float(judged[0])
                 self.expand([root], priors, forced)
                 if root.untried is UNLISTED:  # listed now, its forced moves known already
-                    root.untried = forced.get(id(root)) or action_list(self.game.search_actions(root.state))
+                    root.untried = forced.get(id(root)) or list(self.game.search_actions(root.state))
         elif root.untried is UNLISTED:  # a kept node never entered
             self.list_actions(root)
         if root.proven is not None:  # nothing left to learn: the result is exact
@@ -625,7 +625,7 @@ class MCTS:
         once proves the node instead), else ``Game.search_actions``."""
         forced = self.forced_for(node) if self.threats else None
         if node.proven is None:
-            node.untried = forced or action_list(self.game.search_actions(node.state))
+            node.untried = forced or list(self.game.search_actions(node.state))
 
     @staticmethod
     def leaves_to_judge(paths: list[list[Node]]) -> tuple[list[Node], dict[int, float]]:
@@ -736,11 +736,11 @@ class MCTS:
                 if leaf.untried is None:  # (a root's new child is listed when made)
                     leaf.untried = UNLISTED
             return
-        search_actions = self.game.search_actions
+        search_array = self.game.search_array
         priors = np.asarray(priors, dtype=np.float64)  # one conversion for the batch
         for leaf, leaf_priors in zip(leaves, priors):
-            actions = forced.get(id(leaf)) or search_actions(leaf.state)  # a list or an int array
-            index = np.asarray(actions, dtype=np.intp)
+            actions = forced.get(id(leaf))
+            index = search_array(leaf.state) if actions is None else np.fromiter(actions, np.intp, len(actions))
             p = leaf_priors.take(index)
             order = p.argsort(kind="stable")  # numpy's takes and lists: no Python work per action
             leaf.priors = p.take(order).tolist()

@@ -21,7 +21,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from hexzero import mctsfw  # noqa: E402
-from hexzero.mctsfw.game import action_list  # noqa: E402
 from hexzero.plugins.web import WebBoard, headless_chromium, make_server  # noqa: E402
 
 #: (file, game, parameters, the person's moves before the picture, the agent's seconds a move)
@@ -44,7 +43,7 @@ def take(driver, out: Path, name: str, params: dict, person_moves: int, seconds:
         for number in range(person_moves + 1):
             if number == person_moves:
                 agent.search_games, agent.time_limit = None, seconds  # think long enough to be seen
-            legal = [a for a in action_list(game.search_actions(board.state())) if a != game.pass_action]
+            legal = [a for a in game.search_actions(board.state()) if a != game.pass_action]
             board.play(centre if number == 0 and centre in legal else rng.choice(legal))
             if number < person_moves:
                 board.wait_for_agent()

@@ -255,7 +255,8 @@ def test_a_game_without_name_or_num_actions_is_refused():
 @pytest.mark.parametrize("name", sorted(default_registries().games.names()))
 def test_every_games_legal_mask_marks_its_legal_actions(name):
     """A game's own ``legal_mask`` (Hex and Gomoku unpack their bitboards) agrees with its
-    ``legal_actions`` all through random games, the final position included."""
+    ``legal_actions``, and its ``search_array`` (Hex's and Go's own) with its
+    ``search_actions``, all through random games, the final position included."""
     import random
 
     import numpy as np
@@ -269,6 +270,8 @@ def test_every_games_legal_mask_marks_its_legal_actions(name):
             expected[game.legal_actions(state)] = 1.0
             mask = game.legal_mask(state)
             assert mask.dtype == np.float32 and np.array_equal(mask, expected), game.render(state)
+            array = game.search_array(state)
+            assert array.dtype == np.intp and array.tolist() == list(game.search_actions(state)), game.render(state)
             if game.is_final(state):
                 break
             state = game.next_state(state, rng.choice(game.legal_actions(state)))
