@@ -54,7 +54,7 @@ from typing import Any, Callable
 import numpy as np
 
 from hexzero import mctsfw
-from hexzero.mctsfw.game import Game, IllegalMoveError, KeptAnswers
+from hexzero.mctsfw.game import Game, IllegalMoveError, KeptAnswers, compiled_module
 from hexzero.mctsfw.schema import Parameters, Setting
 
 MIN_SIZE, MAX_SIZE = 5, 19
@@ -63,22 +63,12 @@ NO_UNIFORMS = np.zeros(0, dtype=np.float64)
 #: ``_legal_array`` of a final position
 NO_ACTIONS = np.empty(0, dtype=np.int64)
 NO_ACTIONS.flags.writeable = False
-#: the compiled kernels once looked for: the module ``games/go_playout``, or False without numba
-_KERNELS = None
 
 
 def compiled_kernels():
     """The compiled kernels (``games/go_playout``: the light playout, the legal points), or
     None without numba."""
-    global _KERNELS
-    if _KERNELS is None:
-        try:
-            from hexzero.games import go_playout
-        except ImportError:
-            _KERNELS = False
-        else:
-            _KERNELS = go_playout
-    return _KERNELS or None
+    return compiled_module("hexzero.games.go_playout")
 
 
 def playout_kernel():

@@ -23,14 +23,14 @@ position before held no winning line, so any line found holds that stone.
 
 from __future__ import annotations
 
-import contextlib
 import random
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 import numpy as np
 
 from hexzero import mctsfw
-from hexzero.mctsfw.game import Forcing, Game, IllegalMoveError, KeptAnswers, letter_cell_name, parse_letter_cell
+from hexzero.mctsfw.game import (Forcing, Game, IllegalMoveError, KeptAnswers, compiled_module, letter_cell_name,
+                                 parse_letter_cell, without_compiled)
 from hexzero.mctsfw.schema import Parameters, Setting
 
 MIN_SIZE, MAX_SIZE = 5, 20  # 20: the Gomocup freestyle board
@@ -42,37 +42,20 @@ GomokuState = tuple  # (player_to_move, stones_of_1, stones_of_2, winner, moves)
 #: network's move) gives victories by threes: about 0.8 ms a call on 15x15 compiled, 7 ms in
 #: Python (benchmarks/tactics.py)
 THOROUGH_POSITIONS = 300
-#: the compiled threat search once looked for: the module ``games/gomoku_threats``, or False without numba
-_THREATS = None
+#: the compiled threat search (numba): the victories by continuous fours and by threes, the answers to a three
+THREATS_MODULE = "hexzero.games.gomoku_threats"
 
 
 def compiled_threats():
-    """The compiled threat search (``games/gomoku_threats``: the victories by continuous
-    fours and by threes, the answers to a three), or None without numba (imported at first use: numba
-    costs a command that never searches Gomoku)."""
-    global _THREATS
-    if _THREATS is None:
-        try:
-            from hexzero.games import gomoku_threats
-        except ImportError:
-            _THREATS = False
-        else:
-            _THREATS = gomoku_threats
-    return _THREATS or None
+    """The compiled threat search (``games/gomoku_threats``), or None without numba."""
+    return compiled_module(THREATS_MODULE)
 
 
-@contextlib.contextmanager
-def python_threats() -> Iterator[None]:
+def python_threats():
     """Within: ``forced_win``'s fours and threes and ``threat_defences`` are worked out in
     Python on the bitboards, as without numba: the reference the compiled ones give the same
     answers as (the tests) and what they are measured against (benchmarks/tactics.py)."""
-    global _THREATS
-    before = compiled_threats() or False
-    _THREATS = False
-    try:
-        yield
-    finally:
-        _THREATS = before
+    return without_compiled(THREATS_MODULE)
 
 
 def runs_at_least(stones: int, shift: int, length: int) -> int:

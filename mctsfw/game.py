@@ -7,9 +7,11 @@ parameters (board size, piles ...), so one game object serves any number of stat
 
 from __future__ import annotations
 
+import contextlib
+import importlib
 import random
 import re
-from typing import Any, Callable, Hashable, NamedTuple, Sequence
+from typing import Any, Callable, Hashable, Iterator, NamedTuple, Sequence
 
 import numpy as np
 
@@ -31,6 +33,34 @@ class Forcing(NamedTuple):
     #: opponent's immediate win (each cell the opponent would win on: with two or more,
     #: none stops them all, and the position is lost)
     wins: bool
+
+
+#: ``compiled_module``'s answers: a module, or None where it could not be imported
+_COMPILED: dict[str, Any] = {}
+
+
+def compiled_module(name: str) -> Any:
+    """A game's compiled kernels (a module of numba functions, ``hexzero.games.go_playout``),
+    imported at first use (numba costs a command that never plays that game); None where it
+    cannot be (numba missing): the game then works in Python."""
+    if name not in _COMPILED:
+        try:
+            _COMPILED[name] = importlib.import_module(name)
+        except ImportError:
+            _COMPILED[name] = None
+    return _COMPILED[name]
+
+
+@contextlib.contextmanager
+def without_compiled(name: str) -> Iterator[None]:
+    """Within: ``compiled_module(name)`` is None, as without numba: the game's Python
+    reference answers, for the tests that compare the two and the benchmarks that time them."""
+    before = compiled_module(name)
+    _COMPILED[name] = None
+    try:
+        yield
+    finally:
+        _COMPILED[name] = before
 
 
 class KeptAnswers(dict):

@@ -467,7 +467,7 @@ def self_play_games(game: Game, net, policy: TreePolicy, s: SelfPlaySettings, nu
                      mean_symmetry=getattr(policy, "mean_symmetry", False))
     games = [SelfPlayGame(game, net, policy, s, number, seed, value) for number in numbers]
     playing = [g for g in games if not g.over]
-    with paused_gc():  # for the whole group: a collection after every move walked each new tree (5% of Go's ceiling)
+    with paused_gc():  # for the whole group: a collection after every move walked each new tree (12% of Go's ceiling)
         while playing:
             roots = search_together([(g.mcts, g.state) for g in playing], [g.budget() for g in playing])
             for g, root in zip(playing, roots):

@@ -43,7 +43,6 @@ import ctypes
 import math
 import os
 import queue
-import random
 import re
 import shlex
 import shutil
@@ -55,9 +54,12 @@ import weakref
 from dataclasses import dataclass, field
 from typing import Any, Callable, TextIO
 
+import numpy as np
+
 from hexzero import mctsfw
 from hexzero.mctsfw.actors import Actor, ActorError, FollowingActor, Resignation
 from hexzero.mctsfw.game import Action, Game, IllegalMoveError, State
+from hexzero.mctsfw.match import random_opening
 from hexzero.mctsfw.mcts import SearchProgress
 from hexzero.mctsfw.sgf import score_text
 
@@ -559,13 +561,7 @@ def warm_up(actor: Actor, game: Game) -> None:
     before the controller's clock runs on a genmove."""
     if getattr(actor, "mcts", None) is None or not hasattr(actor, "time_limit"):
         return
-    later = game.initial_state()
-    rng = random.Random(0)
-    for _ in range(WARM_UP_MOVES):
-        actions = [] if game.is_final(later) else game.legal_actions(later)
-        if not actions:
-            break
-        later = game.next_state(later, rng.choice(actions))
+    later = game.state_after(random_opening(game, 1, WARM_UP_MOVES, np.random.default_rng(0)), 1)
     with time_budget(actor, WARM_UP_SECONDS):
         for state in (game.initial_state(), later):
             if not game.is_final(state):
