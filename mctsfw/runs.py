@@ -294,9 +294,13 @@ class ResumableRun:
         with self.run.lock(), interrupt_reported() as interrupted:
             try:
                 return self._train(interrupted)
-            except Exception as error:
-                if interrupted:  # an interrupted library call that raised something else
-                    raise interrupted.stop() from error
+            except (Exception, KeyboardInterrupt) as error:
+                stop = interrupted.stop() if interrupted else None
+                # an interrupted library call that raised something else: another error, or a plain
+                # KeyboardInterrupt for a SIGTERM (Ray's wait and get turn whatever the handler
+                # raised into that, and the run exited 130, not 143: seen in CI)
+                if stop is not None and type(error) is not type(stop):
+                    raise stop from error
                 raise
 
     def _train(self, interrupted: StopSignals) -> dict[str, Any]:

@@ -13,8 +13,8 @@ import weakref
 import pytest
 
 from conftest import STOP_STATUS as STOPS, descendants, wait_until_gone
-from hexzero.mctsfw.interrupts import _inside_tensorflow, interrupt_reported
-from hexzero.mctsfw.runs import RunDir
+from hexzero.mctsfw.interrupts import Terminated, _inside_tensorflow, interrupt_reported, raise_terminated
+from hexzero.mctsfw.runs import ResumableRun, RunDir
 from test_training import ROOT, run_cli_train
 
 
@@ -130,6 +130,28 @@ def test_a_stop_signal_in_a_held_block_waits_for_its_end_and_a_second_does_not()
         assert done[-1] == "line and commit, again" and seen.seen == [signal.SIGINT, signal.SIGINT]
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+def test_a_sigterm_that_a_library_turned_into_a_plain_ctrl_c_still_stops_a_run_as_a_sigterm(tmp_path):
+    """Ray's ``wait`` raises a plain ``KeyboardInterrupt`` for whatever a signal handler
+    raised in it: a CI run's SIGTERM then exited 130, as a Ctrl-C. The run knows which
+    signal came and raises that one."""
+    def waits_in_ray(interrupted):
+        try:
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(5)
+        except Terminated:
+            raise KeyboardInterrupt() from None  # what ray.wait made of it
+
+    run = ResumableRun({}, tmp_path / "run")
+    run._train = waits_in_ray
+    previous = signal.signal(signal.SIGTERM, raise_terminated)  # as the command line has it
+    try:
+        with pytest.raises(KeyboardInterrupt) as stopped:
+            run.train()
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    assert type(stopped.value) is Terminated  # the command's exit status: 143
 
 
 @pytest.mark.parametrize("stop", STOPS)
