@@ -120,7 +120,7 @@ class Gomoku(Game):
         self._freestyle_five = self.connect == 5 and not self.exactly_five  # the unrolled test applies
         # the compiled threat search's padded board (games/gomoku_threats.py): cell (r, c) at bit + connect rows
         self._action_of_padded = {int(p): a for a, p in enumerate(self._bit_cells + self.connect * w)}
-        self._zobrist = self._lines = None  # the compiled threat search's tables, made at its first call
+        self._zobrist = self._lines = self._windows = None  # the compiled threat search's tables, made at its first call
 
     @classmethod
     def param_problems(cls, params: dict[str, Any]) -> list[str]:
@@ -400,8 +400,8 @@ class Gomoku(Game):
                 return False
             return self._deepening(self.continuous_fours, own, other, empty, depth, positions)
         self._kernel_tables(kernels)
-        found = kernels.forced_fours(*self._bytes(own, other), self._lines, self.size, self.connect, depth,
-                                     positions, self._zobrist).tolist()
+        found = kernels.forced_fours(*self._bytes(own, other), self._lines, *self._windows, self.size, self.connect,
+                                     depth, positions, self._zobrist).tolist()
         if found and found[0] < 0:
             return False
         return [self._action_of_padded[p] for p in found] or None
@@ -411,6 +411,7 @@ class Gomoku(Game):
         windows slide along and the Zobrist keys of its table of positions."""
         if self._lines is None:
             self._lines = kernels.lines_of(self.size, self.connect)
+            self._windows = kernels.windows_of(self.size, self.connect)
             self._zobrist = kernels.zobrist((self.size + 2 * self.connect) * self.width)
 
     def _bytes(self, own: int, other: int) -> tuple[np.ndarray, np.ndarray]:
