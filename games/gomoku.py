@@ -151,6 +151,12 @@ class Gomoku(Game):
         # on 15x15 than a Python list of the bits (a search lists every new node's moves)
         return self._cells(self.full & ~(state[1] | state[2])).nonzero()[0].tolist()
 
+    def search_array(self, state: GomokuState) -> np.ndarray:
+        """``Game.search_array`` from the bitboard: numpy lists the empty cells (no list made)."""
+        if state[3]:
+            return np.empty(0, dtype=np.intp)
+        return self._cells(self.full & ~(state[1] | state[2])).nonzero()[0]
+
     def legal_mask(self, state: GomokuState) -> np.ndarray:
         """``Game.legal_mask`` from the bitboard: the empty cells unpacked, no list made."""
         if state[3]:
