@@ -103,6 +103,7 @@ class Hex(Game):
         ]
         self._not_last_col = self.full & ~(col0 << (n - 1))
         self._tiled: dict[int, tuple[int, int, int, int]] = {}  # batch size -> ``_decided``'s masks
+        self._empty_kept = KeptAnswers()  # stones -> ``_empty_cells``
         self._joining = {1: KeptAnswers(), 2: KeptAnswers()}  # player -> stones -> ``completing_cells`` before ``& empty``
         # ``symmetries``: where each cell of a symmetric board comes from, and whether the colours swap
         cells = np.arange(n * n)
@@ -164,9 +165,16 @@ class Hex(Game):
         return self._empty_cells(state).nonzero()[0]
 
     def _empty_cells(self, state: HexState) -> np.ndarray:
-        """1 at each empty cell in action order (bit ``a`` of a bitboard is cell ``a``), uint8."""
-        empty = (self.full & ~(state[1] | state[2])).to_bytes(self._nbytes, "little")
-        return np.unpackbits(np.frombuffer(empty, dtype=np.uint8), count=self.num_actions, bitorder="little")
+        """1 at each empty cell in action order (bit ``a`` of a bitboard is cell ``a``), uint8
+        (not to be written to): kept for the latest stone sets, as a search asks twice about
+        a leaf (the priors' mask, then its moves)."""
+        stones = state[1] | state[2]
+        cells = self._empty_kept.get(stones)
+        if cells is None:
+            empty = (self.full & ~stones).to_bytes(self._nbytes, "little")
+            cells = self._empty_kept.keep(stones, np.unpackbits(np.frombuffer(empty, dtype=np.uint8),
+                                                                count=self.num_actions, bitorder="little"))
+        return cells
 
     def next_state(self, state: HexState, action: int) -> HexState:
         player, ones, twos, winner = state
