@@ -86,7 +86,9 @@ class Node:
 
     ``untried`` is None until the node is expanded (and for ever at a final or proven
     node), then the legal actions without a child, the most promising last (``priors``
-    alongside, or None for uniform priors), or ``UNLISTED`` until they are needed.
+    alongside, or None for uniform priors). Until a descent first goes on from the node
+    they are ``UNLISTED`` (expanded without priors), or arrays in no order (``untried``
+    the moves, ``priors`` theirs): tree policies see lists.
 
     ``proven`` is the node's exact result for ``mover`` once known (1 a win, 0.5 a draw, 0
     a loss; a final state is proven from the start), else None; ``depth`` is then the
@@ -470,7 +472,9 @@ class MCTS:
                 self.expand([root], priors, forced)
                 if root.untried is UNLISTED:  # listed now, its forced moves known already
                     root.untried = forced.get(id(root)) or list(self.game.search_actions(root.state))
-        elif root.untried is UNLISTED:  # a kept node never entered
+                elif root.untried is not None:
+                    self.list_actions(root)  # its moves ordered by prior
+        elif root.untried is not None and type(root.untried) is not list:  # a kept node never entered
             self.list_actions(root)
         if root.proven is not None:  # nothing left to learn: the result is exact
             if report is not None:
@@ -584,7 +588,7 @@ class MCTS:
         node = root
         path = [node]
         while node.untried is not None:
-            if node.untried is UNLISTED:
+            if type(node.untried) is not list:  # first entered: its moves listed, or ordered by prior
                 self.list_actions(node)
                 if node.proven is not None:  # a move wins here at once: a leaf with a known result
                     break
@@ -620,9 +624,15 @@ class MCTS:
         return child
 
     def list_actions(self, node: Node) -> None:
-        """The actions of a node expanded without priors, listed when a descent first goes
-        on from it: the forced ones where the game declares a threat (a move that wins at
-        once proves the node instead), else ``Game.search_actions``."""
+        """The actions of a node, when a descent first goes on from it. Expanded with
+        priors: its moves ordered by them (the highest last). Without: listed, the forced
+        ones where the game declares a threat (a move that wins at once proves the node
+        instead), else ``Game.search_actions``."""
+        if type(node.untried) is np.ndarray:
+            order = node.priors.argsort(kind="stable")
+            node.priors = node.priors.take(order).tolist()
+            node.untried = node.untried.take(order).tolist()
+            return
         forced = self.forced_for(node) if self.threats else None
         if node.proven is None:
             node.untried = forced or list(self.game.search_actions(node.state))
@@ -727,9 +737,10 @@ class MCTS:
     def expand(self, leaves: Sequence[Node], priors: np.ndarray | None,
                forced: dict[int, list[Action]] | None = None) -> None:
         """Each leaf learns the actions a search considers (the forced ones where
-        ``forced`` has them, else ``Game.search_actions``), ordered by prior (the highest
-        last). Without priors the list is made when a descent first goes on from the leaf
-        (``UNLISTED`` till then, ``list_actions``): most leaves are never entered again."""
+        ``forced`` has them, else ``Game.search_array``) and their priors, as arrays; they
+        are ordered by prior (into lists, the highest last) when a descent first goes on
+        from the leaf (``list_actions``). Without priors the list is made then (``UNLISTED``
+        till then). Most leaves are never entered again: their moves are never sorted."""
         forced = forced or {}
         if priors is None:
             for leaf in leaves:
@@ -741,10 +752,8 @@ class MCTS:
         for leaf, leaf_priors in zip(leaves, priors):
             actions = forced.get(id(leaf))
             index = search_array(leaf.state) if actions is None else np.fromiter(actions, np.intp, len(actions))
-            p = leaf_priors.take(index)
-            order = p.argsort(kind="stable")  # numpy's takes and lists: no Python work per action
-            leaf.priors = p.take(order).tolist()
-            leaf.untried = index.take(order).tolist()
+            leaf.priors = leaf_priors.take(index)
+            leaf.untried = index
 
     @staticmethod
     def prove(paths: list[list[Node]]) -> None:

@@ -244,7 +244,11 @@ def test_the_selection_below_the_root_follows_the_improved_policy():
         while stack:
             node = stack.pop()
             stack.extend(node.children)
-            if node.final or node.untried is None or not (node.children or node.untried):
+            if node.final or node.untried is None:
+                continue
+            if type(node.untried) is not list:  # never entered: listed as a descent would list it
+                mcts.list_actions(node)
+            if not (node.children or node.untried):
                 continue
             if node.stats is None:
                 node.stats = policy.own_value(node)
