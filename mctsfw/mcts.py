@@ -795,20 +795,20 @@ class MCTS:
     def add_root_noise(self, root: Node) -> None:
         """Fresh noise mixed into the root's clean priors (kept aside, so a root searched
         twice is noised twice, each time from its own priors)."""
+        children, untried = root.children, root.untried
+        actions = [ch.action for ch in children] + untried
         if self._clean_priors is None or self._clean_priors[0] is not root:
-            clean = {ch.action: ch.prior for ch in root.children}
-            clean.update((a, root.untried_prior(i)) for i, a in enumerate(root.untried))
-            self._clean_priors = (root, clean)
+            untried_priors = root.priors if root.priors is not None else [1.0 / len(actions)] * len(untried)
+            self._clean_priors = (root, dict(zip(actions, [ch.prior for ch in children] + untried_priors)))
         clean = self._clean_priors[1]
-        actions = [ch.action for ch in root.children] + root.untried
         noisy = self.tree_policy.noisy_priors(np.array([clean[a] for a in actions]), self.np_rng)
-        for ch, p in zip(root.children, noisy):
-            ch.prior = float(p)
-        if root.untried:
-            rest = noisy[len(root.children):]
+        for ch, p in zip(children, noisy.tolist()):
+            ch.prior = p
+        if untried:
+            rest = noisy[len(children):]
             order = np.argsort(rest, kind="stable")
-            root.untried = [root.untried[j] for j in order]
-            root.priors = rest[order].tolist()
+            root.untried = np.array(untried).take(order).tolist()
+            root.priors = rest.take(order).tolist()
 
     # ---- tree reuse -------------------------------------------------------------------
     def _root_for(self, state: State) -> Node:
