@@ -186,16 +186,20 @@ class Hex(Game):
         if (ones | twos) & bit:
             r, c = divmod(int(action), self.size)
             raise IllegalMoveError(f"cell {self.cell_name(action)} (row {r}, col {c}) is already taken")
+        before = ones if player == 1 else twos
+        own = before | bit
         if player == 1:
-            ones |= bit
-            own = ones
+            ones = own
         else:
-            twos |= bit
-            own = twos
-        start, end = self.sides[player]
-        group = self._group(own, bit)
-        if group & start and group & end:
-            winner = player
+            twos = own
+        joining = self._joining[player].get(before)  # where the search asked the position's threats
+        if joining is not None:
+            winner = player if joining & bit else 0
+        elif own.bit_count() >= self.size:  # (a chain across the board has at least `size` stones)
+            start, end = self.sides[player]
+            group = self._group(own, bit)
+            if group & start and group & end:
+                winner = player
         return (3 - player, ones, twos, winner)
 
     def is_final(self, state: HexState) -> bool:
