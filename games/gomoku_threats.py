@@ -23,7 +23,6 @@ defender's winning cells they give, as stones are laid and taken back (``_place`
 20 windows through a cell, where a pass over a 15x15 board slides along 900); a
 position's fours are read from them (3x faster than a scan a position, measured on the
 calls of self-play). A position searched before to at least the depth
-asked is not searched again (and costs nothing): a position searched before to at least the depth
 asked is not searched again (and costs nothing); one searched less deep is searched again
 and counts. A line found ends the whole search (as in Python, where it returns straight
 up), so the table needs no lines. One liberty taken: when an iteration of the deepening
@@ -234,7 +233,7 @@ def windows_of(size: int, k: int) -> tuple[np.ndarray, np.ndarray]:
         for c in window:
             through[c, filled[c]] = w
             filled[c] += 1
-    return np.array(windows, dtype=np.int64), through
+    return np.array(windows, dtype=np.int64).reshape(-1, k), through
 
 
 @njit(cache=True)
@@ -246,7 +245,7 @@ def _place(board, windows, through, c, colour, k, counts, held):
     ``k - 1`` of OTHER's and none of OWN's has its empty cell complete OTHER's line
     (``counts[3]`` counts them; ``held``: how many distinct cells complete one, and their
     sum, which is the cell where there is one). ``counts[0]`` and ``counts[1]``: OWN's and
-    OTHER's stones in each window. (One function with the rule written once: a helper
+    OTHER's stones in each window (rows 0-1 by window, 2-3 by padded cell). (One function with the rule written once: a helper
     called per window cost more in its arrays' reference counts than in its work.)"""
     step = 1 if colour != EMPTY else -1
     row = 0 if (colour if colour != EMPTY else board[c]) == OWN else 1
@@ -331,8 +330,10 @@ def forced_fours(own_bytes, other_bytes, lines, windows, through, size, k, max_d
     cells = lines[4]
     counts = np.zeros((4, max(windows.shape[0], board.shape[0])), dtype=np.int64)
     held = np.zeros(2, dtype=np.int64)
+    # the stones laid one by one on an empty board, where every count is 0 (with k >= 3 an
+    # empty window gives nothing)
     stones = board.copy()
-    for c in cells:  # the stones laid one by one on an empty board, where every count is 0
+    for c in cells:
         board[c] = EMPTY
     for c in cells:
         if stones[c] != EMPTY:
