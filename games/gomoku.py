@@ -120,6 +120,7 @@ class Gomoku(Game):
         self._freestyle_five = self.connect == 5 and not self.exactly_five  # the unrolled test applies
         # the compiled threat search's padded board (games/gomoku_threats.py): cell (r, c) at bit + connect rows
         self._action_of_padded = {int(p): a for a, p in enumerate(self._bit_cells + self.connect * w)}
+        self._empty_kept = KeptAnswers()  # stones -> ``_empty_cells``
         self._zobrist = self._lines = self._windows = None  # the compiled threat search's tables, made at its first call
 
     @classmethod
@@ -149,19 +150,28 @@ class Gomoku(Game):
             return []
         # the empty cells unpacked (as ``legal_mask``), their actions listed by numpy: 5x faster
         # on 15x15 than a Python list of the bits (a search lists every new node's moves)
-        return self._cells(self.full & ~(state[1] | state[2])).nonzero()[0].tolist()
+        return self._empty_cells(state).nonzero()[0].tolist()
 
     def search_array(self, state: GomokuState) -> np.ndarray:
         """``Game.search_array`` from the bitboard: numpy lists the empty cells (no list made)."""
         if state[3]:
             return np.empty(0, dtype=np.intp)
-        return self._cells(self.full & ~(state[1] | state[2])).nonzero()[0]
+        return self._empty_cells(state).nonzero()[0]
 
     def legal_mask(self, state: GomokuState) -> np.ndarray:
         """``Game.legal_mask`` from the bitboard: the empty cells unpacked, no list made."""
         if state[3]:
             return np.zeros(self.num_actions, dtype=np.float32)
-        return self._cells(self.full & ~(state[1] | state[2])).astype(np.float32)
+        return self._empty_cells(state).astype(np.float32)
+
+    def _empty_cells(self, state: GomokuState) -> np.ndarray:
+        """``_cells`` of the empty cells, uint8 (not to be written to): kept for the latest
+        stone sets, as a search asks twice about a leaf (the priors' mask, then its moves)."""
+        stones = state[1] | state[2]
+        cells = self._empty_kept.get(stones)
+        if cells is None:
+            cells = self._empty_kept.keep(stones, self._cells(self.full & ~stones))
+        return cells
 
     def check_legal(self, state: GomokuState, action: int) -> None:
         _, ones, twos, winner, moves = state

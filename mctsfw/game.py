@@ -166,7 +166,8 @@ class Game:
     def search_array(self, state: State) -> np.ndarray:
         """``search_actions`` as a 1-D array of ``np.intp``, for the search to order a new
         leaf's moves by prior with numpy. A game that makes its moves with numpy or a
-        compiled kernel gives the array itself (Hex, Go: no list made and read back)."""
+        compiled kernel gives the array itself (Hex and Gomoku with numpy, Go from its kernel: no
+        list made and read back)."""
         actions = self.search_actions(state)
         return np.fromiter(actions, np.intp, len(actions))
 

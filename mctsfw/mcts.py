@@ -472,7 +472,7 @@ class MCTS:
                 self.expand([root], priors, forced)
                 if root.untried is UNLISTED:  # listed now, its forced moves known already
                     root.untried = forced.get(id(root)) or list(self.game.search_actions(root.state))
-                elif root.untried is not None:
+                else:
                     self.list_actions(root)  # its moves ordered by prior
         elif root.untried is not None and type(root.untried) is not list:  # a kept node never entered
             self.list_actions(root)
