@@ -24,7 +24,7 @@ position before held no winning line, so any line found holds that stone.
 from __future__ import annotations
 
 import random
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -163,6 +163,17 @@ class Gomoku(Game):
         if state[3]:
             return np.zeros(self.num_actions, dtype=np.float32)
         return self._empty_cells(state).astype(np.float32)
+
+    def legal_masks(self, states: Sequence[GomokuState]) -> np.ndarray:
+        """``Game.legal_masks`` from the bitboards, unpacked in one call; each row kept as
+        its stones' ``_empty_cells`` (the search lists those leaves' moves next)."""
+        full, nbytes = self.full, self._nbytes
+        stones = [full if state[3] else state[1] | state[2] for state in states]  # a final state: no move
+        empty = np.frombuffer(b"".join((full & ~s).to_bytes(nbytes, "little") for s in stones), dtype=np.uint8)
+        bits = np.unpackbits(empty.reshape(len(stones), nbytes), axis=1, bitorder="little")
+        cells = bits[:, self._bit_cells]
+        self._empty_kept.keep_all(stones, cells)
+        return cells.astype(np.float32)
 
     def _empty_cells(self, state: GomokuState) -> np.ndarray:
         """``_cells`` of the empty cells, uint8 (not to be written to): kept for the latest

@@ -158,6 +158,16 @@ class Hex(Game):
             return np.zeros(self.num_actions, dtype=np.float32)
         return self._empty_cells(state).astype(np.float32)
 
+    def legal_masks(self, states: Sequence[HexState]) -> np.ndarray:
+        """``Game.legal_masks`` from the bitboards, unpacked in one call; each row kept as
+        its stones' ``_empty_cells`` (the search lists those leaves' moves next)."""
+        full, nbytes = self.full, self._nbytes
+        stones = [full if state[3] else state[1] | state[2] for state in states]  # a final state: no move
+        empty = np.frombuffer(b"".join((full & ~s).to_bytes(nbytes, "little") for s in stones), dtype=np.uint8)
+        cells = np.unpackbits(empty.reshape(len(stones), nbytes), axis=1, count=self.num_actions, bitorder="little")
+        self._empty_kept.keep_all(stones, cells)
+        return cells.astype(np.float32)
+
     def search_array(self, state: HexState) -> np.ndarray:
         """``Game.search_array`` from the bitboard: numpy lists the empty cells (no list made)."""
         if state[3]:

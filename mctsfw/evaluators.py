@@ -260,7 +260,7 @@ class NetRollouts(LeafEvaluator):
         if not with_priors:
             return values, None
         x = np.stack([game.encode(state) for state in states])
-        masks = np.stack([game.legal_mask(state) for state in states])
+        masks = game.legal_masks(states)
         return values, masked_policy(self.net.forward(x), masks)
 
 
@@ -294,7 +294,7 @@ class NetValue(LeafEvaluator):
         and its priors turned back; with ``mean_symmetry`` every turn of each state is
         judged (in the same call) and the values and the priors turned back are averaged."""
         x = self.net.encode_batch(states)
-        masks = np.stack([self.game.legal_mask(state) for state in states])
+        masks = self.game.legal_masks(states)
         if self.mean_symmetry:
             return self.judge_every_symmetry(x, masks)
         moved = None

@@ -11,7 +11,7 @@ import contextlib
 import importlib
 import random
 import re
-from typing import Any, Callable, Hashable, Iterator, NamedTuple, Sequence
+from typing import Any, Callable, Hashable, Iterable, Iterator, NamedTuple, Sequence
 
 import numpy as np
 
@@ -79,6 +79,12 @@ class KeptAnswers(dict):
             self.clear()
         self[key] = answer
         return answer
+
+    def keep_all(self, keys: Sequence[Hashable], answers: Iterable[Any]) -> None:
+        """Each of ``answers`` kept for its key (the answers for a batch of positions)."""
+        if len(self) + len(keys) > self.limit:
+            self.clear()
+        self.update(zip(keys, answers))
 
 
 class Game:
@@ -303,7 +309,7 @@ class Game:
         active = [i for i, state in enumerate(states) if not self.is_final(state)]
         while active:
             x = np.stack([self.encode(states[i]) for i in active])
-            mask = np.stack([self.legal_mask(states[i]) for i in active])
+            mask = self.legal_masks([states[i] for i in active])
             for i, action in zip(active, policy.choose_batch(x, mask)):
                 states[i] = self.next_state(states[i], int(action))
             active = [i for i in active if not self.is_final(states[i])]
@@ -383,6 +389,12 @@ class Game:
         mask = np.zeros(self.num_actions, dtype=np.float32)
         mask[self.legal_actions(state)] = 1.0
         return mask
+
+    def legal_masks(self, states: Sequence[State]) -> np.ndarray:
+        """``legal_mask`` of each of ``states``, stacked (float32, one row a state): what an
+        evaluator masks a batch's priors with. A game may answer for the batch at once (Hex
+        and Gomoku unpack all their bitboards in one call)."""
+        return np.stack([self.legal_mask(state) for state in states])
 
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self.params().items())

@@ -229,7 +229,7 @@ class ImitationTrainer(SelfPlayTrainer):
         for start in range(0, len(states), 256):
             chunk = states[start:start + 256]
             probs = self.net.forward(self.net.encode_batch(chunk))
-            masks = np.stack([self.game.legal_mask(state) for state in chunk])
+            masks = self.game.legal_masks(chunk)
             hits += int(np.sum(np.argmax(probs * masks, axis=1) == np.asarray(played[start:start + 256])))
         return hits / len(states)
 

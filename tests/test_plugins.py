@@ -256,13 +256,16 @@ def test_a_game_without_name_or_num_actions_is_refused():
 def test_every_games_legal_mask_marks_its_legal_actions(name):
     """A game's own ``legal_mask`` (Hex and Gomoku unpack their bitboards) agrees with its
     ``legal_actions``, and its ``search_array`` (Hex's and Go's own) with its
-    ``search_actions``, all through random games, the final position included."""
+    ``search_actions``, all through random games, the final position included; its
+    ``legal_masks`` of a batch (Hex's and Gomoku's own) is each position's mask, and the
+    moves searched after it (from what the batch kept) are still right."""
     import random
 
     import numpy as np
 
     game = mctsfw.make_game(name)
     rng = random.Random(3)
+    states, masks = [], []
     for _ in range(3):
         state = game.initial_state()
         while True:
@@ -272,6 +275,13 @@ def test_every_games_legal_mask_marks_its_legal_actions(name):
             assert mask.dtype == np.float32 and np.array_equal(mask, expected), game.render(state)
             array = game.search_array(state)
             assert array.dtype == np.intp and array.tolist() == list(game.search_actions(state)), game.render(state)
+            states.append(state)
+            masks.append(expected)
             if game.is_final(state):
                 break
             state = game.next_state(state, rng.choice(game.legal_actions(state)))
+    fresh = mctsfw.make_game(name)  # nothing kept from the positions above
+    batch = fresh.legal_masks(states)
+    assert batch.dtype == np.float32 and np.array_equal(batch, np.stack(masks))
+    for state in states:
+        assert fresh.search_array(state).tolist() == list(game.search_actions(state)), game.render(state)
