@@ -104,7 +104,7 @@ class Hex(Game):
         self._not_last_col = self.full & ~(col0 << (n - 1))
         self._tiled: dict[int, tuple[int, int, int, int]] = {}  # batch size -> ``_decided``'s masks
         self._empty_kept = KeptAnswers()  # stones -> ``_empty_cells``
-        self._joining = {1: KeptAnswers(), 2: KeptAnswers()}  # player -> stones -> ``completing_cells`` before ``& empty``
+        self._joining = {1: KeptAnswers(), 2: KeptAnswers()}  # player -> stones -> their reach (``completing_cells``)
         # ``symmetries``: where each cell of a symmetric board comes from, and whether the colours swap
         cells = np.arange(n * n)
         mirrored = cells.reshape(n, n).T.reshape(-1)
@@ -202,9 +202,18 @@ class Hex(Game):
             ones = own
         else:
             twos = own
-        joining = self._joining[player].get(before)  # where the search asked the position's threats
-        if joining is not None:
-            winner = player if joining & bit else 0
+        kept = self._joining[player]
+        reach = kept.get(before)  # where the search asked the position's threats
+        if reach is not None:  # the move's reach kept too, grown by the stone's group where it joins a side's
+            near_start, near_end = reach
+            if bit & near_start & near_end:
+                winner = player
+            else:
+                if bit & (near_start | near_end):
+                    grown = self._around(self._flood(own, bit))
+                    reach = (near_start | grown if bit & near_start else near_start,
+                             near_end | grown if bit & near_end else near_end)
+                kept.keep(own, reach)
         elif own.bit_count() >= self.size:  # (a chain across the board has at least `size` stones)
             start, end = self.sides[player]
             group = self._group(own, bit)
@@ -286,16 +295,18 @@ class Hex(Game):
         """The cells of ``empty`` where one more stone of ``own`` joins the player's two
         sides: each touches (or lies on) the start side's chain and the end side's.
 
-        The two floods are kept for the latest stone sets (``KeptAnswers``): a search asks
-        at every new node for both players, and the stones of the player to move there
-        are those its parent asked about for the opponent (so are its siblings')."""
+        The two reaches (the cells next to or on each side's chain) are kept for the latest
+        stone sets (``KeptAnswers``): a search asks at every new node for both players, and
+        the stones of the player to move there are those its parent asked about for the
+        opponent (so are its siblings'); the mover's are grown from their parent's by the
+        new stone (``next_state``), so a search floods the whole board only at its root."""
         kept = self._joining[player]
-        joining = kept.get(own)
-        if joining is None:
+        reach = kept.get(own)
+        if reach is None:
             start, end = self.sides[player]
-            joining = kept.keep(own, (self._around(self._flood(own, start)) | start)
-                                & (self._around(self._flood(own, end)) | end))
-        return joining & empty
+            reach = kept.keep(own, (self._around(self._flood(own, start)) | start,
+                                    self._around(self._flood(own, end)) | end))
+        return reach[0] & reach[1] & empty
 
     def forcing_actions(self, state: HexState) -> Forcing | None:
         """The cells that join the two sides for the player to move; else the cells that

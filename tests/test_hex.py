@@ -208,6 +208,34 @@ def test_random_games_end_with_the_first_connection(n, seed, start):
     assert game.playout((player, ones, twos, 0), rng) == winner
 
 
+@settings(max_examples=40, deadline=None)
+@given(n=st.integers(3, 9), seed=st.integers(0, 2**32 - 1))
+def test_the_threats_and_wins_a_search_reads_from_kept_reaches_are_a_fresh_games(n, seed):
+    """A search asks both players' completing cells at every node, and the game grows the
+    mover's from the parent's by the new stone (``next_state``): along descents as a search
+    makes them, every winner and every completing cell is what a game that kept nothing finds."""
+    game = mctsfw.make_game("hex", size=n)
+    rng = random.Random(seed)
+    state = game.initial_state()
+    while not game.is_final(state):
+        for _ in range(4):  # descents from the position, asking the threats at each node
+            node = state
+            for _ in range(rng.randint(1, 6)):
+                game.forcing_actions(node)
+                action = rng.choice(game.legal_actions(node))
+                fresh = mctsfw.make_game("hex", size=n)
+                child = game.next_state(node, action)
+                assert child == fresh.next_state(node, action)
+                if game.is_final(child):
+                    break
+                empty = game.full & ~(child[1] | child[2])
+                for player in (1, 2):
+                    assert game.completing_cells(child[player], player, empty) == fresh.completing_cells(
+                        child[player], player, empty)
+                node = child
+        state = game.next_state(state, rng.choice(game.legal_actions(state)))
+
+
 def test_illegal_moves_are_refused_and_change_nothing():
     game = mctsfw.make_game("hex", size=4)
     state = game.next_state(game.initial_state(), 5)
