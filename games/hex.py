@@ -204,15 +204,15 @@ class Hex(Game):
             twos = own
         kept = self._joining[player]
         reach = kept.get(before)  # where the search asked the position's threats
-        if reach is not None:  # the move's reach kept too, grown by the stone's group where it joins a side's
-            near_start, near_end = reach
+        if reach is not None:  # the mover's reach kept too, grown where the stone joins a side's chain:
+            near_start, near_end = reach  # by the stones it brings (the chain is ``before & near_start``)
             if bit & near_start & near_end:
                 winner = player
             else:
-                if bit & (near_start | near_end):
-                    grown = self._around(self._flood(own, bit))
-                    reach = (near_start | grown if bit & near_start else near_start,
-                             near_end | grown if bit & near_end else near_end)
+                if bit & near_start:
+                    reach = (near_start | self._around(self._flood(own & ~near_start | bit, bit)), near_end)
+                elif bit & near_end:
+                    reach = (near_start, near_end | self._around(self._flood(own & ~near_end | bit, bit)))
                 kept.keep(own, reach)
         elif own.bit_count() >= self.size:  # (a chain across the board has at least `size` stones)
             start, end = self.sides[player]
