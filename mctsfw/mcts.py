@@ -409,7 +409,7 @@ class MCTS:
         #: set (from another thread) to end the search under way after its present batch: the
         #: move is then the best so far (``MCTSActor.interrupt``); cleared when a search ends
         self.stop_requested = False
-        self._clean_priors: tuple[Node, dict[Action, float]] | None = None  # the noised root's own priors
+        self._clean_priors: tuple[Node, list[Action], list[float]] | None = None  # the noised root's own priors
 
     # ---- the public API -------------------------------------------------------------
     def search(self, state: State, search_games: int | None = None, time_limit: float | None = None) -> Node:
@@ -797,11 +797,14 @@ class MCTS:
         twice is noised twice, each time from its own priors)."""
         children, untried = root.children, root.untried
         actions = [ch.action for ch in children] + untried
-        if self._clean_priors is None or self._clean_priors[0] is not root:
-            untried_priors = root.priors if root.priors is not None else [1.0 / len(actions)] * len(untried)
-            self._clean_priors = (root, dict(zip(actions, [ch.prior for ch in children] + untried_priors)))
-        clean = self._clean_priors[1]
-        noisy = self.tree_policy.noisy_priors(np.array([clean[a] for a in actions]), self.np_rng)
+        if self._clean_priors is not None and self._clean_priors[0] is root:  # noised before: its own priors
+            clean = dict(zip(*self._clean_priors[1:]))
+            priors = [clean[a] for a in actions]
+        else:
+            priors = [ch.prior for ch in children] + (
+                root.priors if root.priors is not None else [1.0 / len(actions)] * len(untried))
+            self._clean_priors = (root, actions, priors)
+        noisy = self.tree_policy.noisy_priors(np.array(priors), self.np_rng)
         for ch, p in zip(children, noisy.tolist()):
             ch.prior = p
         if untried:
