@@ -40,8 +40,10 @@ def masked_policy(probs: np.ndarray, mask: np.ndarray) -> np.ndarray:
     """Illegal actions zeroed, the rest renormalised (uniform over legal ones if all were ~0)."""
     p = probs * mask
     total = p.sum(axis=-1, keepdims=True)
-    uniform = mask / np.maximum(mask.sum(axis=-1, keepdims=True), 1.0)
-    return np.where(total > 1e-12, p / np.where(total > 1e-12, total, 1.0), uniform)
+    if (total <= 1e-12).any():  # (rare: a whole batch pays for the uniform rows only then)
+        p = np.where(total > 1e-12, p, mask)
+        total = p.sum(axis=-1, keepdims=True)
+    return p / np.maximum(total, 1e-12)
 
 
 def tempered(distribution: np.ndarray, temperature: float) -> np.ndarray:
