@@ -22,7 +22,7 @@ import networkx as nx
 import numpy as np
 
 from hexzero import mctsfw
-from hexzero.mctsfw.game import Forcing, Game, IllegalMoveError, KeptAnswers, letter_cell_name, parse_letter_cell, stone_planes_of_encoded
+from hexzero.mctsfw.game import EmptyCells, Forcing, Game, IllegalMoveError, KeptAnswers, letter_cell_name, parse_letter_cell, stone_planes_of_encoded
 from hexzero.mctsfw.schema import Parameters, Setting
 
 MIN_SIZE, MAX_SIZE = 3, 19
@@ -103,7 +103,7 @@ class Hex(Game):
         ]
         self._not_last_col = self.full & ~(col0 << (n - 1))
         self._tiled: dict[int, tuple[int, int, int, int]] = {}  # batch size -> ``_decided``'s masks
-        self._empty_kept = KeptAnswers()  # stones -> ``_empty_cells``
+        self._empty = EmptyCells(self.full, self.num_actions)
         self._joining = {1: KeptAnswers(), 2: KeptAnswers()}  # player -> stones -> their reach (``completing_cells``)
         # ``symmetries``: where each cell of a symmetric board comes from, and whether the colours swap
         cells = np.arange(n * n)
@@ -154,37 +154,16 @@ class Hex(Game):
 
     def legal_mask(self, state: HexState) -> np.ndarray:
         """``Game.legal_mask`` from the bitboard: the empty cells unpacked, no list made."""
-        if state[3]:
-            return np.zeros(self.num_actions, dtype=np.float32)
-        return self._empty_cells(state).astype(np.float32)
+        return self.legal_masks([state])[0]
 
     def legal_masks(self, states: Sequence[HexState]) -> np.ndarray:
-        """``Game.legal_masks`` from the bitboards, unpacked in one call; each row kept as
-        its stones' ``_empty_cells`` (the search lists those leaves' moves next)."""
-        full, nbytes = self.full, self._nbytes
-        stones = [full if state[3] else state[1] | state[2] for state in states]  # a final state: no move
-        empty = np.frombuffer(b"".join((full & ~s).to_bytes(nbytes, "little") for s in stones), dtype=np.uint8)
-        cells = np.unpackbits(empty.reshape(len(stones), nbytes), axis=1, count=self.num_actions, bitorder="little")
-        self._empty_kept.keep_all(stones, cells)
-        return cells.astype(np.float32)
+        """``Game.legal_masks`` from the bitboards, unpacked in one call (``EmptyCells``:
+        each position's moves kept, which the search lists those leaves' moves from next)."""
+        return self._empty.masks([self.full if state[3] else state[1] | state[2] for state in states])
 
     def search_array(self, state: HexState) -> np.ndarray:
-        """``Game.search_array`` from the bitboard: numpy lists the empty cells (no list made)."""
-        if state[3]:
-            return np.empty(0, dtype=np.intp)
-        return self._empty_cells(state).nonzero()[0]
-
-    def _empty_cells(self, state: HexState) -> np.ndarray:
-        """1 at each empty cell in action order (bit ``a`` of a bitboard is cell ``a``), uint8
-        (not to be written to): kept for the latest stone sets, as a search asks twice about
-        a leaf (the priors' mask, then its moves)."""
-        stones = state[1] | state[2]
-        cells = self._empty_kept.get(stones)
-        if cells is None:
-            empty = (self.full & ~stones).to_bytes(self._nbytes, "little")
-            cells = self._empty_kept.keep(stones, np.unpackbits(np.frombuffer(empty, dtype=np.uint8),
-                                                                count=self.num_actions, bitorder="little"))
-        return cells
+        """``Game.search_array`` from the bitboard: the empty cells' actions, kept (no list made)."""
+        return np.empty(0, dtype=np.intp) if state[3] else self._empty.moves(state[1] | state[2])
 
     def next_state(self, state: HexState, action: int) -> HexState:
         player, ones, twos, winner = state

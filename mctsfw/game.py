@@ -87,6 +87,51 @@ class KeptAnswers(dict):
         self.update(zip(keys, answers))
 
 
+class EmptyCells:
+    """The empty cells of a bitboard game's positions (a set bit: a stone), for its search:
+    the masks of a batch unpacked in one call, and each position's moves (its empty cells
+    as actions, an intp array not to be written to) kept for the latest stone sets, as a
+    search lists a leaf's moves after its evaluator masked its priors. ``bit_of_action``:
+    the bit of each action where it is not the action's own number (a board with a guard
+    column); the boards of Hex and Gomoku."""
+
+    def __init__(self, full: int, num_actions: int, bit_of_action: np.ndarray | None = None):
+        self.full = full  # every cell's bit
+        self.num_actions = num_actions
+        self.bit_of_action = bit_of_action
+        self.nbytes = (full.bit_length() + 7) // 8
+        self.kept = KeptAnswers()  # stones -> moves
+        self.actions = self.row_starts = np.empty(0, dtype=np.intp)  # ``masks``' tables, made for the batch size
+
+    def masks(self, stone_sets: Sequence[int]) -> np.ndarray:
+        """The legal-move masks (float32, one row a set of stones: 1 at each empty cell in
+        action order), unpacked at once; each row's moves kept."""
+        full, nbytes, count, n = self.full, self.nbytes, len(stone_sets), self.num_actions
+        empty = np.frombuffer(b"".join((full & ~s).to_bytes(nbytes, "little") for s in stone_sets), dtype=np.uint8)
+        if self.bit_of_action is None:
+            cells = np.unpackbits(empty.reshape(count, nbytes), axis=1, count=n, bitorder="little")
+        else:
+            cells = np.unpackbits(empty.reshape(count, nbytes), axis=1, bitorder="little")[:, self.bit_of_action]
+        if len(self.actions) < count * n:  # the action at each place of a batch's rows, for the largest batch yet
+            self.actions = np.tile(np.arange(n), count)
+            self.row_starts = np.arange(0, (count + 1) * n, n)
+        places = cells.view(bool).reshape(-1).nonzero()[0]  # (numpy lists a flat boolean array's fastest)
+        actions = self.actions.take(places)
+        ends = places.searchsorted(self.row_starts[1:count + 1]).tolist()
+        self.kept.keep_all(stone_sets, [actions[a:b] for a, b in zip([0] + ends, ends)])
+        return cells.astype(np.float32)
+
+    def moves(self, stones: int) -> np.ndarray:
+        """The empty cells of the board with ``stones`` as actions (intp, increasing)."""
+        moves = self.kept.get(stones)
+        if moves is None:
+            empty = np.frombuffer((self.full & ~stones).to_bytes(self.nbytes, "little"), dtype=np.uint8)
+            bits = np.unpackbits(empty, bitorder="little")
+            cells = bits[: self.num_actions] if self.bit_of_action is None else bits[self.bit_of_action]
+            moves = self.kept.keep(stones, cells.nonzero()[0])
+        return moves
+
+
 class Game:
     """Base class of every game plugin.
 
