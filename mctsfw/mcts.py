@@ -88,7 +88,7 @@ class Node:
     node), then the legal actions without a child, the most promising last (``priors``
     alongside, or None for uniform priors). Until a descent first goes on from the node
     they are ``UNLISTED`` (expanded without priors), or arrays in no order (``untried``
-    the moves, ``priors`` theirs): tree policies see lists.
+    the moves, ``priors`` the evaluator's over every action): tree policies see lists.
 
     ``proven`` is the node's exact result for ``mover`` once known (1 a win, 0.5 a draw, 0
     a loss; a final state is proven from the start), else None; ``depth`` is then the
@@ -629,8 +629,9 @@ class MCTS:
         ones where the game declares a threat (a move that wins at once proves the node
         instead), else ``Game.search_actions``."""
         if type(node.untried) is np.ndarray:
-            order = node.priors.argsort(kind="stable")
-            node.priors = node.priors.take(order).tolist()
+            priors = node.priors.take(node.untried)
+            order = priors.argsort(kind="stable")
+            node.priors = priors.take(order).tolist()
             node.untried = node.untried.take(order).tolist()
             return
         forced = self.forced_for(node) if self.threats else None
@@ -737,10 +738,11 @@ class MCTS:
     def expand(self, leaves: Sequence[Node], priors: np.ndarray | None,
                forced: dict[int, list[Action]] | None = None) -> None:
         """Each leaf learns the actions a search considers (the forced ones where
-        ``forced`` has them, else ``Game.search_array``) and their priors, as arrays; they
-        are ordered by prior (into lists, the highest last) when a descent first goes on
-        from the leaf (``list_actions``). Without priors the list is made then (``UNLISTED``
-        till then). Most leaves are never entered again: their moves are never sorted."""
+        ``forced`` has them, else ``Game.search_array``) and the evaluator's priors (over
+        every action), as arrays; they are ordered by prior (into lists, the highest last)
+        when a descent first goes on from the leaf (``list_actions``). Without priors the
+        list is made then (``UNLISTED`` till then). Most leaves are never entered again:
+        their moves' priors are never picked out, nor sorted."""
         forced = forced or {}
         if priors is None:
             for leaf in leaves:
@@ -751,9 +753,8 @@ class MCTS:
         priors = np.asarray(priors, dtype=np.float64)  # one conversion for the batch
         for leaf, leaf_priors in zip(leaves, priors):
             actions = forced.get(id(leaf))
-            index = search_array(leaf.state) if actions is None else np.fromiter(actions, np.intp, len(actions))
-            leaf.priors = leaf_priors.take(index)
-            leaf.untried = index
+            leaf.untried = search_array(leaf.state) if actions is None else np.fromiter(actions, np.intp, len(actions))
+            leaf.priors = leaf_priors
 
     @staticmethod
     def prove(paths: list[list[Node]]) -> None:
