@@ -225,7 +225,9 @@ def best_child(node: "Node") -> "Node":
         return min(wins, key=lambda ch: ch.depth)
     alive = [ch for ch in children if ch.proven != 0.0]
     if alive:
-        return max(alive, key=lambda ch: (ch.visits, ch.q))
+        most = max([ch.visits for ch in alive])
+        ahead = [ch for ch in alive if ch.visits == most]
+        return ahead[0] if len(ahead) == 1 else max(ahead, key=lambda ch: ch.q)
     return max(children, key=lambda ch: ch.depth)
 
 
