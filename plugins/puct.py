@@ -96,12 +96,11 @@ class PUCT(TreePolicy):
 
     def first_play_value(self, node: Node) -> float:
         """What an untried move of ``node`` is assumed to be worth to its player (``first_play``)."""
-        if self.first_play == "loss":
-            return 0.0
-        if self.first_play == "win":
-            return 1.0
-        parent = 1.0 - node.value / node.visits if node.visits else 0.5  # the parent's value for the mover
-        return max(parent - self.fpu_reduction, 0.0) if self.first_play == "reduction" else parent
+        first_play = self.first_play
+        if first_play == "parent" or first_play == "reduction":
+            parent = 1.0 - node.value / node.visits if node.visits else 0.5  # the parent's value for the mover
+            return parent if first_play == "parent" else max(parent - self.fpu_reduction, 0.0)
+        return 0.0 if first_play == "loss" else 1.0
 
     def noisy_priors(self, priors: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         if self.dirichlet_epsilon <= 0 or len(priors) < 2:
