@@ -812,8 +812,8 @@ class MCTS:
             ch.prior = p
         if untried:
             rest = noisy[len(children):]
-            order = np.argsort(rest, kind="stable")
-            root.untried = np.array(untried).take(order).tolist()
+            order = rest.argsort(kind="stable")
+            root.untried = np.fromiter(untried, np.intp, len(untried)).take(order).tolist()
             root.priors = rest.take(order).tolist()
 
     # ---- tree reuse -------------------------------------------------------------------

@@ -105,7 +105,7 @@ class PUCT(TreePolicy):
     def noisy_priors(self, priors: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         if self.dirichlet_epsilon <= 0 or len(priors) < 2:
             return priors
-        noise = rng.dirichlet([self.dirichlet_alpha] * len(priors))
+        noise = rng.dirichlet(np.full(len(priors), self.dirichlet_alpha))
         return (1 - self.dirichlet_epsilon) * priors + self.dirichlet_epsilon * noise
 
 
