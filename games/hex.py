@@ -189,9 +189,9 @@ class Hex(Game):
                 winner = player
             else:
                 if bit & near_start:
-                    reach = (near_start | self._around(self._flood(own & ~near_start | bit, bit)), near_end)
+                    reach = (near_start | self._brought(own & ~near_start, action), near_end)
                 elif bit & near_end:
-                    reach = (near_start, near_end | self._around(self._flood(own & ~near_end | bit, bit)))
+                    reach = (near_start, near_end | self._brought(own & ~near_end, action))
                 kept.keep(own, reach)
         elif own.bit_count() >= self.size:  # (a chain across the board has at least `size` stones)
             start, end = self.sides[player]
@@ -219,6 +219,14 @@ class Hex(Game):
             frontier = reach & own & ~group
             group |= frontier
         return group
+
+    def _brought(self, others: int, action: int) -> int:
+        """The cells on or next to the stones a stone at ``action`` joins to a chain: itself
+        and those of ``others`` (the mover's stones outside that chain) connected to it."""
+        if self.neighbours[action] & others:
+            bit = self.bit[action]
+            return self._around(self._flood(others | bit, bit))
+        return self.bit[action] | self.neighbours[action]  # (most often: a stone alone)
 
     def _around(self, group: int) -> int:
         """``group`` and every cell next to it (bit shifts: the six neighbours)."""
