@@ -26,6 +26,7 @@ import os
 import re
 import sys
 import tempfile
+import warnings
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -98,6 +99,10 @@ def _keras():
             os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
         if os.environ.get("TF_CPP_MIN_LOG_LEVEL", "0") >= "2":
             _import_without_notices("keras")
+        # a stop signal that lands in Keras's check of a call's inputs is caught by its bare
+        # ``except`` and printed as this warning (the run still stops: mctsfw.interrupts saw
+        # the signal); our networks take one array, so it warns of nothing else
+        warnings.filterwarnings("ignore", message="The structure of `inputs` doesn't match", category=UserWarning)
     import keras
 
     return keras
