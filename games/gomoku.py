@@ -732,8 +732,7 @@ class Gomoku(Game):
     # ---- networks ---------------------------------------------------------------------
     def _cells(self, stones: int) -> np.ndarray:
         """The cells of a bitboard as 0/1 uint8 in action order (row 0 at the top)."""
-        bits = np.unpackbits(np.frombuffer(stones.to_bytes(self._nbytes, "little"), dtype=np.uint8), bitorder="little")
-        return bits[self._bit_cells]
+        return self._empty.cells(stones)
 
     def board(self, state: GomokuState) -> np.ndarray:
         """The cells as an int8 array (size, size): 0 empty, 1 or 2; row 0 at the top."""

@@ -104,7 +104,7 @@ class Hex(Game):
         self._not_last_col = self.full & ~(col0 << (n - 1))
         self._tiled: dict[int, tuple[int, int, int, int]] = {}  # batch size -> ``_decided``'s masks
         self._empty = EmptyCells(self.full, self.num_actions)
-        self._joining = {1: KeptAnswers(), 2: KeptAnswers()}  # player -> stones -> their reach (``completing_cells``)
+        self._reaches = {1: KeptAnswers(), 2: KeptAnswers()}  # player -> stones -> their reach (``completing_cells``)
         # ``symmetries``: where each cell of a symmetric board comes from, and whether the colours swap
         cells = np.arange(n * n)
         mirrored = cells.reshape(n, n).T.reshape(-1)
@@ -181,7 +181,7 @@ class Hex(Game):
             ones = own
         else:
             twos = own
-        kept = self._joining[player]
+        kept = self._reaches[player]
         reach = kept.get(before)  # where the search asked the position's threats
         if reach is not None:  # the mover's reach kept too, grown where the stone joins a side's chain:
             near_start, near_end = reach  # by the stones it brings (the chain is ``before & near_start``)
@@ -287,7 +287,7 @@ class Hex(Game):
         the stones of the player to move there are those its parent asked about for the
         opponent (so are its siblings'); the mover's are grown from their parent's by the
         new stone (``next_state``), so a search floods the whole board only at its root."""
-        kept = self._joining[player]
+        kept = self._reaches[player]
         reach = kept.get(own)
         if reach is None:
             start, end = self.sides[player]

@@ -125,11 +125,13 @@ class EmptyCells:
         """The empty cells of the board with ``stones`` as actions (intp, increasing)."""
         moves = self.kept.get(stones)
         if moves is None:
-            empty = np.frombuffer((self.full & ~stones).to_bytes(self.nbytes, "little"), dtype=np.uint8)
-            bits = np.unpackbits(empty, bitorder="little")
-            cells = bits[: self.num_actions] if self.bit_of_action is None else bits[self.bit_of_action]
-            moves = self.kept.keep(stones, cells.nonzero()[0])
+            moves = self.kept.keep(stones, self.cells(self.full & ~stones).nonzero()[0])
         return moves
+
+    def cells(self, bitboard: int) -> np.ndarray:
+        """The cells of a bitboard as 0/1 uint8 in action order."""
+        bits = np.unpackbits(np.frombuffer(bitboard.to_bytes(self.nbytes, "little"), dtype=np.uint8), bitorder="little")
+        return bits[: self.num_actions] if self.bit_of_action is None else bits[self.bit_of_action]
 
 
 class Game:

@@ -75,6 +75,13 @@ START_UP_NOTICE = re.compile(
 )
 
 
+# a stop signal that lands in Keras's check of a network call's inputs is caught by its bare
+# ``except`` and printed as this warning (the run still stops: mctsfw.interrupts saw the
+# signal); our networks take one array, so it warns of nothing else. Set here, not where
+# Keras is imported, so that it holds whoever imports Keras first.
+warnings.filterwarnings("ignore", message="The structure of `inputs` doesn't match", category=UserWarning)
+
+
 def gpu_backend(devices: Path = Path("/dev")) -> str | None:
     """The Keras backend chosen without a setting: "jax" where ``KERAS_BACKEND`` is unset,
     JAX with its CUDA plugin is installed (``pip install -e ".[gpu]"``) and the machine has
@@ -99,10 +106,6 @@ def _keras():
             os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
         if os.environ.get("TF_CPP_MIN_LOG_LEVEL", "0") >= "2":
             _import_without_notices("keras")
-        # a stop signal that lands in Keras's check of a call's inputs is caught by its bare
-        # ``except`` and printed as this warning (the run still stops: mctsfw.interrupts saw
-        # the signal); our networks take one array, so it warns of nothing else
-        warnings.filterwarnings("ignore", message="The structure of `inputs` doesn't match", category=UserWarning)
     import keras
 
     return keras

@@ -82,11 +82,8 @@ class PUCT(TreePolicy):
     def select_child(self, node: Node) -> Node | None:
         scale = self.c_puct * math.sqrt(node.visits)
         best, best_score = None, -math.inf
-        untried = node.untried
-        if untried:  # the untried action of highest prior (the last) stands for them all
-            priors = node.priors  # (``Node.untried_prior`` written out: every descent asks it)
-            best_score = self.first_play_value(node) + scale * (
-                priors[-1] if priors is not None else 1.0 / (len(node.children) + len(untried)))
+        if node.untried:  # the untried action of highest prior (the last) stands for them all
+            best_score = self.first_play_value(node) + scale * node.untried_prior(len(node.untried) - 1)
         for child in node.children:
             n = child.visits
             score = child.value / n + scale * child.prior / (1 + n)
