@@ -12,8 +12,8 @@
    sequential halving) against PUCT at each of ``--gumbel-search-games`` a move.
 
 Every pairing plays ``--games`` games in pairs from the same opening of two random moves
-(a different one for each pair), each side playing each colour once, so that the
-deterministic network players do not repeat one game. Prints the score of the setting
+(a different one for each pair, ``mctsfw.match.Openings``), each side playing each colour
+once, so that the deterministic network players do not repeat one game. Prints the score of the setting
 against the reference with its 95% interval.
 """
 
@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import platform
-import random
 import sys
 from pathlib import Path
 
@@ -30,7 +29,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from hexzero import mctsfw  # noqa: E402
-from hexzero.mctsfw.match import play_match  # noqa: E402
+from hexzero.mctsfw.match import PLAYER_1_OPENS, play_pairs  # noqa: E402
 from search_strength import wilson  # noqa: E402
 from shipped import shipped_model  # noqa: E402
 
@@ -46,20 +45,9 @@ GAMES = {  # key: (game, its settings, the folder of models/ whose network plays
 
 def score(game, make_a, make_b, games: int, seed: int) -> tuple[float, int]:
     """A's score (draws half) over ``games`` games played in pairs from random two-move openings."""
-    rng = random.Random(seed)
-    points, played = 0.0, 0
-    for pair in range(games // 2):
-        state, opening = game.initial_state(), []
-        for _ in range(2):
-            action = rng.choice(game.legal_actions(state))
-            opening.append(action)
-            state = game.next_state(state, action)
-        match = play_match(game, make_a(seed + pair), make_b(seed + pair + 1000), 2, seating=(1, 2), openers=(1,),
-                           opening=opening)
-        tally = match.tally()
-        points += tally.wins + 0.5 * tally.draws
-        played += match.games
-    return points / max(played, 1), played
+    match = play_pairs(game, make_a(seed), make_b(seed + 1000), games // 2 * 2, PLAYER_1_OPENS, openings=2, seed=seed)
+    tally = match.tally()
+    return (tally.wins + 0.5 * tally.draws) / max(match.games, 1), match.games
 
 
 def line(label: str, result: tuple[float, int]) -> str:

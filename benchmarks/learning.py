@@ -97,13 +97,13 @@ from hexzero import mctsfw  # noqa: E402
 from hexzero.mctsfw.config import load_config  # noqa: E402
 from hexzero.mctsfw.curves import EventFile  # noqa: E402
 from hexzero.mctsfw.interrupts import exit_status, stop_on_sigterm  # noqa: E402
-from hexzero.mctsfw.match import play_match  # noqa: E402
+from hexzero.mctsfw.match import BALANCED, PLAYER_1_OPENS, play_pairs  # noqa: E402
 from hexzero.mctsfw.players import close_actors  # noqa: E402
 from hexzero.mctsfw.runs import RunDir  # noqa: E402
 from hexzero.plugins.gtp import gnugo_spec  # noqa: E402
 from hexzero.plugins.mohex import find_mohex  # noqa: E402
 from hexzero.plugins.rapfi import find_rapfi  # noqa: E402
-from search_strength import BALANCED, wilson  # noqa: E402
+from search_strength import wilson  # noqa: E402
 
 #: what every self-play recipe changes in the game's configuration
 COMMON = ["selfplay.games_per_generation=20", "selfplay.generations=100000", "selfplay.workers=1",
@@ -342,8 +342,8 @@ def match_score(game, bench: Bench, a, b, games: int) -> float:
     """A's score (draws half) against B, both colours as the benchmark seats them; an
     outside engine that counts games (GNU Go) referees them. Both are closed after."""
     try:
-        schedule = {"seating": (1, 2), "openers": (1,)} if bench.first_player_starts else BALANCED
-        tally = play_match(game, a, b, games, judged=True, **schedule).tally()
+        tally = play_pairs(game, a, b, games, PLAYER_1_OPENS if bench.first_player_starts else BALANCED,
+                           judged=True).tally()
     finally:
         close_actors([a, b])
     return (tally.wins + 0.5 * tally.draws) / max(games, 1)

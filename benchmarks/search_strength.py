@@ -27,7 +27,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from hexzero import mctsfw  # noqa: E402
-from hexzero.mctsfw.match import play_match  # noqa: E402
+from hexzero.mctsfw.match import distinct_warning, play_pairs  # noqa: E402
 from hexzero.plugins.gtp import gnugo_spec  # noqa: E402
 
 GAMES = {
@@ -36,7 +36,6 @@ GAMES = {
     "hex7": ("hex", {"size": 7}),
     "go9": ("go", {"size": 9}),
 }
-BALANCED = {"seating": (1, 2), "openers": ("a", "a", "b", "b")}
 
 
 def player(game, seconds, seed, label, **options):
@@ -58,8 +57,11 @@ def report(match) -> str:
     score = (tally.wins + 0.5 * tally.draws) / max(match.games, 1)
     low, high = wilson(score, match.games)
     elo = "" if score in (0.0, 1.0) else f", Elo {400 * math.log10(score / (1 - score)):+.0f}"
+    warning = distinct_warning(match)
     return (f"{match.a} vs {match.b}: {tally.wins}-{tally.draws}-{match.games - tally.wins - tally.draws} "
-            f"(score {score:.0%}, 95% {low:.0%}-{high:.0%}{elo}; {match.seconds:.0f} s)")
+            f"(score {score:.0%}, 95% {low:.0%}-{high:.0%}{elo}; {match.distinct_games} different games"
+            + (f" from openings of {match.openings.describe()}" if match.openings else "")
+            + f"; {match.seconds:.0f} s)" + (f"\n    {warning}" if warning else ""))
 
 
 def main() -> None:
@@ -80,14 +82,14 @@ def main() -> None:
         print(f"\n{key}")
         s = args.seconds
         if "old" in pairings:
-            print("  " + report(play_match(game, player(game, s, 1, "new"), player(game, s, 2, "old", solver=False,
-                                                                                      threats=False), args.games, **BALANCED)))
+            print("  " + report(play_pairs(game, player(game, s, 1, "new"), player(game, s, 2, "old", solver=False,
+                                                                                      threats=False), args.games)))
         if "rave" in pairings:
-            print("  " + report(play_match(game, player(game, s, 3, "rave", tree_policy="rave"),
-                                           player(game, s, 4, "new"), args.games, **BALANCED)))
+            print("  " + report(play_pairs(game, player(game, s, 3, "rave", tree_policy="rave"),
+                                           player(game, s, 4, "new"), args.games)))
         if "tactical" in pairings and type(game).forcing_actions is not mctsfw.Game.forcing_actions:
-            print("  " + report(play_match(game, player(game, s, 5, "tactical", playouts="tactical"),
-                                           player(game, s, 6, "new"), args.games, **BALANCED)))
+            print("  " + report(play_pairs(game, player(game, s, 5, "tactical", playouts="tactical"),
+                                           player(game, s, 6, "new"), args.games)))
         if args.gnugo and name == "go":
             gnugo = shutil.which("gnugo") or shutil.which("gnugo", path="/usr/games")
             if gnugo:
@@ -95,8 +97,8 @@ def main() -> None:
                 seconds = args.gnugo_seconds or s
                 try:
                     for label, options in (("new", {}), ("rave", {"tree_policy": "rave"})):
-                        print("  " + report(play_match(game, player(game, seconds, 7, f"{label} {seconds}s", **options),
-                                                       engine, args.games, **BALANCED)))
+                        print("  " + report(play_pairs(game, player(game, seconds, 7, f"{label} {seconds}s", **options),
+                                                       engine, args.games)))
                 finally:
                     engine.close()
 

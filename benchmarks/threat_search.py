@@ -6,7 +6,7 @@ it against UCT without it, each with the same seconds a move.
 
 Both players have the rest of the tactics (proofs, ``forcing_actions``); only the one
 without has ``MCTS.forced_wins`` and ``MCTS.defences`` turned off. Each side is player 1
-in half the games and opens in half of each half (``search_strength.BALANCED``). The
+in half the games and opens in half of each half (``mctsfw.match.BALANCED``). The
 score of the player with the threat search is printed with its 95% interval (draws count
 half).
 """
@@ -24,8 +24,8 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from hexzero import mctsfw  # noqa: E402
-from hexzero.mctsfw.match import play_match  # noqa: E402
-from search_strength import BALANCED, player, wilson  # noqa: E402
+from hexzero.mctsfw.match import play_pairs  # noqa: E402
+from search_strength import player, wilson  # noqa: E402
 
 
 def main() -> None:
@@ -41,11 +41,12 @@ def main() -> None:
         with_search = player(game, args.seconds, 1, "with")
         without = player(game, args.seconds, 2, "without")
         without.mcts.forced_wins = without.mcts.defences = False  # the rest of the tactics kept
-        tally = play_match(game, with_search, without, args.games, **BALANCED).tally()
+        match = play_pairs(game, with_search, without, args.games)
+        tally = match.tally()
         score = (tally.wins + 0.5 * tally.draws) / args.games
         low, high = wilson(score, args.games)
         print(f"  {size}x{size}: {tally.wins} wins, {tally.draws} draws, {tally.losses} losses of {args.games}: "
-              f"score {score:.0%} ({low:.0%}-{high:.0%})")
+              f"score {score:.0%} ({low:.0%}-{high:.0%}), {match.distinct_games} different games")
 
 
 if __name__ == "__main__":

@@ -105,6 +105,9 @@ class Go(Game):
     #: UCT's c with random rollouts, measured at 400 search games on 9x9 (benchmarks/exploration.py,
     #: 24 games): c = 0.25 scores 79% against 1.4
     tree_policy_defaults = {"uct": {"c": 0.25}}
+    #: a match between players that choose alike every time starts each pair of games from
+    #: two random stones, one of each colour (``Game.match_opening``; never a pass)
+    match_opening_moves = 2
 
     def __init__(
         self,

@@ -799,6 +799,22 @@ class Gomoku(Game):
         cases[0] = (x, target)
         return cases
 
+    # ---- matches ----------------------------------------------------------------------
+    def match_opening(self, starting_player: int, rng: np.random.Generator) -> list[int]:
+        """Three stones (the opener's, the other's, the opener's) drawn at random near the
+        centre, within two cells of it (one on a board under 9), no two of one colour
+        touching: balanced stones as Gomocup starts its games from, for the pairs of games
+        of a match (``Game.match_opening``)."""
+        n = self.size
+        middle, reach = (n - 1) // 2, 2 if n >= 9 else 1
+        near = [r * n + c for r in range(middle - reach, middle + reach + 1)
+                for c in range(middle - reach, middle + reach + 1)]
+        while True:
+            moves = [int(a) for a in rng.choice(near, size=3, replace=False)]
+            (r0, c0), (r2, c2) = divmod(moves[0], n), divmod(moves[2], n)
+            if max(abs(r0 - r2), abs(c0 - c2)) > 1:
+                return moves
+
     # ---- people -----------------------------------------------------------------------
     def cell_name(self, action: int) -> str:
         return letter_cell_name(action, self.size)

@@ -71,6 +71,9 @@ class Hex(Game):
     #: UCT's c with random rollouts, measured at 400 search games (benchmarks/exploration.py,
     #: 24 games): c = 0.25 scores 83% against 1.4 on 7x7 and 92% on 9x9 (38% on 5x5, 21-57%)
     tree_policy_defaults = {"uct": {"c": 0.25}}
+    #: a match between players that choose alike every time starts each pair of games from
+    #: two random stones, one of each player (``Game.match_opening``)
+    match_opening_moves = 2
     #: the on-policy ANET convolves over the board: on 5x5 the default run's raw network
     #: keeps 97.2% of won positions against perfect play with these, 92.0% as an MLP of
     #: [128, 128] (six seeds each), in 2.3 times the MLP's time (docs/hex.md)

@@ -86,6 +86,25 @@ def search_flags(parser: argparse.ArgumentParser, note: str = "") -> None:
     config_flag(parser, "--time-limit", "mcts.time_limit")
 
 
+def openings_flag(parser: argparse.ArgumentParser) -> None:
+    """``--openings``: what begins each pair of games of a comparison (``mctsfw.match.match_openings``)."""
+    from hexzero.mctsfw.match import parse_openings
+
+    def openings(text: str):
+        try:
+            return parse_openings(text)
+        except ValueError as error:
+            raise argparse.ArgumentTypeError(str(error).removeprefix("--openings is ")) from None
+
+    parser.add_argument("--openings", type=openings, default="auto", metavar="{auto,game,none,N}",
+                        help="what begins each pair of games (A once in each seat): auto (the default) the game's "
+                             "openings (random stones for Hex and Go, balanced stones near the centre for Gomoku; "
+                             "none for NIM and Connect Four) when "
+                             "both players would replay one game (searches with nothing drawn at random, outside "
+                             "engines, greedy networks), else the empty board; game: the game's openings always; "
+                             "none: the empty board; N: N uniformly random legal moves")
+
+
 def engine_flags(parser: argparse.ArgumentParser, note: str) -> None:
     """The flags of a command that puts one player behind a protocol (``gtp``, ``pbrain``)."""
     parser.add_argument("--p", "--player", dest="player", default="mcts", metavar="PLAYER",
@@ -217,9 +236,7 @@ def build_parser() -> argparse.ArgumentParser:
     compare.add_argument("--temperature", type=float, help="searching agents draw moves ~ visits^(1/T); 0 = most visited")
     compare.add_argument("--starting-player", type=int, choices=(1, 2), default=1, help="who opens every game")
     compare.add_argument("--seed", type=int, help="agents' random seed (and the openings')")
-    compare.add_argument("--opening-moves", type=int, default=0, metavar="N",
-                         help="each pair of games (A in each seat) begins with the same N uniformly random legal "
-                              "moves: players that choose alike every time still meet in many different games")
+    openings_flag(compare)
     compare.add_argument("--display", action="store_true", help="draw the games")
     compare.add_argument("--json", metavar="FILE", help="also write the results as JSON")
 
@@ -705,8 +722,7 @@ def command_topp(args: argparse.Namespace) -> int:
 def command_compare(args: argparse.Namespace) -> int:
     from hexzero.mctsfw.match import compare, compare_report
 
-    problem = ("--games must be at least 1" if args.games < 1 else "--opening-moves must be at least 0"
-               if args.opening_moves < 0 else args.json and output_file_problem(args.json, "--json"))
+    problem = "--games must be at least 1" if args.games < 1 else args.json and output_file_problem(args.json, "--json")
     if problem:
         print(f"error: {problem}", file=sys.stderr)
         return 2
@@ -725,7 +741,7 @@ def command_compare(args: argparse.Namespace) -> int:
     display = mctsfw.default_registries().displays.get(config["display"])() if args.display else None
     try:
         result = compare(game, actors[0], actors[1], args.games, args.starting_player, display,
-                         opening_moves=args.opening_moves, seed=seed)
+                         openings=args.openings, seed=seed)
     finally:
         close_actors(actors)
     print(compare_report(result))

@@ -85,6 +85,16 @@ class Actor:
     def select_action(self, state: State) -> Action:
         raise NotImplementedError
 
+    @property
+    def deterministic(self) -> bool:
+        """Whether the actor may choose the same move every time it meets a position: a
+        search with nothing drawn at random (at a fixed budget, or nearly so at a time
+        limit), a network's most probable move, an outside engine at fixed nodes. Two such
+        players replay one game, so a match starts their pairs of games from openings
+        (``mctsfw.match.Openings``). An actor that does not say is taken to: openings cost
+        a match nothing."""
+        return True
+
     def reset(self) -> None:
         """Forget anything kept from the previous game."""
 
@@ -213,6 +223,10 @@ class RandomActor(Actor):
         super().__init__(game)
         self.rng = random.Random(seed)
 
+    @property
+    def deterministic(self) -> bool:
+        return False
+
     def select_action(self, state: State) -> Action:
         return self.rng.choice(self.game.legal_actions(state))
 
@@ -271,6 +285,10 @@ class MCTSActor(Actor):
     def default_label(self) -> str:
         budget = f"{self.search_games} games" if self.search_games else f"{self.time_limit}s"
         return f"mcts({budget})"
+
+    @property
+    def deterministic(self) -> bool:
+        return self.temperature == 0 and not self.mcts.draws_at_random
 
     def select_action(self, state: State) -> Action:
         root = self.mcts.search(state, self.search_games, self.time_limit)
@@ -340,6 +358,10 @@ class HumanActor(Actor):
         self.hint = hint
         self._swap_offer: tuple[int, list[Action]] | None = None
 
+    @property
+    def deterministic(self) -> bool:
+        return False
+
     def help_text(self) -> str:
         return "\n".join([f"a move: {self.game.move_help}", "or one of these commands:"]
                          + [f"  {name:<7} {what}" for name, what in self.COMMANDS.items()])
@@ -405,6 +427,10 @@ class NetActor(Actor):
 
     def default_label(self) -> str:
         return f"net({self.selection})"
+
+    @property
+    def deterministic(self) -> bool:
+        return self.selection == "greedy"
 
     def policy(self, state: State) -> np.ndarray:
         """The network's probabilities of the legal moves (illegal ones 0, summing to 1)."""

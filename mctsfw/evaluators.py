@@ -60,6 +60,9 @@ class LeafEvaluator:
     #: played)``, ``played[i]`` the moves each player made in the playout from state i
     records_playouts = False
     record_playouts = False
+    #: whether its judgement of a leaf draws random numbers (playouts do, a value head need
+    #: not): a search with one plays another game each time (``Actor.deterministic``)
+    draws_at_random = False
 
     def __init__(self, game: Game):
         self.game = game
@@ -128,6 +131,7 @@ class RandomRollouts(LeafEvaluator):
     threats (slower per playout, and closer to what a player would do)."""
 
     name = "random_rollouts"
+    draws_at_random = True
 
     def __init__(self, game: Game, seed: int | None = None, playouts: str = "random"):
         super().__init__(game)
@@ -233,6 +237,7 @@ class NetRollouts(LeafEvaluator):
 
     name = "net_rollouts"
     informed_priors = True
+    draws_at_random = True
     batch_size = NET_BATCH
 
     def __init__(self, game: Game, net: Any, epsilon: float = 0.0, sample: bool = False, seed: int | None = None):
@@ -287,6 +292,10 @@ class NetValue(LeafEvaluator):
         #: AlphaGo's: each state judged in every symmetry of the board, the mean taken
         self.mean_symmetry = bool(mean_symmetry)
         self.rng = np.random.default_rng(seed)
+
+    @property
+    def draws_at_random(self) -> bool:
+        return self.random_symmetry
 
     def judge(self, states: Sequence[State]) -> tuple[np.ndarray, np.ndarray]:
         """(values, masked priors) of ``states`` by one network call; with ``random_symmetry``
@@ -366,6 +375,10 @@ class MixedEvaluator(LeafEvaluator):
 
     def batch_for(self, search_games: float) -> int:
         return max(self.value.batch_for(search_games), self.rollout.batch_for(search_games))
+
+    @property
+    def draws_at_random(self) -> bool:
+        return self.value.draws_at_random or self.rollout.draws_at_random
 
     def evaluate(self, states: Sequence[State], with_priors: bool = False) -> tuple[np.ndarray, np.ndarray | None]:
         values, priors = self.value.evaluate(states, with_priors)

@@ -165,6 +165,10 @@ class Game:
     #: (``benchmarks/exploration.py``): ``{"uct": {"c": 0.25}}``. They stand in for the
     #: policy's own defaults; what a config file, ``--set`` or a caller gives wins.
     tree_policy_defaults: dict[str, dict[str, Any]] = {}
+    #: how many uniformly random legal moves (never a pass) begin each pair of games of a
+    #: match between players that would otherwise replay one game (``match_opening``); 0:
+    #: none, the empty board is the test (NIM, Connect Four)
+    match_opening_moves: int = 0
     #: the nets' parameters this game trains best with, as measured: ``{"anet":
     #: {"conv_layers": [16, 16, 16], ...}}``. They stand in for the net's own defaults in a
     #: config (what a config file or ``--set`` gives wins); a net built in Python keeps its own.
@@ -284,6 +288,15 @@ class Game:
         picture can show it (the terminal display draws games with it). By default
         ``render(state)``: games whose state knows its last move (Go, Gomoku) mark it there."""
         return self.render(state)
+
+    def match_opening(self, starting_player: int, rng: np.random.Generator) -> list[Action]:
+        """The moves that begin a pair of games of a match (each player once in each seat,
+        from the same moves), so that players that choose alike every time (a search at a
+        fixed budget, an outside engine at fixed nodes) still meet in many games, not in
+        two (``mctsfw.match.Openings``). By default ``match_opening_moves`` uniformly random
+        legal moves from ``starting_player``'s start (Hex and Go); a game may give openings
+        of its own kind (Gomoku: balanced stones near the centre, as Gomocup's openings)."""
+        return random_opening(self, starting_player, self.match_opening_moves, rng)
 
     # ---- the pie rule (swap) ---------------------------------------------------------
     # Where the rules offer it, the second player may, as their first move, take the first
@@ -491,6 +504,21 @@ def stone_planes_of_encoded(x: np.ndarray, rows: int, cols: int) -> np.ndarray:
     planes[..., 2] = x[:, -2, None, None]
     planes[..., 3] = x[:, -1, None, None]
     return planes
+
+
+def random_opening(game: Game, starter: int, count: int, rng: np.random.Generator) -> list[Action]:
+    """Up to ``count`` uniformly random legal moves from the start (never a pass; fewer if the game ends)."""
+    state, moves = game.initial_state(starter), []
+    for _ in range(count):
+        if game.is_final(state):
+            break
+        legal = [a for a in game.legal_actions(state) if a != game.pass_action]
+        if not legal:
+            break
+        action = int(legal[int(rng.integers(len(legal)))])
+        moves.append(action)
+        state = game.next_state(state, action)
+    return moves
 
 
 def opponent(player: int) -> int:

@@ -43,9 +43,9 @@ import numpy as np
 
 from hexzero.mctsfw.backends import die_if_asked, make_backend
 from hexzero.mctsfw.config import plugin_params
-from hexzero.mctsfw.game import Game
+from hexzero.mctsfw.game import Game, random_opening
 from hexzero.mctsfw.hookspecs import hookimpl
-from hexzero.mctsfw.match import play_game, random_opening
+from hexzero.mctsfw.match import play_game
 from hexzero.mctsfw.players import close_actors
 from hexzero.mctsfw.plugin_manager import Registries, default_registries
 from hexzero.mctsfw.records import RecordedGame

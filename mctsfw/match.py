@@ -23,7 +23,7 @@ from typing import Any, Callable, Protocol, Sequence
 import numpy as np
 
 from hexzero.mctsfw.actors import Actor, Quit, Resignation, SwapRequest, TakeBack
-from hexzero.mctsfw.game import Action, Game, State
+from hexzero.mctsfw.game import Action, Game, State, random_opening
 from hexzero.mctsfw.ratings import PRIOR_DRAWS, format_difference, two_player_rating
 
 
@@ -228,10 +228,17 @@ class MatchResult:
     records: list[GameRecord] = field(default_factory=list)
     a_players: list[int] = field(default_factory=list)  # A's player number in each game
     seconds: float = 0.0  # wall time of the whole match
+    openings: "Openings | None" = None  # what began each pair of games, if anything did
 
     @property
     def games(self) -> int:
         return len(self.records)
+
+    @property
+    def distinct_games(self) -> int:
+        """How many of the games differ (their opener or their moves): two players that
+        choose alike every time replay one game, and a figure counts distinct games only."""
+        return len({(record.starting_player, tuple(record.actions)) for record in self.records})
 
     def winner(self, number: int) -> str | None:
         """Who won game ``number``: "a", "b", or None for a draw."""
@@ -299,11 +306,36 @@ class MatchResult:
                 "max": max(every, default=0),
                 "by_colour": {k: dict(sorted(Counter(v).items())) for k, v in lengths.items()},
             },
+            "distinct_games": self.distinct_games,
+            "openings": self.openings.describe() if self.openings else None,
             "seconds": round(self.seconds, 3),
         }
 
 
 Opener = int | str  # a player number (1, 2) or an actor ("a", "b")
+
+#: the schedules of comparisons, in pairs of games with A once in each seat and the same
+#: player opening both (what shared openings need, ``Openings``): player 1 opens every game
+#: (Go's black, Gomoku's) ...
+PLAYER_1_OPENS = {"seating": (1, 2), "openers": (1,)}
+#: ... or each player opens half the pairs, so neither the colour nor the first move
+#: favours A: A moves first in games 0 and 3 of every four
+BALANCED = {"seating": (1, 2), "openers": (1, 1, 2, 2)}
+
+
+def pairs_problem(seating: Sequence[int], openers: Sequence[Opener]) -> str | None:
+    """None when the schedule plays games in pairs (games 2k and 2k+1: A once in each
+    seat, the same player opening both), as shared openings need; else why not."""
+    def start(number: int) -> tuple[int, int]:
+        a_player, opener = seating[number % len(seating)], openers[number % len(openers)]
+        return a_player, {"a": a_player, "b": 3 - a_player}.get(opener, opener)
+
+    for pair in range(len(seating) * len(openers)):
+        (seat, opener), (other_seat, other_opener) = start(2 * pair), start(2 * pair + 1)
+        if seat == other_seat or opener != other_opener:
+            return (f"shared openings need games in pairs, A once in each seat and the same player opening both "
+                    f"(not seating {tuple(seating)} with openers {tuple(openers)})")
+    return None
 
 
 def schedule_problem(seating: Sequence[int], openers: Sequence[Opener]) -> str | None:
@@ -315,20 +347,99 @@ def schedule_problem(seating: Sequence[int], openers: Sequence[Opener]) -> str |
     return None
 
 
-def random_opening(game: Game, starter: int, count: int, rng: np.random.Generator) -> list[int]:
-    """Up to ``count`` uniformly random legal moves from the start (never a pass; fewer if the game ends)."""
-    state, moves = game.initial_state(starter), []
-    no_pass = getattr(game, "pass_action", None)
-    for _ in range(count):
-        if game.is_final(state):
-            break
-        legal = [a for a in game.legal_actions(state) if a != no_pass]
-        if not legal:
-            break
-        action = int(legal[int(rng.integers(len(legal)))])
-        moves.append(action)
-        state = game.next_state(state, action)
-    return moves
+class Openings:
+    """The openings of a match between players that would otherwise replay one game (two
+    searches at a fixed budget, an outside engine at fixed nodes): games ``2k`` and ``2k+1``,
+    the same player opening and each actor once in each seat, begin with the same moves, and
+    no two pairs with the same (the one home of shared openings: ``compare``, the strength
+    report, the benchmarks and TOPP all ask here). ``moves``: that many uniformly random
+    legal moves a pair; None: the game's own (``Game.match_opening``: random stones for Hex
+    and Go, balanced stones near the centre for Gomoku). Drawn from ``seed`` and the pair's
+    number, so a match reruns with the same openings. A callable ``play_match`` takes as
+    its ``opening``."""
+
+    def __init__(self, game: Game, seed: int | None = None, moves: int | None = None):
+        self.game, self.seed, self.moves = game, seed or 0, moves
+        self.drawn: dict[int, tuple[int, list[Action]]] = {}  # pair -> (its opener, its moves)
+
+    def draw(self, starter: int, rng: np.random.Generator) -> list[Action]:
+        if self.moves is None:
+            return list(self.game.match_opening(starter, rng))
+        return random_opening(self.game, starter, self.moves, rng)
+
+    def __call__(self, number: int, starter: int) -> list[Action]:
+        """The opening of game ``number``, which player ``starter`` opens."""
+        pair = number // 2
+        if pair in self.drawn:
+            opener, moves = self.drawn[pair]
+            if opener != starter:
+                raise ValueError(f"shared openings: games {2 * pair} and {2 * pair + 1} must have the same opener")
+            return list(moves)
+        seen = {(opener, tuple(moves)) for opener, moves in self.drawn.values()}
+        for attempt in range(100):  # a pair of games not met before (tiny boards may run out)
+            moves = self.draw(starter, np.random.default_rng([self.seed, pair, attempt]))
+            if (starter, tuple(moves)) not in seen:
+                break
+        self.drawn[pair] = (starter, moves)
+        return list(moves)
+
+    def describe(self) -> str:
+        """What begins each pair, for a report: "2 random legal moves"."""
+        if self.moves is not None or type(self.game).match_opening is Game.match_opening:
+            count = self.moves if self.moves is not None else self.game.match_opening_moves
+            return f"{count} random legal move{'s' * (count != 1)}"
+        count = len(next(iter(self.drawn.values()))[1]) if self.drawn else 0
+        return f"{count} stones of the game's openings ({self.game.name})"
+
+
+#: what begins the pairs of games of a match (``match_openings``): "auto" the game's openings
+#: when both players choose alike every time, "game" the game's openings whatever the
+#: players, "none" the empty board, or a number of random legal moves
+OPENINGS_CHOICES = ("auto", "game", "none")
+
+
+def openings_problem(choice: Any) -> str | None:
+    """None for a usable ``match_openings`` choice, else what is wrong with it."""
+    if choice in OPENINGS_CHOICES or (isinstance(choice, int) and not isinstance(choice, bool) and choice >= 0):
+        return None
+    return f"openings are auto, game, none or a number of random moves >= 0, not {choice!r}"
+
+
+def parse_openings(text: str) -> str | int:
+    """A ``--openings`` flag's value: auto, game, none or a whole number."""
+    text = text.strip().lower()
+    if text.isdigit():
+        return int(text)
+    if text in OPENINGS_CHOICES:
+        return text
+    raise ValueError(f"--openings is auto, game, none or a number of random moves, not {text!r}")
+
+
+def match_openings(game: Game, actor_a: Actor, actor_b: Actor, choice: str | int = "auto",
+                   seed: int | None = None) -> Openings | None:
+    """The openings of a match of A against B (``Openings``), or None for games from the
+    empty board: ``choice`` "auto" (the default of every comparison) gives the game's own
+    openings when both actors are deterministic (``Actor.deterministic``: they would replay
+    one game) and the game has openings (NIM and Connect Four have none: the empty board is
+    the test); "game" gives the game's openings whatever the players; "none" none; a number
+    N, N uniformly random legal moves (0: none)."""
+    problem = openings_problem(choice)
+    if problem:
+        raise ValueError(problem)
+    has_own = game.match_opening_moves > 0 or type(game).match_opening is not Game.match_opening
+    if choice == "none" or choice == 0 or (choice in ("auto", "game") and not has_own):
+        return None
+    if choice == "auto" and not (actor_a.deterministic and actor_b.deterministic):
+        return None
+    return Openings(game, seed, moves=choice if isinstance(choice, int) else None)
+
+
+def distinct_warning(result: "MatchResult") -> str | None:
+    """A warning for a match of which fewer than half the games differ, else None."""
+    if result.games and result.distinct_games * 2 < result.games:
+        return (f"warning: only {result.distinct_games} of the {result.games} games differ: the players replay "
+                "games; a figure counts distinct games only (give them openings: --openings game)")
+    return None
 
 
 def play_match(
@@ -359,10 +470,12 @@ def play_match(
     """
     if isinstance(games, bool) or not isinstance(games, int) or games < 0:
         raise ValueError(f"games must be a whole number >= 0, not {games!r}")
-    problem = schedule_problem(seating, openers)
+    problem = schedule_problem(seating, openers) or (isinstance(opening, Openings) and pairs_problem(seating, openers))
     if problem:
         raise ValueError(problem)
     result = MatchResult(actor_a.label, actor_b.label)
+    if isinstance(opening, Openings):
+        result.openings = opening
     started = time.perf_counter()
     for number in range(games):
         a_player = seating[number % len(seating)]
@@ -383,38 +496,48 @@ def play_match(
     return result
 
 
+def play_pairs(game: Game, actor_a: Actor, actor_b: Actor, games: int, schedule: dict[str, Sequence] = BALANCED,
+               openings: str | int = "auto", seed: int | None = None, **match: Any) -> MatchResult:
+    """A comparison of A and B: ``games`` games in pairs (``schedule``: ``BALANCED`` or
+    ``PLAYER_1_OPENS``, A once in each seat), each pair from its own opening as
+    ``match_openings`` chooses from ``openings`` and ``seed`` (by default the game's own
+    when both players would replay one game); the other arguments as ``play_match``'s.
+    Every figure of strength is read from one of these: ``result.distinct_games`` says how
+    many games it rests on, and ``distinct_warning`` warns when that is under half."""
+    chosen = match_openings(game, actor_a, actor_b, openings, seed)
+    return play_match(game, actor_a, actor_b, games, opening=chosen or (), **schedule, **match)
+
+
 # ---- cli.py compare -------------------------------------------------------------------------
 def compare(
     game: Game, actor_a: Actor, actor_b: Actor, games: int, starting_player: int = 1, display: Display | None = None,
-    opening_moves: int = 0, seed: int | None = None,
+    openings: str | int = "auto", seed: int | None = None,
 ) -> dict[str, Any]:
     """``games`` games of A against B, A taking player 1 in the even games and player 2 in
-    the odd ones; player ``starting_player`` opens every game. With ``opening_moves``, each
-    pair of games (A in each seat) begins with the same that many uniformly random legal
-    moves (``random_opening``, drawn from ``seed`` and the pair's number): players that
-    choose alike every time then still meet in many games, not in two. A finished game's
-    winner is what the first of A and B that counts games says (an outside engine's
-    ``final_score``: GNU Go named as A referees every game), else the rules'. The match's
-    summary: win, loss and draw rates of A overall, per colour and per opener, mean
-    thinking time per move of each, game lengths, how many games differ
-    (``distinct_games``), and A's rating less B's with its 95% interval (``rating``)."""
-    def opening(number: int, start: int) -> list[Action]:
-        return random_opening(game, start, opening_moves, np.random.default_rng([seed or 0, number // 2]))
-
-    result = play_match(game, actor_a, actor_b, games, seating=(1, 2), openers=(starting_player,), display=display,
-                        opening=opening if opening_moves else (), judged=True)
+    the odd ones; player ``starting_player`` opens every game. Each pair of games (A in each
+    seat) begins with the same opening as ``match_openings`` chooses from ``openings``
+    (by default the game's own when both players would replay one game), drawn from
+    ``seed`` and the pair's number. A finished game's winner is what the first of A and B
+    that counts games says (an outside engine's ``final_score``: GNU Go named as A referees
+    every game), else the rules'. The match's summary: win, loss and draw rates of A
+    overall, per colour and per opener, mean thinking time per move of each, game lengths,
+    how many games differ (``distinct_games``), what began the pairs (``openings``), and
+    A's rating less B's with its 95% interval (``rating``)."""
+    result = play_pairs(game, actor_a, actor_b, games, {"seating": (1, 2), "openers": (starting_player,)}, openings,
+                        seed, display=display, judged=True)
     total = result.tally()
     rating = two_player_rating(total.wins, total.losses, total.draws) if games else None
-    return {**result.summary(), "starting_player": starting_player, "opening_moves": opening_moves,
-            "distinct_games": len({tuple(record.actions) for record in result.records}), "rating": rating}
+    return {**result.summary(), "starting_player": starting_player, "rating": rating,
+            "warning": distinct_warning(result)}
 
 
 def compare_report(result: dict[str, Any]) -> str:
     """The comparison as a small text table."""
-    openings = result.get("opening_moves")
+    openings = result.get("openings")
     lines = [f"{result['a']} (A) against {result['b']} (B): {result['games']} games ({result['distinct_games']} "
              f"different), player {result['starting_player']} opens every game"
-             + (f", each pair from its own {openings} random moves" if openings else "")]
+             + (f", each pair (A in each seat) from its own opening of {openings}" if openings else
+                ", from the empty board")]
     lines.append(f"{'':<16}{'games':>6}{'A wins':>9}{'B wins':>9}{'draws':>8}   mean length")
     for key, title in (("a_as_player_1", "A as player 1"), ("a_as_player_2", "A as player 2"), ("total", "all")):
         t = result[key]
@@ -425,6 +548,8 @@ def compare_report(result: dict[str, Any]) -> str:
             counts = by[key]
             mean = sum(int(k) * v for k, v in counts.items()) / max(sum(counts.values()), 1)
         lines.append(f"{title:<16}{t['games']:>6}{t['win_rate']:>9.0%}{t['loss_rate']:>9.0%}{t['draw_rate']:>8.0%}   {mean:.1f}")
+    if result.get("warning"):
+        lines.append(result["warning"])
     lengths = result["game_lengths"]
     lines.append(f"game lengths: {lengths['min']} to {lengths['max']} moves; by colour of A: "
                  + "; ".join(f"{k[-8:].replace('_', ' ')}: {v}" for k, v in lengths["by_colour"].items()))

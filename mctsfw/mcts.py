@@ -170,6 +170,9 @@ class TreePolicy:
     #: whether its ``root_choice`` is the move self-play plays (its root noise is the
     #: exploration: Gumbel), instead of a move drawn from the target with temperature
     chooses_moves = False
+    #: whether it draws random numbers outside root noise (UCT tries untried moves in a
+    #: random order): a search with it plays another game each time (``Actor.deterministic``)
+    draws_at_random = False
 
     #: the constructor's parameters (the ``[tree_policies.<name>]`` table), each declared once
     parameters: Parameters = Parameters()
@@ -412,6 +415,13 @@ class MCTS:
         #: move is then the best so far (``MCTSActor.interrupt``); cleared when a search ends
         self.stop_requested = False
         self._clean_priors: tuple[Node, list[Action], list[float]] | None = None  # the noised root's own priors
+
+    @property
+    def draws_at_random(self) -> bool:
+        """Whether a search draws random numbers (root noise, its tree policy's or its
+        evaluator's): one that draws none plays the same move each time it meets a
+        position with the same budget of search games."""
+        return self.root_noise or self.tree_policy.draws_at_random or self.evaluator.draws_at_random
 
     # ---- the public API -------------------------------------------------------------
     def search(self, state: State, search_games: int | None = None, time_limit: float | None = None) -> Node:

@@ -58,7 +58,7 @@ from hexzero.mctsfw.game import Game, opponent
 from hexzero.mctsfw.evaluators import NetValue, value_evaluator
 from hexzero.mctsfw.hookspecs import hookimpl
 from hexzero.mctsfw.mcts import MCTS, Node, TreePolicy, paused_gc, search_together
-from hexzero.mctsfw.match import Tally, play_match
+from hexzero.mctsfw.match import BALANCED, Tally, play_match
 from hexzero.mctsfw.netserver import NetServer, ServedNet, server_problem
 from hexzero.mctsfw.plugin_manager import Registries, default_registries
 from hexzero.mctsfw.ratings import two_player_rating
@@ -902,5 +902,5 @@ class SelfPlayTrainer(ResumableRun):
         plies = GameClock()
         players = [GatingPlayer(self.game, net, self.tree_policy, s, self.rng, self.np_rng, plies)
                    for net in (candidate, best)]
-        result = play_match(self.game, *players, games, seating=(1, 2), openers=(1, 1, 2, 2))
+        result = play_match(self.game, *players, games, **BALANCED)
         return result.tally()

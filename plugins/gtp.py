@@ -58,8 +58,7 @@ import numpy as np
 
 from hexzero import mctsfw
 from hexzero.mctsfw.actors import Actor, ActorError, FollowingActor, Resignation
-from hexzero.mctsfw.game import Action, Game, IllegalMoveError, State
-from hexzero.mctsfw.match import random_opening
+from hexzero.mctsfw.game import Action, Game, IllegalMoveError, State, random_opening
 from hexzero.mctsfw.mcts import SearchProgress
 from hexzero.mctsfw.sgf import score_text
 

@@ -76,6 +76,10 @@ class OpenSpielActor(FollowingActor):
         self.games = 0
         self.reset()
 
+    @property
+    def deterministic(self) -> bool:
+        return False  # random rollouts, a seed a game
+
     def default_label(self) -> str:
         return f"OpenSpiel MCTS({self.simulations}{'' if self.solve else ', no solver'})"
 

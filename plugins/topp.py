@@ -1,8 +1,11 @@
 """The Tournament of Progressive Policies (TOPP): a round robin of saved agents.
 
-Every pair of agents plays a series of G games (``mctsfw.match.play_match``: the first
-agent is player 1, the second player 2) with the starting player alternating within the
-series, so in an even series each agent opens half of the games. The result holds the
+Every pair of agents plays a series of G games in pairs (``mctsfw.match.play_pairs``):
+each agent once player 1 and once player 2 from the same start, and the starting player
+alternating from pair to pair, so in a series of a multiple of 4 games each agent plays
+each colour and opens in half of them. Greedy networks would replay one game, so their
+pairs begin from the game's openings (random stones in Hex; ``mctsfw.match.Openings``);
+sampling networks play from the empty board. The result holds the
 pairwise matrix — ``matrix[i][j]`` is the number of games agent i won against agent j,
 so ``matrix[i][j] + matrix[j][i]`` is G less the draws — and the wins of each agent (the
 row sums), ranked, with each agent's Bradley-Terry rating on the Elo scale and its 95%
@@ -37,7 +40,7 @@ from typing import Any, Iterable, Sequence, TextIO
 from hexzero import mctsfw
 from hexzero.mctsfw.actors import Actor
 from hexzero.mctsfw.game import Game
-from hexzero.mctsfw.match import Display, GameRecord, play_match, replay_record
+from hexzero.mctsfw.match import BALANCED, Display, GameRecord, play_pairs, replay_record
 from hexzero.mctsfw.files import read_text
 from hexzero.mctsfw.ratings import RANDOM_LABEL, Ratings, fit_ratings
 from hexzero.mctsfw.schema import Section, Setting
@@ -252,6 +255,14 @@ class TOPPResult:
                          f"{ratings.elo[i]:>+6.0f}  {span}")
         lines.append(f"Elo: Bradley-Terry ratings, {ratings.anchor} = 0"
                      + (" (random play)" if ratings.anchor == RANDOM_LABEL else " (no random player: the first agent)"))
+        counted = [pair for pair in self.pairs if "distinct_games" in pair]
+        if counted:
+            distinct = sum(pair["distinct_games"] for pair in counted)
+            played = sum(pair["wins_a"] + pair["wins_b"] + pair.get("draws", 0) for pair in counted)
+            lines.append(f"{distinct} of the {played} games differ")
+            if distinct * 2 < played:
+                lines.append("warning: fewer than half the games differ: the agents replay games, and the ratings rest "
+                             "on the distinct ones")
         return "\n".join(lines)
 
     def matrix_text(self) -> str:
@@ -382,8 +393,9 @@ class TOPPResult:
 class TOPP:
     """A round robin over ``agents``: every pair plays ``games_per_series`` games.
 
-    In the series of agents i < j, agent i is player 1 and opens game 0; the opener
-    alternates from game to game. ``display`` sees every actual move; with ``gif_dir``
+    In the series of agents i < j, agent i is player 1 in the even games and player 2 in
+    the odd ones; player 1 opens games 0 and 1, player 2 games 2 and 3, and so on; each pair
+    of games from its own opening where both agents would replay one game. ``display`` sees every actual move; with ``gif_dir``
     every game is also saved there as an animated GIF (through the ``gif`` display).
     ``selection`` records how the agents pick moves (it is the caller's choice when the
     actors are built; ``from_models`` builds them so).
@@ -407,6 +419,7 @@ class TOPP:
         stream: TextIO | None = None,
         numbers: Sequence[int | None] | None = None,
         number_kind: str = "episode",
+        seed: int | None = None,
     ):
         agents = list(agents)
         if len(agents) < 2:
@@ -430,6 +443,7 @@ class TOPP:
         if len(self.numbers) != len(agents):
             raise ValueError(f"numbers: one per agent ({len(agents)}), not {len(self.numbers)}")
         self.number_kind = number_kind
+        self.seed = seed  # the openings'
 
     @classmethod
     def from_models(
@@ -452,7 +466,7 @@ class TOPP:
                                                               seed=None if seed is None else seed + len(paths))))
             numbers.insert(0, None)
         return cls(game, agents, games_per_series=games_per_series, selection=selection, numbers=numbers,
-                   number_kind=kind, **kwargs)
+                   number_kind=kind, seed=seed, **kwargs)
 
     @property
     def labels(self) -> list[str]:
@@ -469,10 +483,9 @@ class TOPP:
         details = []
         for i, j in self.pairs():
             (label_a, actor_a), (label_b, actor_b) = self.agents[i], self.agents[j]
-            self._say(f"{label_a} (player 1) vs {label_b} (player 2): {self.games_per_series} games")
-            series = play_match(
-                self.game, actor_a, actor_b, self.games_per_series, seating=(1,), openers=(1, 2), display=self.display
-            )
+            self._say(f"{label_a} vs {label_b}: {self.games_per_series} games")
+            series = play_pairs(self.game, actor_a, actor_b, self.games_per_series, BALANCED, seed=self.seed,
+                                display=self.display)
             matrix[i][j] += series.wins_a
             matrix[j][i] += series.wins_b
             games = []
@@ -485,9 +498,11 @@ class TOPP:
                 if self.gif_dir is not None:
                     self._save_gif(record, i, j, g)
             details.append({"a": label_a, "b": label_b, "wins_a": series.wins_a, "wins_b": series.wins_b,
-                            "draws": series.draws, "games": games})
+                            "draws": series.draws, "distinct_games": series.distinct_games, "games": games})
             self._say(f"  {label_a} {series.wins_a} - {series.wins_b} {label_b}"
-                      + (f" ({series.draws} drawn)" if series.draws else ""))
+                      + (f", {series.draws} drawn" if series.draws else "")
+                      + f" ({series.distinct_games} different games"
+                      + (f", each pair from its own opening of {series.openings.describe()})" if series.openings else ")"))
         return TOPPResult(labels, self.games_per_series, self.selection, repr(self.game), matrix, details,
                           list(self.numbers), self.number_kind)
 

@@ -33,6 +33,7 @@ class UCT(TreePolicy):
     name = "uct"
     description = "UCB1 applied to trees; exploration constant c"
     exploration_param = "c"
+    draws_at_random = True  # the untried moves in a random order
 
     parameters = Parameters(
         Setting("c", 1.4, "exploration constant: sqrt(2) ~ 1.4 is the textbook value for results in [0, 1] "

@@ -35,29 +35,33 @@ from benchmarks.search_options import add_search_options, search_label, search_p
 from hexzero import mctsfw  # noqa: E402
 from hexzero.mctsfw.actors import registered_actor_kind  # noqa: E402
 from hexzero.mctsfw.config import load_config, plugin_params  # noqa: E402
-from hexzero.mctsfw.match import play_match  # noqa: E402
+from hexzero.cli import openings_flag  # noqa: E402
+from hexzero.mctsfw.match import BALANCED, PLAYER_1_OPENS, distinct_warning, play_pairs  # noqa: E402
 from hexzero.plugins.gtp import gnugo_spec  # noqa: E402
 
-#: the agent is player 1 in the even games; it moves first in games 0 and 1 of every four
-#: (as player 1, then as player 2), second in games 2 and 3
-BALANCED = {"seating": (1, 2), "openers": ("a", "a", "b", "b")}
-#: the agent's colour alternates as above; player 1 opens every game
-FIRST_PLAYER_STARTS = {"seating": (1, 2), "openers": (1,)}
 
-
-def evaluate(game, agent, opponent, games: int, first_player_starts: bool = False) -> dict:
-    """The agent's results against the opponent over ``games`` games, overall and by
-    whether it moved first; an outside engine that counts games referees them."""
-    match = play_match(game, agent, opponent, games, judged=True,
-                       **(FIRST_PLAYER_STARTS if first_player_starts else BALANCED))
+def evaluate(game, agent, opponent, games: int, first_player_starts: bool = False, openings: str | int = "auto",
+             seed: int = 0) -> dict:
+    """The agent's results against the opponent over ``games`` games in pairs (the agent
+    once in each seat, the same player opening both), overall and by whether it moved first;
+    each pair from its own opening as ``match_openings`` chooses (by default the game's own
+    when both players would replay one game); an outside engine that counts games
+    referees them."""
+    match = play_pairs(game, agent, opponent, games, PLAYER_1_OPENS if first_player_starts else BALANCED, openings,
+                       seed, judged=True)
     total = match.tally()
     return {
         "games": games,
         "wins": total.wins,
         "draws": total.draws,
         "win_rate": total.win_rate,
+        "as_player_1": f"{match.tally(a_player=1).wins}/{match.tally(a_player=1).games}",
+        "as_player_2": f"{match.tally(a_player=2).wins}/{match.tally(a_player=2).games}",
         "win_rate_moving_first": match.tally(a_opens=True).win_rate,
         "win_rate_moving_second": match.tally(a_opens=False).win_rate,
+        "distinct_games": match.distinct_games,
+        "openings": match.openings.describe() if match.openings else None,
+        "warning": distinct_warning(match),
         "seconds": round(match.seconds, 1),
     }
 
@@ -80,7 +84,8 @@ def main() -> None:
     parser.add_argument("--no-raw", action="store_true", help="leave out the raw network")
     add_search_options(parser)
     parser.add_argument("--first-player-starts", action="store_true", help="player 1 opens every game")
-    parser.add_argument("--seed", type=int, default=0)
+    openings_flag(parser)
+    parser.add_argument("--seed", type=int, default=0, help="the players' seed and the openings'")
     parser.add_argument("--json", help="also write the results here")
     args = parser.parse_args()
 
@@ -114,20 +119,27 @@ def main() -> None:
             opponents[name] = opponent
         else:
             opponents[f"UCT({spec})"] = mctsfw.make_actor("mcts", game, search_games=int(spec), seed=args.seed + 2)
-    print(f"{args.model} on {game!r}, {args.games} games a pairing")
-    print(f"{'agent':<36} {'opponent':<24} {'wins':>9} {'draws':>5} {'moving 1st':>11} {'moving 2nd':>11} {'seconds':>8}")
+    print(f"{args.model} on {game!r}, {args.games} games a pairing, in pairs with the agent once in each seat"
+          + (", player 1 opening every game" if args.first_player_starts else ", each player opening half the pairs"))
+    print(f"{'agent':<36} {'opponent':<24} {'wins':>9} {'draws':>5} {'as p1':>6} {'as p2':>6} {'moving 1st':>11}"
+          f" {'moving 2nd':>11} {'distinct':>8} {'seconds':>8}  openings")
     results = []
     for agent_name, agent in agents.items():
         for opponent_name, opponent in opponents.items():
-            r = evaluate(game, agent, opponent, args.games, args.first_player_starts)
-            results.append({"agent": agent_name, "opponent": opponent_name, **r})
+            r = evaluate(game, agent, opponent, args.games, args.first_player_starts, args.openings, args.seed)
+            results.append({"agent": agent_name, "opponent": opponent_name, "seed": args.seed, **r})
             print(
                 f"{agent_name:<36} {opponent_name:<24} {r['wins']:>3}/{r['games']:<3} {r['win_rate']:>4.0%} {r['draws']:>5}"
-                f" {r['win_rate_moving_first']:>10.0%} {r['win_rate_moving_second']:>11.0%} {r['seconds']:>8}",
+                f" {r['as_player_1']:>6} {r['as_player_2']:>6} {r['win_rate_moving_first']:>10.0%}"
+                f" {r['win_rate_moving_second']:>11.0%} {r['distinct_games']:>8} {r['seconds']:>8}"
+                f"  {r['openings'] or 'the empty board'}",
                 flush=True,
             )
+            if r["warning"]:
+                print(f"{'':<4}{r['warning']}", flush=True)
     if args.json:
-        Path(args.json).write_text(json.dumps({"model": args.model, "results": results}, indent=2))
+        Path(args.json).write_text(json.dumps({"model": args.model, "game": repr(game), "command": " ".join(sys.argv),
+                                               "results": results}, indent=2))
 
 
 if __name__ == "__main__":

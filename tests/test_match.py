@@ -7,7 +7,7 @@ import pytest
 
 from hexzero import mctsfw
 from hexzero.mctsfw.actors import NetActor, RandomActor
-from hexzero.mctsfw.match import compare, compare_report, play_match
+from hexzero.mctsfw.match import BALANCED, PLAYER_1_OPENS, Openings, compare, compare_report, play_match
 
 
 class Recording(RandomActor):
@@ -25,10 +25,10 @@ class Recording(RandomActor):
 @pytest.mark.parametrize(
     "seating, openers, a_players, starts",
     [
-        ((1,), (1, 2), [1, 1, 1, 1, 1, 1], [1, 2, 1, 2, 1, 2]),  # TOPP and OHT series: A is player 1
+        ((1,), (1, 2), [1, 1, 1, 1, 1, 1], [1, 2, 1, 2, 1, 2]),  # OHT series: A is player 1
         ((1, 2), (2,), [1, 2, 1, 2, 1, 2], [2, 2, 2, 2, 2, 2]),  # compare --starting-player 2
-        ((1, 2), ("a", "a", "b", "b"), [1, 2, 1, 2, 1, 2], [1, 2, 2, 1, 1, 2]),  # strength report
-        ((1, 2), (1, 1, 2, 2), [1, 2, 1, 2, 1, 2], [1, 1, 2, 2, 1, 1]),  # self-play gating
+        ((1, 2), ("a", "a", "b", "b"), [1, 2, 1, 2, 1, 2], [1, 2, 2, 1, 1, 2]),
+        ((1, 2), (1, 1, 2, 2), [1, 2, 1, 2, 1, 2], [1, 1, 2, 2, 1, 1]),  # BALANCED: strength report, gating, TOPP
     ],
 )
 def test_schedules_seat_and_open_as_the_callers_always_did(hex3, seating, openers, a_players, starts):
@@ -82,9 +82,10 @@ def test_compare_is_a_view_of_the_match(hex3):
     assert "player 2 opens every game" in report and "A as player 1" in report
 
 
-def test_compare_varies_the_games_of_players_that_choose_alike_with_openings():
-    """Two players that play the same game every time meet in two games (one a seat);
-    with random openings the games differ, and the same seed gives the same games."""
+def test_compare_gives_players_that_choose_alike_the_games_openings_by_default():
+    """Two players that play the same game every time meet in two games (one a seat) from
+    the empty board; by default their pairs of games begin from the game's openings, so
+    the games differ, and the same seed gives the same games."""
     game = mctsfw.make_game("gomoku", size=9)
 
     def play(**openings):
@@ -92,12 +93,83 @@ def test_compare_varies_the_games_of_players_that_choose_alike_with_openings():
         high.probs = high.probs[::-1].copy()
         return compare(game, NetActor(game, low), NetActor(game, high), 8, **openings)
 
-    alike = play()
-    assert alike["distinct_games"] == 2 and alike["opening_moves"] == 0
-    varied = play(opening_moves=2, seed=5)
-    assert varied["distinct_games"] > 4 and "each pair from its own 2 random moves" in compare_report(varied)
-    again = play(opening_moves=2, seed=5)
-    assert again["game_lengths"] == varied["game_lengths"]  # the openings follow from the seed
+    alike = play(openings="none")
+    assert alike["distinct_games"] == 2 and alike["openings"] is None
+    report = compare_report(alike)
+    assert "from the empty board" in report and "warning: only 2 of the 8 games differ" in report
+    varied = play(seed=5)
+    assert varied["distinct_games"] == 8 and varied["warning"] is None
+    assert "each pair (A in each seat) from its own opening of 3 stones" in compare_report(varied)
+    assert play(seed=5)["game_lengths"] == varied["game_lengths"]  # the openings follow from the seed
+    assert play(openings=4, seed=5)["openings"] == "4 random legal moves"
+
+
+def test_players_that_draw_at_random_play_from_the_empty_board_unless_asked(hex3):
+    a, b = RandomActor(hex3, seed=1), RandomActor(hex3, seed=2)
+    assert not a.deterministic
+    assert compare(hex3, a, b, 4)["openings"] is None
+    assert compare(hex3, a, b, 4, openings="game")["openings"] == "2 random legal moves"
+
+
+@pytest.mark.parametrize("spec, params, deterministic", [
+    ("random", {}, False),
+    ("mcts", {"search_games": 20}, False),  # UCT tries untried moves in a random order, random rollouts
+    ("mcts", {"search_games": 20, "tree_policy": "puct"}, False),  # rollouts still
+])
+def test_actors_say_whether_they_would_replay_a_game(hex3, spec, params, deterministic):
+    assert mctsfw.make_actor(spec, hex3, seed=0, **params).deterministic is deterministic
+
+
+def test_a_greedy_network_and_a_search_on_its_value_head_alone_replay_their_games():
+    game = mctsfw.make_game("hex", size=7)
+    model = "models/hex7/pv_mlp_gen0300.keras"
+    assert mctsfw.make_actor(model, game, search_games=0).deterministic
+    assert not mctsfw.make_actor(model, game, search_games=0, selection="sample").deterministic
+    assert mctsfw.make_actor(model, game, search_games=16, value_weight=1.0).deterministic
+    assert not mctsfw.make_actor(model, game, search_games=16, value_weight=0.5).deterministic
+    assert not mctsfw.make_actor(model, game, search_games=16, value_weight=1.0, temperature=1.0).deterministic
+
+
+def test_openings_are_shared_by_each_pair_and_differ_between_pairs():
+    game = mctsfw.make_game("hex", size=5)
+    openings = Openings(game, seed=3)
+    drawn = [openings(number, 1) for number in range(40)]
+    assert all(drawn[2 * k] == drawn[2 * k + 1] and len(drawn[2 * k]) == 2 for k in range(20))
+    assert len({tuple(moves) for moves in drawn}) == 20
+    assert Openings(game, seed=3)(6, 1) == drawn[6] and Openings(game, seed=4)(6, 1) != drawn[6]
+    with pytest.raises(ValueError, match="the same opener"):
+        openings(1, 2)  # game 1 shares game 0's opening, which player 1 opened
+
+
+def test_shared_openings_need_a_schedule_in_pairs(hex3):
+    a, b = RandomActor(hex3), RandomActor(hex3)
+    with pytest.raises(ValueError, match="in pairs"):
+        play_match(hex3, a, b, 4, seating=(1,), openers=(1, 2), opening=Openings(hex3))
+    for schedule in (BALANCED, PLAYER_1_OPENS):
+        result = play_match(hex3, a, b, 8, opening=Openings(hex3, seed=1), **schedule)
+        for k in range(4):
+            first, second = result.records[2 * k], result.records[2 * k + 1]
+            assert first.actions[:2] == second.actions[:2] and first.starting_player == second.starting_player
+            assert result.a_players[2 * k] != result.a_players[2 * k + 1]
+
+
+@pytest.mark.parametrize("name, params, count", [
+    ("hex", {"size": 11}, 2), ("go", {"size": 9}, 2), ("gomoku", {"size": 15}, 3), ("gomoku", {"size": 7}, 3),
+    ("connect4", {}, 0), ("nim", {}, 0),
+])
+def test_each_game_declares_its_openings(name, params, count):
+    game = mctsfw.make_game(name, **params)
+    for seed in range(20):
+        moves = game.match_opening(1, np.random.default_rng(seed))
+        assert len(moves) == count
+        state = game.state_after(moves, 1)  # legal, and the game goes on
+        assert not game.is_final(state) and game.pass_action not in moves
+        if name == "gomoku":  # near the centre, the opener's two stones apart
+            n, middle = game.size, (game.size - 1) // 2
+            reach = 2 if n >= 9 else 1
+            cells = [divmod(a, n) for a in moves]
+            assert all(abs(r - middle) <= reach and abs(c - middle) <= reach for r, c in cells)
+            assert max(abs(cells[0][0] - cells[2][0]), abs(cells[0][1] - cells[2][1])) > 1
 
 
 def test_the_strength_report_balances_colours_and_first_moves(hex3):
