@@ -99,11 +99,12 @@ def main() -> None:
           f"{platform.processor() or platform.machine()}, Python {platform.python_version()}")
     moves = {1: [0, 0], 2: [0, 0]}  # agent's seat -> [moves, value-losing moves]
     results = {"wins": 0, "draws": 0, "losses": 0}
+    played = set()  # each game's seat and moves: how many differ
     for number in range(args.games):
         seat = 1 + number % 2
         opponent = PerfectActor(game, perfect, seed=args.seed * 1000 + number)
         agent.reset()
-        state = game.initial_state(1)
+        state, actions = game.initial_state(1), []
         while not game.is_final(state):
             if game.current_player(state) == seat:
                 scores = perfect.scores(state)
@@ -112,7 +113,9 @@ def main() -> None:
                 moves[seat][1] += sign(scores[action]) < sign(max(scores.values()))
             else:
                 action = opponent.select_action(state)
+            actions.append(action)
             state = game.next_state(state, action)
+        played.add((seat, tuple(actions)))
         winner = game.winner(state)
         results["draws" if winner is None else "wins" if winner == seat else "losses"] += 1
     total, lost = moves[1][0] + moves[2][0], moves[1][1] + moves[2][1]
@@ -122,7 +125,7 @@ def main() -> None:
         n, k = moves[seat]
         print(f"  {name}: {k} of {n} = {k / max(n, 1):.1%}")
     print(f"results against perfect play: {results['wins']} wins, {results['draws']} draws, {results['losses']} losses "
-          "(a perfect first player wins every game)")
+          f"(a perfect first player wins every game); {len(played)} different games")
 
 
 if __name__ == "__main__":

@@ -52,10 +52,12 @@ def kept_share(agent, game, solver: HexSolver, games: int, opening: int, seed: i
     rng = random.Random(seed)
     counts = {bucket: [0, 0] for bucket in BUCKETS}  # bucket -> [won positions, kept]
     results = {"wins": 0, "losses": 0}
+    played = set()  # each game's seat and moves: how many differ
     for number in range(games):
-        state = game.initial_state(1)
+        state, moves = game.initial_state(1), []
         for _ in range(rng.randint(0, opening)):
-            state = game.next_state(state, rng.choice(game.legal_actions(state)))
+            moves.append(rng.choice(game.legal_actions(state)))
+            state = game.next_state(state, moves[-1])
             if game.is_final(state):
                 break
         if game.is_final(state):
@@ -74,10 +76,12 @@ def kept_share(agent, game, solver: HexSolver, games: int, opening: int, seed: i
                 action = solver.winning_move(state)
                 if action is None:
                     action = rng.choice(game.legal_actions(state))
+            moves.append(action)
             state = game.next_state(state, action)
             solver.forget()
         results["wins" if game.winner(state) == seat else "losses"] += 1
-    return {"counts": counts, "results": results}
+        played.add((seat, tuple(moves)))
+    return {"counts": counts, "results": results, "distinct_games": len(played)}
 
 
 def totals(counts: dict) -> tuple[int, int]:
@@ -113,7 +117,8 @@ def main() -> None:
     for (fewest, most), (n, k) in found["counts"].items():
         print(f"  {fewest}-{most} stones on the board: {k} of {n} = {k / max(n, 1):.1%}")
     results = found["results"]
-    print(f"results: {results['wins']} wins, {results['losses']} losses; {time.perf_counter() - start:.0f} s")
+    print(f"results: {results['wins']} wins, {results['losses']} losses ({found['distinct_games']} different games); "
+          f"{time.perf_counter() - start:.0f} s")
 
 
 if __name__ == "__main__":

@@ -74,7 +74,7 @@ class Gomoku(Game):
     description = "Gomoku: five in a row wins on a 15x15 board (freestyle by default; --size 9 for the small board)"
 
     parameters = Parameters(
-        Setting("size", 15, "board side (15 is the standard board, 9 the small one)", low=MIN_SIZE, high=MAX_SIZE),
+        Setting("size", 15, "board side (15 is the standard board, 20 Gomocup's freestyle one, 9 the small one)", low=MIN_SIZE, high=MAX_SIZE),
         Setting("connect", 5, "stones in a row that win", low=3, high=MAX_SIZE),
         Setting("exactly_five", False, "true: only exactly `connect` in a row wins, an overline (more) does not; "
                 "false: freestyle, five or more wins (as OpenSpiel's gomoku)"),

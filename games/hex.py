@@ -60,7 +60,7 @@ class Hex(Game):
     description = "Hex on an n x n board (OHT orientation: player 1 joins rows, player 2 columns)"
 
     parameters = Parameters(
-        Setting("size", 5, "board side (the shipped networks are trained on 5)", low=MIN_SIZE, high=MAX_SIZE),
+        Setting("size", 5, "board side (5: cli.py train's run; the shipped networks play 5, 7, 9 and 11)", low=MIN_SIZE, high=MAX_SIZE),
         Setting("swap", False, "the pie rule: after the first move the second player may take it (HexGui's "
                                "swap-pieces: the stone mirrored across the long diagonal becomes theirs)"),
     )

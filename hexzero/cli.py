@@ -49,6 +49,16 @@ USER_ERRORS = (ConfigError, ModelFileError, UnknownPluginError, PluginError, Rol
                ActorError)
 
 
+def hexzero_version() -> str:
+    """The installed package's version (``pip install -e .`` installs it too)."""
+    import importlib.metadata
+
+    try:
+        return importlib.metadata.version("hexzero")
+    except importlib.metadata.PackageNotFoundError:
+        return "(not installed: run pip install -e .)"
+
+
 def local_config() -> Path | None:
     """``hexzero.toml`` of the current directory, if there is one (the checkout ships one)."""
     path = Path(LOCAL_CONFIG)
@@ -121,7 +131,10 @@ def config_flag(parser: argparse.ArgumentParser, flag: str, path: str, help: str
     if setting is None:
         raise KeyError(f"{flag}: {path} is not a declared config key")
     now = value_at(parser.defaults_here, path)
-    text = f"{help or setting.help} (config: {path}; now {format_value(now)})"
+    text = help or setting.help
+    if setting.plugin:  # the names registered here, whoever registered them
+        text += f" ({', '.join(mctsfw.default_registries().of(setting.plugin).names())})"
+    text = f"{text} (config: {path}; now {format_value(now)})"
     kwargs.setdefault("dest", "config:" + path)
     kwargs.setdefault("metavar", {int: "N", float: "X"}.get(setting.type, "NAME" if setting.plugin else "VALUE"))
     if setting.type is bool and not setting.choices:
@@ -141,6 +154,7 @@ def flag_overrides(args: argparse.Namespace) -> list[str]:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="hexzero", description="hexzero: MCTS and Keras agents for board games")
+    parser.add_argument("--version", action="version", version=f"hexzero {hexzero_version()}")
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--config", metavar="FILE", action="append", default=[],
                         help=f"a TOML file merged over ./{LOCAL_CONFIG} and the declared defaults (repeatable: "
@@ -152,15 +166,18 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     defaults_here = effective_defaults()
 
+    parser.commands = {}  # name -> its parser: an unknown flag is reported with the command's usage
+
     def command(name: str, help: str) -> argparse.ArgumentParser:
-        parser = sub.add_parser(name, parents=[common], help=help)
-        parser.defaults_here = defaults_here  # the config values in effect, for the flags' help
-        return parser
+        made = sub.add_parser(name, parents=[common], help=help)
+        made.defaults_here = defaults_here  # the config values in effect, for the flags' help
+        parser.commands[name] = made
+        return made
 
     play = command("play", "play games: people and agents")
     config_flag(play, "--game", "game")
     play.add_argument("--size", type=int, help="board size for games that have one (config: games.<game>.size)")
-    config_flag(play, "--p1", "play.player1", "player 1: human, random, mcts, a model path or gtp:COMMAND")
+    config_flag(play, "--p1", "play.player1")
     config_flag(play, "--p2", "play.player2")
     search_flags(play)
     config_flag(play, "--games", "play.games")
@@ -200,7 +217,9 @@ def build_parser() -> argparse.ArgumentParser:
     config_flag(topp, "--display", "topp.display")
     config_flag(topp, "--delay", "show.delay")
     topp.add_argument("--gif", metavar="DIR", help="save every game as an animated GIF in DIR (config: topp.gif, into OUT/gifs)")
-    topp.add_argument("--out", metavar="DIR", help="where topp.json, topp.png and ratings.png go (default: RUN_DIR/topp, else ./topp)")
+    topp.add_argument("--out", metavar="DIR", help="where topp.json, topp.png and ratings.png go (default: a training "
+                                                   "run's RUN_DIR/topp; for another folder, such as models/hex5, "
+                                                   "runs/topp/FOLDER; for --models, runs/topp)")
 
     selfplay = command("selfplay", "AlphaZero-style self-play generations (resumable)")
     config_flag(selfplay, "--game", "game")
@@ -295,6 +314,8 @@ def play_overrides(args: argparse.Namespace, game_name: str) -> list[str]:
     pairs = flag_overrides(args)
     if args.size is not None:
         pairs.append(override(f"games.{game_name}.size", args.size))
+    if args.search_games is not None and args.search_games < 0:  # one flag, one problem (it sets two keys)
+        raise ConfigError([f"--search-games: must be a whole number >= 0, not {args.search_games}"])
     if args.search_games is not None:
         pairs.append(override("mcts.search_games", args.search_games))
         if getattr(args, "config:play.model_search_games", None) is None:
@@ -435,7 +456,7 @@ def command_play(args: argparse.Namespace) -> int:
     games = config["play"]["games"]
     print(f"{game!r}: player 1 = {actors[1].label}, player 2 = {actors[2].label}")
     if "human" in specs.values():
-        print("type a move, or help for the commands (undo, hint, swap, resign, quit)")
+        print(f"type a move ({game.move_help}), or help for the commands (undo, hint, swap, resign, quit)")
     if sgf is not None:
         print(f"from {args.from_sgf}: {len(sgf.moves)} moves played, player {game.current_player(sgf.state())} to move")
     if args.record and not as_sgf:
@@ -544,7 +565,12 @@ def fixed_change_reason(saved: dict, config: dict, section: str) -> str | None:
     return f"{shown}; a run keeps {which} what it has already learnt (a resumed run may change {describe_resumable()})"
 
 
-def run_training(args: argparse.Namespace, section: str, length_key: str, make_trainer, unit: str,
+def counted(number: int, plural: str) -> str:
+    """``1 episode``, ``3 episodes``: a count and its noun (given in the plural)."""
+    return f"{number} {plural.removesuffix('s') if number == 1 else plural}"
+
+
+def run_training(args: argparse.Namespace, section: str, length_key: str, make_trainer,
                  layer: dict | None = None) -> int:
     """Start, resume or extend the run of ``[section]`` (train or selfplay).
 
@@ -594,10 +620,10 @@ def run_training(args: argparse.Namespace, section: str, length_key: str, make_t
         from hexzero.nets.anet import device_line
 
         print(device_line())
-        latest = run.latest()
-        if latest:
-            print(f"resuming {run.path} after {unit} {latest[0]} ({length_key}: {config[section][length_key]})")
+        asked = config[section][length_key]
         trainer = make_trainer(config, run.path, progress=not args.no_progress)
+        trainer.on_resume = lambda done: print(f"resuming {run.path} after {counted(done, length_key)} "
+                                               f"({section}.{length_key} = {asked})", flush=True)
         try:
             summary = trainer.train()
         except KeyboardInterrupt as stop:  # Ctrl-C, or SIGTERM
@@ -608,9 +634,13 @@ def run_training(args: argparse.Namespace, section: str, length_key: str, make_t
             resume = f": resume with hexzero {args.command} --resume {run.path}" if run.latest() else ""
             print(f"error: {error}{resume}", file=sys.stderr)
             return 2
-        done = summary.get("episodes", summary.get("generations"))
-        print(f"{done} {length_key} in {run.path} ({summary['this_time']} {unit}s this time, {summary['seconds']:.1f} s); "
-              "checkpoints:")
+        done = summary[length_key]
+        if summary["nothing_to_do"]:
+            print(f"nothing to do: {run.path} holds {counted(done, length_key)} already, and {section}.{length_key} asks "
+                  f"for {asked}; to go on, ask for more (--{length_key} {done + 1} or more)")
+            return 0
+        print(f"{counted(done, length_key)} in {run.path} ({counted(summary['this_time'], length_key)} this time, "
+              f"{summary['seconds']:.1f} s); checkpoints:")
         for path in summary["checkpoints"]:
             print(f"  {path}")
         print(f"metrics: {run.metrics_path}")
@@ -621,19 +651,19 @@ def run_training(args: argparse.Namespace, section: str, length_key: str, make_t
 def command_train(args: argparse.Namespace) -> int:
     from hexzero.mctsfw.training import Trainer
 
-    return run_training(args, "train", "episodes", Trainer, "episode")
+    return run_training(args, "train", "episodes", Trainer)
 
 
 def command_selfplay(args: argparse.Namespace) -> int:
     from hexzero.mctsfw.selfplay import SelfPlayTrainer
 
-    return run_training(args, "selfplay", "generations", SelfPlayTrainer, "step")
+    return run_training(args, "selfplay", "generations", SelfPlayTrainer)
 
 
 def command_imitate(args: argparse.Namespace) -> int:
     from hexzero.mctsfw.imitation import ImitationTrainer
 
-    return run_training(args, "imitate", "generations", ImitationTrainer, "step")
+    return run_training(args, "imitate", "generations", ImitationTrainer)
 
 
 def command_distill(args: argparse.Namespace) -> int:
@@ -643,7 +673,7 @@ def command_distill(args: argparse.Namespace) -> int:
         args.overrides = args.overrides + [f"distill.sources={json.dumps(list(args.sources))}"]
     sources = load_config(local_config(), args.config, args.overrides)["distill"]["sources"]
     layer = next((made for made in map(source_game, sources) if made), None)  # the first run's game
-    return run_training(args, "distill", "epochs", DistillTrainer, "step", layer=layer)
+    return run_training(args, "distill", "epochs", DistillTrainer, layer=layer)
 
 
 def command_topp(args: argparse.Namespace) -> int:
@@ -681,7 +711,11 @@ def command_topp(args: argparse.Namespace) -> int:
         if len(paths) + topp_config["random_anchor"] < 2:
             raise ValueError(f"a tournament needs at least 2 agents, found {len(paths)} model(s): "
                              f"{', '.join(map(str, paths))}")
-        out_dir = Path(args.out) if args.out else (run_dir / "topp" if run_dir is not None else Path("topp"))
+        # a training run's own folder takes its tournament (RUN_DIR/topp, the curves in RUN_DIR/tb); any
+        # other folder (models/, shipped networks) and loose files are only read: the results go to runs/topp
+        is_run = run_dir is not None and not args.models and (run_dir / "checkpoints").is_dir()
+        out_dir = Path(args.out) if args.out else (run_dir / "topp" if is_run else Path("runs", "topp", *(
+            [run_dir.resolve().name] if run_dir is not None and not args.models else [])))
         gif_dir = Path(args.gif) if args.gif else (out_dir / "gifs" if topp_config["gif"] else None)
         # checked before the games are played, not when their results are written
         for directory, what in ((out_dir, "--out"), (gif_dir, "--gif")):
@@ -706,7 +740,7 @@ def command_topp(args: argparse.Namespace) -> int:
           + (f" (temperature {topp_config['temperature']:g})" if topp.selection == "sample" else ""))
     result = topp.run()
     files = result.save(out_dir)
-    if run_dir is not None and not args.models:
+    if is_run:
         from hexzero.mctsfw.runs import RunDir
 
         result.write_curves(RunDir(run_dir).tb_dir / "topp")
@@ -769,8 +803,8 @@ def command_serve(args: argparse.Namespace) -> int:
     seed = None if config["mcts"]["seed"] == -1 else config["mcts"]["seed"]
     try:
         agent = make_player(spec, game, player_configs.get(2, config), None if seed is None else seed + 2)
-    except ValueError as error:  # an agent the game cannot have
-        print(f"error: --p2 {spec}: {error}", file=sys.stderr)
+    except ValueError as error:  # an agent the game cannot have (a model file's error names the file)
+        print(f"error: {error if spec in str(error) else f'--p2 {spec}: {error}'}", file=sys.stderr)
         return 2
     try:
         board = WebBoard(game, agent)
@@ -810,8 +844,15 @@ def command_model(args: argparse.Namespace) -> int:
     print(f"game: {describe_settings(saved['game']['name'], saved['game']['params'])}")
     search = saved.get("search")
     if search:
-        playouts = f", {search['playouts']} playouts below value_weight 1" if "playouts" in search else ""
-        print(f"search: {describe_settings(search['tree_policy'], search.get('policy_params') or {})}{playouts}")
+        policy, params = search["tree_policy"], dict(search.get("policy_params") or {})
+        if policy in mctsfw.default_registries().tree_policies:  # self-play's root noise: no player adds it
+            for name in mctsfw.default_registries().tree_policies.get(policy).root_noise_params:
+                params.pop(name, None)
+        weight = params.get("value_weight", 1.0)
+        leaves = "" if "playouts" not in search else (
+            "; leaves judged by the value head alone" if weight == 1 else
+            f"; leaves judged {weight:g} by the value head, {1 - weight:g} by {search['playouts']} playouts")
+        print(f"search: {describe_settings(policy, params)}{leaves}")
     else:
         print("search: none recorded (the config's)")
     return 0
@@ -957,7 +998,10 @@ def main(argv: list[str] | None = None) -> int:
     warnings.showwarning = show_plugin_warning  # before the parser: its --help reads the plugins' settings
     with stop_on_sigterm():  # SIGTERM stops every command as a Ctrl-C does (mctsfw.interrupts)
         try:
-            args = build_parser().parse_args(argv)
+            parser = build_parser()
+            args, unknown = parser.parse_known_args(argv)
+            if unknown:  # said with the command's own usage, not the top level's
+                parser.commands[args.command].error(f"unrecognized arguments: {' '.join(unknown)}")
             return COMMANDS[args.command](args)
         except USER_ERRORS as error:
             print(f"error: {error}", file=sys.stderr)

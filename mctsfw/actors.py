@@ -378,7 +378,8 @@ class HumanActor(Actor):
         offer, self._swap_offer = self._swap_offer, None
         if offer:
             self.output_fn("you may swap (the pie rule): type swap to take the first move as yours, or play a move")
-        prompt = f"player {self.game.current_player(state)}, your move ({self.game.move_help}; or help): "
+        # short, so that it never wraps: how to type a move is said once, and again by help
+        prompt = f"player {self.game.current_player(state)}, your move (or help): "
         while True:
             try:
                 text = self.input_fn(prompt)
@@ -386,6 +387,8 @@ class HumanActor(Actor):
                 self.output_fn("\nno more input: the session ends (as quit)")
                 raise Quit() from None
             command = text.strip().lower()
+            if not command:  # an empty line (Enter alone): asked again
+                continue
             if command in ("help", "?"):
                 self.output_fn(self.help_text())
             elif command == "hint":
@@ -543,7 +546,8 @@ def make_actor(spec: str | os.PathLike, game: Game, **params) -> Actor:
       ``policy_params``, ``value_weight`` and ``playouts`` is not given comes from the
       search settings the file carries (``mctsfw.checkpoints.play_settings``), so a
       network plays as its run or its report recorded it; a parameter given wins. The
-      label is the file's stem, plus ``+mcts(N)`` when searching;
+      label is the file's stem, plus the tree policy and its budget when searching
+      (``+puct(400)``, ``+uct(1s)``);
     - ``NAME:ARGUMENT`` where NAME is a registered actor kind (``mctsfw_register_actors``)
       is built by that class's ``from_spec(ARGUMENT, game, **params)``: ``gtp:COMMAND``
       starts the GTP engine COMMAND (``plugins/gtp.py``); it ignores search parameters.
@@ -629,5 +633,5 @@ def model_actor(
     actor = MCTSActor(game, search_games or None, time_limit, c=c, seed=seed, tree_policy=tree_policy,
                       evaluator=evaluator, temperature=temperature, policy_params=params)
     actor.net = net
-    actor.label = f"{stem}+mcts({search_games})" if search_games else f"{stem}+mcts({time_limit}s)"
+    actor.label = f"{stem}+{tree_policy}({search_games if search_games else f'{time_limit}s'})"
     return actor

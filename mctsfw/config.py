@@ -59,7 +59,7 @@ def _actor_spec_problem(value: Any) -> str | None:
 
 #: the top-level keys: which plugins a command uses
 TOP_LEVEL = Section("", "the plugins a command uses", [
-    Setting("game", "hex", "the game plugin to play (hex, nim, connect4, or any installed plugin)", plugin="game"),
+    Setting("game", "hex", "the game plugin to play", plugin="game"),
     Setting("tree_policy", "uct", "the MCTS tree policy plugin", plugin="tree_policy"),
     Setting("display", "terminal", "the display plugin that shows actual games", plugin="display", resumable=True),
     Setting("net", "anet", "the network plugin that training builds", plugin="net"),
@@ -95,9 +95,11 @@ def _model_tree_policy_problems(config: dict, registries: Registries) -> list[st
 
 
 PLAY_SECTION = Section("play", "cli.py play", [
-    Setting("player1", "human", "human, random, mcts, gtp:COMMAND (an outside GTP engine), or the path of a saved model (.keras)",
+    Setting("player1", "human", "player 1: human, random, mcts, the path of a saved model (.keras), gtp:COMMAND (an "
+            "outside GTP engine) or another NAME:... kind (cli.py plugins lists them)",
             check=_actor_spec_problem, resumable=True),
-    Setting("player2", "mcts", "player 2: human, random, mcts, or the path of a saved model",
+    Setting("player2", "mcts", "player 2: human, random, mcts, the path of a saved model (.keras), gtp:COMMAND (an "
+            "outside GTP engine) or another NAME:... kind (cli.py plugins lists them)",
             check=_actor_spec_problem, resumable=True),
     Setting("starting_player", 1, 'who opens: 1, 2, or "alternate" (alternates over a series of games)',
             choices=(1, 2, "alternate"), resumable=True),
@@ -176,7 +178,7 @@ def read_toml(path: str | Path) -> dict:
     try:
         return tomllib.loads(read_text(path, "config"))
     except FileNotFoundError:
-        raise ConfigError([f"file not found: {path}"], str(path)) from None
+        raise ConfigError(["file not found"], str(path)) from None
     except IsADirectoryError:
         raise ConfigError(["a directory, not a TOML file"], str(path)) from None
     except OSError as error:  # not a regular file, too large, not readable
@@ -185,8 +187,6 @@ def read_toml(path: str | Path) -> dict:
         raise ConfigError([f"not a TOML file: not UTF-8 text (byte {error.start})"], str(path)) from None
     except tomllib.TOMLDecodeError as error:
         raise ConfigError([f"not valid TOML: {error}"], str(path)) from None
-    except OSError as error:
-        raise ConfigError([f"cannot be read: {error.strerror or error}"], str(path)) from None
 
 
 def merge(base: dict, over: dict) -> dict:

@@ -173,6 +173,9 @@ class TreePolicy:
     #: whether it draws random numbers outside root noise (UCT tries untried moves in a
     #: random order): a search with it plays another game each time (``Actor.deterministic``)
     draws_at_random = False
+    #: the parameters of its root noise, which self-play alone adds (a player never does):
+    #: not part of the search a network plays with (``cli.py model`` leaves them out)
+    root_noise_params: tuple[str, ...] = ()
 
     #: the constructor's parameters (the ``[tree_policies.<name>]`` table), each declared once
     parameters: Parameters = Parameters()

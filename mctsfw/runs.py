@@ -247,6 +247,8 @@ class ResumableRun:
         self.run = RunDir(run_dir)
         self.progress = progress
         self.step = 0
+        #: called with ``completed()`` when a run resumes, before its first step (the CLI's line)
+        self.on_resume: Callable[[int], None] | None = None
 
     # ---- what a subclass provides ------------------------------------------------------------
     @classmethod
@@ -309,7 +311,13 @@ class ResumableRun:
             self._start_fresh()
         else:
             self._resume(*latest)
-        started, first = time.perf_counter(), self.step
+            if self.on_resume is not None:
+                self.on_resume(self.completed())
+        started, first, before = time.perf_counter(), self.step, self.completed()
+        done, total = self.bar_counts()
+        if latest is not None and done >= total:  # as long as asked already: no bar, no step
+            self.close(False)
+            return self._summary(before, started, nothing_to_do=True)
         bar = self._progress_bar()
         aborted = True
         try:
@@ -329,10 +337,17 @@ class ResumableRun:
                 bar.close()
             self.close(aborted)
         self.finish()
+        return self._summary(before, started)
+
+    def _summary(self, before: int, started: float, nothing_to_do: bool = False) -> dict[str, Any]:
+        """The run's length now (``length_key``), how much of it this session added
+        (``this_time``, in the same unit), the seconds, the checkpoints; ``nothing_to_do``
+        when the run was as long as asked already."""
         return {
             "run_dir": str(self.run.path),
             self.length_key: self.completed(),
-            "this_time": self.step - first,
+            "this_time": self.completed() - before,
+            "nothing_to_do": nothing_to_do,
             "seconds": time.perf_counter() - started,
             "checkpoints": [str(p) for _, p in self.run.checkpoints()],
         }

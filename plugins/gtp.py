@@ -156,7 +156,8 @@ class GtpEngine:
         self.actor: Actor | None = None
         self.time = TimeBudget()
         self.finished = False
-        self._install_game(mctsfw.make_game(game_name, **self.params))
+        game = mctsfw.make_game(game_name, **self.params)
+        self._install_game(game, make_player(game))
         self.commands: dict[str, Callable[[list[str]], str]] = {
             "protocol_version": lambda args: PROTOCOL_VERSION,
             "name": lambda args: ENGINE_NAME,
@@ -188,13 +189,14 @@ class GtpEngine:
     # ---- position -------------------------------------------------------------------
     # The position is its ID: who opened and the moves since (``state_after``); each
     # play/genmove pushes the position before it, for ``undo``.
-    def _install_game(self, game: Game) -> None:
-        """The game the controller plays (``controller_game``: no move cut-off) and the
-        actor for it, searching ``game`` (the cut-off kept), warmed up."""
+    def _install_game(self, game: Game, actor: Actor) -> None:
+        """The game the controller plays (``controller_game``: no move cut-off) and
+        ``actor``, made for it (searching ``game``, the cut-off kept), warmed up; the actor
+        before it is let go."""
         if self.actor is not None:
             self.actor.close()
         self.game = controller_game(game)
-        self.actor = self.make_player(game)
+        self.actor = actor
         warm_up(self.actor, game)
         self.clear()
 
@@ -220,10 +222,11 @@ class GtpEngine:
         try:
             game = mctsfw.make_game(self.game_name, **params)
             state = game.state_after(moves, starting)
+            actor = self.make_player(game)  # a network made for another board is refused here
         except (ValueError, IllegalMoveError) as error:
             raise GtpError(str(error)) from None
         self.params = params
-        self._install_game(game)
+        self._install_game(game, actor)
         self.starting_player, self.moves, self.state = starting, list(moves), state
         self.undo_stack = [(starting, list(moves[:i])) for i in range(len(moves))] if undo_stack is None else undo_stack
 
@@ -289,7 +292,7 @@ class GtpEngine:
             raise GtpError(f"unacceptable size: {self.game_name} has no board size")
         try:
             self._rebuild({"size": int(args[0])})
-        except GtpError as error:
+        except GtpError as error:  # GTP v2: "unacceptable size", the reason after it
             raise GtpError(f"unacceptable size: {error}") from None
         return ""
 
@@ -320,6 +323,10 @@ class GtpEngine:
             return ""
         if text == "resign":
             raise GtpError("resign is not a move; start a new game with clear_board")
+        try:  # an unreadable or off-board vertex is that, whoever's turn it is
+            self.game.parse_action(move, self.game.initial_state(player))
+        except IllegalMoveError as error:
+            raise GtpError(f"illegal move: {error}") from None
         starting, moves, state = self._turn_for(player)
         try:
             action = self.game.parse_action(move, state)
@@ -333,6 +340,8 @@ class GtpEngine:
         if len(args) != 1:
             raise GtpError("genmove takes a color: genmove b")
         player = parse_colour(args[0])
+        if self.game.is_final(self.state) and pass_action(self.game) is not None:
+            return "pass"  # after two passes: the controller ends the game, and a move or a pass is expected
         starting, moves, state = self._turn_for(player)
         if starting != self.starting_player:
             self.actor.reset()

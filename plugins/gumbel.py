@@ -64,6 +64,7 @@ class Gumbel(TreePolicy):
     chooses_moves = True
     exploration_param = "c_scale"
 
+    root_noise_params = ("gumbel_scale",)
     parameters = Parameters(
         Setting("max_considered", 16, "k: the root moves drawn by Gumbel top-k and halved among", low=1),
         Setting("c_visit", 50.0, "sigma(q) = (c_visit + max visits) * c_scale * q: the visits the values are "

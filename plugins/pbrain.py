@@ -151,10 +151,9 @@ class PbrainEngine:
     def _after(self, state: State, action: Action) -> State:
         if self.game.is_final(state):
             raise PbrainError("the game is over")
-        try:
-            return self.game.next_state(state, action)
-        except IllegalMoveError as error:
-            raise PbrainError(f"illegal move {self.text(action)}: {error}") from None
+        if not self.game.legal_mask(state)[action]:  # said in the protocol's x,y, not the game's h8
+            raise PbrainError(f"illegal move {self.text(action)}: that point is taken")
+        return self.game.next_state(state, action)
 
     def _reply(self) -> list[str]:
         """The brain's move in the present position, played."""

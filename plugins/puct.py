@@ -38,6 +38,7 @@ class PUCT(TreePolicy):
     uses_priors = True
     exploration_param = "c_puct"
 
+    root_noise_params = ("dirichlet_alpha", "dirichlet_epsilon")
     parameters = Parameters(
         Setting("c_puct", 1.5, "weight of the prior against the mean value", low=0),
         Setting("dirichlet_alpha", 0.3, "root noise Dir(alpha) in self-play (smaller alpha: spikier noise; "

@@ -312,7 +312,7 @@ def test_actors_from_a_saved_model(hex3, saved):
     taken = hex3.next_state(state, 4)
     assert all(sampler.select_action(taken) != 4 for _ in range(50))
     searching = mctsfw.make_actor(path, hex3, search_games=30, seed=1)
-    assert searching.label == "small+mcts(30)" and searching.select_action(state) in hex3.legal_actions(state)
+    assert searching.label == "small+uct(30)" and searching.select_action(state) in hex3.legal_actions(state)
     with pytest.raises(ValueError, match="unknown parameter.*: depth"):
         mctsfw.make_actor(path, hex3, depth=3)
     with pytest.raises(ValueError, match="selection"):

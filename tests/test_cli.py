@@ -152,7 +152,7 @@ def test_play_connect4_against_a_policy_value_network_with_temperature(tmp_path)
     result = run_cli("play", "--game", "connect4", "--p1", "random", "--p2", str(model), "--temperature", "0.1",
                      "--search-games", "40", "--no-display", "--seed", "2")
     assert result.returncode == 0, result.stderr
-    assert "game 1:" in result.stdout and "pv_mlp_gen0000+mcts(40)" in result.stdout
+    assert "game 1:" in result.stdout and "pv_mlp_gen0000+puct(40)" in result.stdout
 
 
 def test_a_saved_network_from_the_command_line_searches_without_root_noise(tmp_path):

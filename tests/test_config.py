@@ -1,6 +1,7 @@
 """The config schema: every key declared once, every problem reported with its key path."""
 
 import inspect
+import re
 import subprocess
 import sys
 import tomllib
@@ -392,3 +393,27 @@ def test_every_ready_configuration_loads_without_a_problem(path):
     layers = [base, path] if "game" not in tomllib.loads(path.read_text()) and base != path else [path]
     config = load_config(path.parent.parent / "hexzero.toml", layers)
     assert config["game"] in ("hex", "go", "gomoku", "connect4", "nim")
+
+
+def test_the_ranges_hexzero_toml_states_are_the_declared_ones():
+    """A comment that gives a key's range ("board side, 5 to 20") says what the code takes."""
+    section, checked = "", 0
+    for line in DEFAULTS.read_text().splitlines():
+        if line.startswith("["):
+            section = line.strip("[]")
+            continue
+        found = re.match(r"(\w+) = [^#]*#.*?\b(-?\d+) to (-?\d+)\b", line)
+        if not found or line.startswith("piles"):  # piles: two ranges (the count, the stones)
+            continue
+        key, low, high = found.group(1), int(found.group(2)), int(found.group(3))
+        setting = setting_at(f"{section}.{key}" if section else key)
+        assert (setting.low, setting.high) == (low, high), f"[{section}] {key}: {line.split('#')[1].strip()}"
+        checked += 1
+    assert checked >= 5
+    # and where the manual states a game's sizes
+    for page in sorted((ROOT / "docs").glob("*.md")):
+        for name, low, high in re.findall(r"\[games\.(\w+)\]`: `size` (\d+) to (\d+)", page.read_text()):
+            setting = setting_at(f"games.{name}.size")
+            assert (setting.low, setting.high) == (int(low), int(high)), f"{page.name}: {name} {low} to {high}"
+            checked += 1
+    assert checked >= 6

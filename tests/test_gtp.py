@@ -155,6 +155,8 @@ BAD_COMMANDS = [
     ("hexzero-policy", "? the player random has no policy to show"),
     ("12", "?12 no command after the id"),
     ("wibble", "? unknown command"),
+    ("play w k9", "? illegal move: 'k9' is off the 5x5 board"),  # off the board, whoever's turn it is
+    ("play w a12", "? illegal move: 'a12' is off the 5x5 board"),
 ]
 
 
@@ -167,6 +169,17 @@ def test_illegal_or_malformed_commands_are_refused_and_change_nothing(line, reas
     response = ask(engine, line)
     assert response.startswith(reason), response
     assert position(engine) == before
+
+
+def test_boardsize_a_network_cannot_play_is_an_unacceptable_size_and_changes_nothing():
+    model = shipped_model("go9")  # a 9x9 network with dense heads: 9x9 only
+    engine = GtpEngine("go", {"size": 9}, lambda game: mctsfw.make_actor(model, game, search_games=4, seed=1))
+    ok(engine, "play b E5")
+    before, actor = position(engine), engine.actor
+    response = ask(engine, "boardsize 13")
+    assert response.startswith("? unacceptable size: ") and "size=9" in response, response
+    assert position(engine) == before and engine.actor is actor
+    assert ok(engine, "genmove w")  # the engine plays on, on its 9x9 board
 
 
 def test_a_finished_game_refuses_moves():
@@ -442,8 +455,9 @@ def test_the_controller_plays_past_the_cut_off_and_the_engine_passes():
     ok(engine, "play w c3")  # the controller's move is taken
     assert ok(engine, "genmove b") == "pass" and len(engine.moves) == 9
     assert ask(engine, "hexzero-visits").startswith("? past the search's move cut-off")
-    ok(engine, "play w pass")  # two passes: now the game is over
-    assert ask(engine, "genmove b").startswith("? the game is over")
+    ok(engine, "play w pass")  # two passes: now the game is over, and the controller ends it
+    assert ok(engine, "genmove b") == "pass" and len(engine.moves) == 10  # a pass, as a controller expects
+    assert ask(engine, "play b c4") == "? the game is over"
     assert ok(engine, "final_score") == score_text(engine.game.score(engine.state))
     ok(engine, "undo")  # the cut-off comes back with undo
     assert ok(engine, "genmove w") == "pass" and len(engine.moves) == 10
@@ -502,7 +516,8 @@ def test_go_out_of_turn_implies_a_pass_and_undo_takes_both_back():
     ok(engine, "clear_board")
     ok(engine, "play w pass")  # at the start: black's pass, then white's: two passes end the game
     assert engine.game.is_final(engine.state)
-    assert ask(engine, "genmove b") == "? the game is over"
+    assert ok(engine, "genmove b") == "pass" and engine.moves == [81, 81]  # the game stays over
+    assert ask(engine, "play b D4") == "? the game is over"
     ok(engine, "undo")
     ok(engine, "play b pass")
     assert ask(engine, "play b pass") == "? it is white's turn; an implied pass would end the game"
@@ -698,3 +713,22 @@ def test_the_client_reads_the_engines_final_score_as_the_score_for_black():
 
     assert [score_of_text(t) for t in ("B+3.5", "W+0.5", "0", "b+12", "B+R", "W+Resign", "nonsense")] == \
         [3.5, -0.5, 0.0, 12.0, None, None, None]
+
+
+def documented_gtp_commands() -> list[str]:
+    """Every ``python cli.py gtp ...`` command line the README and the docs show."""
+    found = []
+    for page in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        for line in page.read_text().splitlines():
+            if line.startswith("python cli.py gtp "):
+                found.append(line.split("#")[0].strip())
+    return sorted(set(found))
+
+
+@pytest.mark.parametrize("command", documented_gtp_commands())
+def test_every_documented_gtp_command_plays_a_move(command):
+    """As a newcomer copies it (with a small budget: flags given later win)."""
+    args = shlex.split(command)[2:] + ["--search-games", "4", "--model-search-games", "4", "--time-limit", "0.2"]
+    result = run_cli(*args, stdin="genmove b\nquit\n")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("= ") and "?" not in result.stdout, result.stdout + result.stderr

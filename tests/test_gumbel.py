@@ -180,7 +180,7 @@ def test_play_and_gtp_search_a_saved_model_with_gumbel():
                                    "--p2", "random", "--model-search-games", "16", "--set", "play.model_tree_policy=gumbel",
                                    "--games", "2", "--no-display", "--seed", "1"], capture_output=True, text=True, timeout=300)
     assert played.returncode == 0, played.stderr
-    assert "score: player 1 2, player 2 0" in played.stdout and "+mcts(16)" in played.stdout
+    assert "score: player 1 2, player 2 0" in played.stdout and "+gumbel(16)" in played.stdout
     gtp = subprocess.run(cli + ["gtp", "--game", "hex", "--size", "7", "--p", str(shipped_model("hex7")),
                                 "--model-search-games", "16", "--set", "play.model_tree_policy=gumbel"],
                          input="genmove b\ngenmove w\nquit\n", capture_output=True, text=True, timeout=300)

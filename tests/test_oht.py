@@ -132,7 +132,7 @@ def test_a_saved_anet_plays_through_the_protocol(hex4, tmp_path):
     raw = mctsfw.make_actor(path, hex4)
     assert isinstance(raw, NetActor) and raw.label == "tiny"
     searching = mctsfw.make_actor(str(path), hex4, search_games=20, seed=3, epsilon=0.1)
-    assert isinstance(searching, MCTSActor) and searching.label == "tiny+mcts(20)"
+    assert isinstance(searching, MCTSActor) and searching.label == "tiny+uct(20)"
     result = play_oht_series(hex4, raw, searching, num_games=2)
     assert len(result.winners) == 2 and set(result.winners) <= {1, 2}
     row, col = OHTClient(raw).handle_get_action(state=(2,) + (0,) * 16)

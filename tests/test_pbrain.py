@@ -71,7 +71,7 @@ def test_the_brain_takes_a_five_and_blocks_a_four():
 
 
 @pytest.mark.parametrize("line, reason", [
-    ("TURN 4,4", "occupied"),             # the brain's own stone is there
+    ("TURN 4,4", "illegal move 4,4: that point is taken"),  # the brain's own stone; x,y alone, no h8
     ("TURN 9,0", "off the 9x9 board"),
     ("TURN x", "expected coordinates x,y"),
     ("TAKEBACK 0,0", "the last stone is"),

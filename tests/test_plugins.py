@@ -41,12 +41,13 @@ def fake_distribution(target: Path, module: str = "tictactoe_plugin", source: st
     return target
 
 
-def run_cli(*args, pythonpath=None, stdin=""):
+def run_cli(*args, pythonpath=None, stdin="", cwd=None):
     env = dict(os.environ)
     if pythonpath:
         env["PYTHONPATH"] = os.pathsep.join([str(pythonpath), env.get("PYTHONPATH", "")])
     return subprocess.run(
-        [sys.executable, str(ROOT / "cli.py"), *args], input=stdin, capture_output=True, text=True, env=env, timeout=120
+        [sys.executable, str(ROOT / "cli.py"), *args], input=stdin, capture_output=True, text=True, env=env, timeout=120,
+        cwd=cwd,
     )
 
 

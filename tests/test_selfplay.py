@@ -137,6 +137,15 @@ def wait_for_workers_playing(proc, run_dir, workers=2):
     raise AssertionError("the self-play workers did not start")
 
 
+def test_the_cli_counts_a_self_play_run_in_generations(tmp_path, processes):
+    run_dir = tmp_path / "run"
+    out, err = start_selfplay(processes, run_dir, 2, 1).communicate(timeout=300)
+    assert f"2 generations in {run_dir} (2 generations this time" in out, out + err
+    out, err = start_selfplay(processes, run_dir, 3, 1).communicate(timeout=300)
+    assert f"resuming {run_dir} after 2 generations (selfplay.generations = 3)" in out
+    assert f"3 generations in {run_dir} (1 generation this time" in out, out + err
+
+
 def test_self_play_workers_exit_when_their_parent_is_killed(tmp_path, processes):
     """Orphaned workers played on, each keeping ~600 MB; now they notice and exit."""
     run_dir = tmp_path / "run"

@@ -193,7 +193,7 @@ def test_train_stops_on_ctrl_c_or_sigterm_with_one_line_and_resumes(tmp_path, pr
     process = run_cli_train(processes, run_dir, done + 1)
     out, err = process.communicate(timeout=300)
     assert process.returncode == 0, err
-    assert f"resuming {run_dir} after episode {done}" in out
+    assert f"resuming {run_dir} after {done} episode" in out
 
 
 @pytest.mark.parametrize("stop", STOPS)

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from hexzero import mctsfw
-from hexzero.mctsfw.actors import HumanActor, MCTSActor, NetActor, RandomActor
+from hexzero.mctsfw.actors import HumanActor, MCTSActor, NetActor, Quit, RandomActor
 from hexzero.mctsfw.game import IllegalMoveError
 from hexzero.mctsfw.match import play_game
 from hexzero.mctsfw.records import read_game_lines
@@ -267,3 +267,29 @@ def test_where_the_swap_is_offered_the_hint_weighs_it():
                   "--set", "games.hex.swap=true", stdin="b2\nhint\nquit\n")
     assert re.search(r"hint \(no searching agent here: mcts\(2000 games\) thinks\): swap: your win estimate (\d+)% "
                      r"after the swap, (\d+)% answering with [a-c][1-3]", result.stdout), result.stdout[-1500:]
+
+
+@pytest.mark.parametrize("name, params", [("hex", {"size": 19}), ("gomoku", {"size": 20}), ("go", {"size": 19}),
+                                          ("connect4", {}), ("nim", {})])
+def test_the_prompt_fits_a_narrow_terminal_and_an_empty_line_asks_again(name, params):
+    """How to type a move is said once (and by help): the prompt itself never wraps, and
+    Enter alone asks again instead of being refused."""
+    game = mctsfw.make_game(name, **params)
+    prompts, said = [], []
+    answers = iter(["", "   ", "quit"])
+
+    def ask(prompt):
+        prompts.append(prompt)
+        return next(answers)
+
+    with pytest.raises(Quit):
+        HumanActor(game, input_fn=ask, output_fn=said.append).select_action(game.initial_state())
+    assert len(prompts) == 3 and all(len(p) <= 60 for p in prompts), prompts
+    assert said == []  # nothing refused
+
+
+def test_play_says_how_to_type_a_move_once_at_the_start():
+    result = play("--size", "3", "--p1", "human", "--p2", "random", stdin="\nquit\n")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.count("a column letter and a row number like 'b3'") == 1
+    assert "refused" not in result.stdout

@@ -2,6 +2,7 @@
 
 import io
 import json
+import shutil
 
 import pytest
 from PIL import Image
@@ -203,6 +204,29 @@ def test_cli_topp_on_model_files(hex3_run, tmp_path):
     assert data["agents"] == ["anet_ep0010", "anet_ep0005"]  # the order given
     assert data["selection"] == "sample" and sum(data["wins"].values()) == 3
     assert data["anchor"] == "anet_ep0010" and data["ratings"]["anet_ep0010"]["elo"] == 0  # no random: the first
+
+
+def test_cli_topp_only_reads_a_models_folder_and_writes_under_runs(hex3_run, tmp_path):
+    """A folder of shipped networks (models/hex5: networks, config, reports, curves) is read,
+    never written; the results go to runs/topp/FOLDER, those of --models to runs/topp."""
+    shipped = tmp_path / "models" / "hex3"
+    shipped.mkdir(parents=True)
+    for path in (hex3_run / "checkpoints").glob("*.keras"):
+        shutil.copy(path, shipped)
+    shutil.copy(hex3_run / "config.toml", shipped)
+    (shipped / "tb").mkdir()
+    (shipped / "tb" / "events.out.tfevents.1").write_bytes(b"a tracked curve")
+    (shipped / "topp.json").write_text("{}")
+    before = {path: path.stat().st_mtime_ns for path in shipped.rglob("*")}
+    work = tmp_path / "work"
+    work.mkdir()
+    result = run_cli("topp", str(shipped), "--games", "2", cwd=work)
+    assert result.returncode == 0, result.stderr
+    assert {path: path.stat().st_mtime_ns for path in shipped.rglob("*")} == before
+    assert (work / "runs" / "topp" / "hex3" / "topp.json").is_file() and "runs/topp/hex3/topp.json" in result.stdout
+    result = run_cli("topp", "--models", *map(str, sorted(shipped.glob("*.keras"))[:2]), "--games", "2", cwd=work)
+    assert result.returncode == 0, result.stderr
+    assert (work / "runs" / "topp" / "topp.json").is_file() and not (work / "topp").exists()
 
 
 def test_every_nth_and_the_last_k_checkpoints():

@@ -134,12 +134,18 @@ def test_cli_train_survives_kill_9_and_resumes(tmp_path, processes):
     out, err = proc.communicate(timeout=300)
     assert proc.returncode == 0, err
     assert err == ""  # no TensorFlow start-up notices
-    assert f"resuming {run_dir} after episode {done}" in out
+    assert f"resuming {run_dir} after {done} episode" in out
     assert [r["episode"] for r in RunDir(run_dir).read_metrics()] == list(range(1, 13))
     # running it again has nothing left to do
     proc = run_cli_train(processes, run_dir, 12)
     out, err = proc.communicate(timeout=300)
-    assert proc.returncode == 0 and "(0 episodes this time" in out
+    assert proc.returncode == 0 and f"nothing to do: {run_dir} holds 12 episodes already" in out
+    # nor does a shorter run than it holds: said so, no progress bar, the run as it was
+    proc = run_cli_train(processes, run_dir, 10)
+    out, err = proc.communicate(timeout=300)
+    assert proc.returncode == 0 and "train.episodes asks for 10; to go on, ask for more (--episodes 13" in out
+    assert "episode/s" not in err and "this time" not in out
+    assert [r["episode"] for r in RunDir(run_dir).read_metrics()] == list(range(1, 13))
 
 
 def test_cli_train_refuses_a_different_config_in_an_existing_run(tmp_path, processes):
