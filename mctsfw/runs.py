@@ -313,7 +313,7 @@ class ResumableRun:
             self._resume(*latest)
             if self.on_resume is not None:
                 self.on_resume(self.completed())
-        started, first, before = time.perf_counter(), self.step, self.completed()
+        started, before = time.perf_counter(), self.completed()
         done, total = self.bar_counts()
         if latest is not None and done >= total:  # as long as asked already: no bar, no step
             self.close(False)
