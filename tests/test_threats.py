@@ -130,8 +130,7 @@ def test_the_compiled_threat_search_gives_the_python_ones_answers(size, budget):
     the same answers to every three."""
     from hexzero.games.gomoku import compiled_threats, python_threats
 
-    if compiled_threats() is None:
-        pytest.skip("numba is not installed: the Python search is the one in use")
+    assert compiled_threats() is not None, "numba is a dependency (pyproject.toml): the compiled search must load"
     game = mctsfw.make_game("gomoku", size=size)
     states = list(quiet_gomoku_positions(game, 150, seed=size + budget))
     def answers(state):
