@@ -94,30 +94,36 @@ def main() -> None:
     agent = mctsfw.make_actor(args.model, game, search_games=args.search_games, seed=args.seed,
                               tree_policy=args.tree_policy if args.search_games else None,
                               **(search_params(args) if args.search_games else {}))
-    lam = search_label(args) if args.search_games else ""
-    print(f"{agent.label} ({args.tree_policy if args.search_games else 'raw'}{lam}) against perfect play, {args.games} games; "
+    lam = search_label(args) if args.search_games else " (raw network)"
+    print(f"{agent.label}{lam} against perfect play, {args.games} games; "
           f"{platform.processor() or platform.machine()}, Python {platform.python_version()}")
-    moves = {1: [0, 0], 2: [0, 0]}  # agent's seat -> [moves, value-losing moves]
-    results = {"wins": 0, "draws": 0, "losses": 0}
-    played = set()  # each game's seat and moves: how many differ
+    # (seat, moves) -> (the agent's moves, its value-losing ones, its result): a deterministic agent
+    # meets the same game again wherever the perfect player's choices repeat, and it counts once
+    played: dict[tuple, tuple[int, int, str]] = {}
     for number in range(args.games):
         seat = 1 + number % 2
         opponent = PerfectActor(game, perfect, seed=args.seed * 1000 + number)
         agent.reset()
-        state, actions = game.initial_state(1), []
+        state, actions, counted = game.initial_state(1), [], [0, 0]
         while not game.is_final(state):
             if game.current_player(state) == seat:
                 scores = perfect.scores(state)
                 action = agent.select_action(state)
-                moves[seat][0] += 1
-                moves[seat][1] += sign(scores[action]) < sign(max(scores.values()))
+                counted[0] += 1
+                counted[1] += sign(scores[action]) < sign(max(scores.values()))
             else:
                 action = opponent.select_action(state)
             actions.append(action)
             state = game.next_state(state, action)
-        played.add((seat, tuple(actions)))
         winner = game.winner(state)
-        results["draws" if winner is None else "wins" if winner == seat else "losses"] += 1
+        played[seat, tuple(actions)] = (*counted, "draws" if winner is None else "wins" if winner == seat else "losses")
+    moves = {1: [0, 0], 2: [0, 0]}  # agent's seat -> [moves, value-losing moves] over the distinct games
+    results = {"wins": 0, "draws": 0, "losses": 0}
+    for (seat, _), (n, k, result) in played.items():
+        moves[seat][0] += n
+        moves[seat][1] += k
+        results[result] += 1
+    print(f"{len(played)} different games of the {args.games} played (a game met again counts once)")
     total, lost = moves[1][0] + moves[2][0], moves[1][1] + moves[2][1]
     low, high = wilson(lost / max(total, 1), total)
     print(f"value-losing moves: {lost} of {total} = {lost / max(total, 1):.1%} (95% {low:.1%}-{high:.1%})")
@@ -125,7 +131,7 @@ def main() -> None:
         n, k = moves[seat]
         print(f"  {name}: {k} of {n} = {k / max(n, 1):.1%}")
     print(f"results against perfect play: {results['wins']} wins, {results['draws']} draws, {results['losses']} losses "
-          f"(a perfect first player wins every game); {len(played)} different games")
+          "(a perfect first player wins every game)")
 
 
 if __name__ == "__main__":

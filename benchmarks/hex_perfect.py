@@ -48,11 +48,10 @@ BUCKETS = ((0, 4), (5, 9), (10, 25))
 
 def kept_share(agent, game, solver: HexSolver, games: int, opening: int, seed: int) -> dict:
     """Plays the games (see the module's text) and counts, per number of stones on the
-    board, the agent's moves in won positions and those that kept the win."""
+    board, the agent's moves in won positions and those that kept the win, over the
+    distinct games (a game met again, the agent deterministic, counts once)."""
     rng = random.Random(seed)
-    counts = {bucket: [0, 0] for bucket in BUCKETS}  # bucket -> [won positions, kept]
-    results = {"wins": 0, "losses": 0}
-    played = set()  # each game's seat and moves: how many differ
+    played: dict[tuple, tuple[dict, str]] = {}  # (seat, moves) -> (its counts, the agent's result)
     for number in range(games):
         state, moves = game.initial_state(1), []
         for _ in range(rng.randint(0, opening)):
@@ -64,6 +63,7 @@ def kept_share(agent, game, solver: HexSolver, games: int, opening: int, seed: i
             continue
         seat = game.current_player(state) if number % 2 == 0 else 3 - game.current_player(state)
         agent.reset()
+        counts = {bucket: [0, 0] for bucket in BUCKETS}  # bucket -> [won positions, kept]
         while not game.is_final(state):
             if game.current_player(state) == seat:
                 action = agent.select_action(state)
@@ -79,8 +79,14 @@ def kept_share(agent, game, solver: HexSolver, games: int, opening: int, seed: i
             moves.append(action)
             state = game.next_state(state, action)
             solver.forget()
-        results["wins" if game.winner(state) == seat else "losses"] += 1
-        played.add((seat, tuple(moves)))
+        played[seat, tuple(moves)] = (counts, "wins" if game.winner(state) == seat else "losses")
+    counts = {bucket: [0, 0] for bucket in BUCKETS}
+    results = {"wins": 0, "losses": 0}
+    for game_counts, result in played.values():
+        for bucket, (n, k) in game_counts.items():
+            counts[bucket][0] += n
+            counts[bucket][1] += k
+        results[result] += 1
     return {"counts": counts, "results": results, "distinct_games": len(played)}
 
 
@@ -117,8 +123,8 @@ def main() -> None:
     for (fewest, most), (n, k) in found["counts"].items():
         print(f"  {fewest}-{most} stones on the board: {k} of {n} = {k / max(n, 1):.1%}")
     results = found["results"]
-    print(f"results: {results['wins']} wins, {results['losses']} losses ({found['distinct_games']} different games); "
-          f"{time.perf_counter() - start:.0f} s")
+    print(f"results: {results['wins']} wins, {results['losses']} losses in the {found['distinct_games']} different "
+          f"games (of {args.games} played; a game met again counts once); {time.perf_counter() - start:.0f} s")
 
 
 if __name__ == "__main__":
