@@ -800,6 +800,8 @@ class Gomoku(Game):
         return cases
 
     # ---- matches ----------------------------------------------------------------------
+    match_opening_kind = "balanced stones near the centre"
+
     def match_opening(self, starting_player: int, rng: np.random.Generator) -> list[int]:
         """Three stones (the opener's, the other's, the opener's) drawn at random near the
         centre, within two cells of it (one on a board under 9), no two of one colour

@@ -68,15 +68,14 @@ class Hex(Game):
     #: (the top row, player 1's first side), column a; player 1 is Black. The board is
     #: numbered row by row from the top, so ``Game.grid_cell``/``grid_action`` serve as they are.
     sgf_game = 11
-    #: UCT's c with random rollouts, measured at 400 search games (benchmarks/exploration.py,
-    #: 24 games): c = 0.25 scores 83% against 1.4 on 7x7 and 92% on 9x9 (38% on 5x5, 21-57%)
+    #: UCT's c with random rollouts: c = 0.25 beats 1.4 at 400 search games from 7x7 up
+    #: (benchmarks/exploration.py; the figures: docs/search.md, exploration settings)
     tree_policy_defaults = {"uct": {"c": 0.25}}
     #: a match between players that choose alike every time starts each pair of games from
     #: two random stones, one of each player (``Game.match_opening``)
     match_opening_moves = 2
-    #: the on-policy ANET convolves over the board: on 5x5 the default run's raw network
-    #: keeps 97.2% of won positions against perfect play with these, 92.0% as an MLP of
-    #: [128, 128] (six seeds each), in 2.3 times the MLP's time (docs/hex.md)
+    #: the on-policy ANET convolves over the board: on 5x5 its raw networks keep more won
+    #: positions against perfect play than an MLP's, in about twice the time (docs/hex.md)
     net_defaults = {"anet": {"conv_layers": [16, 16, 16], "hidden_layers": []}}
 
     def __init__(self, size: int = parameters.default("size"), swap: bool = parameters.default("swap")):

@@ -169,6 +169,8 @@ class Game:
     #: match between players that would otherwise replay one game (``match_opening``); 0:
     #: none, the empty board is the test (NIM, Connect Four)
     match_opening_moves: int = 0
+    #: what those openings are, for a match's report ("3 balanced stones near the centre")
+    match_opening_kind: str = "random legal moves"
     #: the nets' parameters this game trains best with, as measured: ``{"anet":
     #: {"conv_layers": [16, 16, 16], ...}}``. They stand in for the net's own defaults in a
     #: config (what a config file or ``--set`` gives wins); a net built in Python keeps its own.

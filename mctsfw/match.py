@@ -385,11 +385,10 @@ class Openings:
 
     def describe(self) -> str:
         """What begins each pair, for a report: "2 random legal moves"."""
-        if self.moves is not None or type(self.game).match_opening is Game.match_opening:
-            count = self.moves if self.moves is not None else self.game.match_opening_moves
-            return f"{count} random legal move{'s' * (count != 1)}"
-        count = len(next(iter(self.drawn.values()))[1]) if self.drawn else 0
-        return f"{count} stones of the game's openings ({self.game.name})"
+        if self.moves is not None:
+            return f"{self.moves} random legal move{'s' * (self.moves != 1)}"
+        count = len(next(iter(self.drawn.values()))[1]) if self.drawn else self.game.match_opening_moves
+        return f"{count} {self.game.match_opening_kind}"
 
 
 #: what begins the pairs of games of a match (``match_openings``): "auto" the game's openings

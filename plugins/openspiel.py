@@ -8,7 +8,7 @@ examples set it up: UCT with uct_c = 2, one random rollout a simulation, and its
 (proven wins and losses backed up). ``openspiel:1000`` searches 1,000 simulations a move;
 ``openspiel:1000,nosolve`` leaves the solver out. It plays on OpenSpiel's own state of the
 game, told every move (``FollowingActor``): Hex, Connect Four, Gomoku (freestyle) and Go,
-whose boards and actions are OpenSpiel's (``DESIGN.md``).
+whose boards and actions are OpenSpiel's (docs/design.md, the game contract).
 
 OpenSpiel's player 0 always opens. When our player 2 opens, Connect Four and Gomoku are
 the same game with the colours renamed, and Hex is the same game on the board

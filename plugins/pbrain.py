@@ -4,7 +4,7 @@
 and answers on stdout, so Gomoku managers (Piskvork, Yixin-Board, the Gomocup tournament
 manager, liskvork) can run any agent ``cli.py play`` seats but a person. Coordinates are
 ``x,y``, numbered from 0: ``x`` the column from the left, ``y`` the row from the top, so
-``x,y`` is the action ``y * size + x`` (DESIGN.md's Gomoku convention). Black opens.
+``x,y`` is the action ``y * size + x`` (the Gomoku convention of docs/design.md). Black opens.
 
 - ``START N`` (and ``RECTSTART N,N``): a new game on an N x N board, answered ``OK``, or
   ``ERROR reason`` when the player cannot play there (a network trained for another size;

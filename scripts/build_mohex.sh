@@ -11,7 +11,7 @@
 # Needs a C++ compiler, CMake, Boost (thread, system, filesystem, program_options,
 # date_time) and Berkeley DB; as root with apt-get they are installed first. The program is
 # linked as ~/.local/bin/mohex; put that folder on PATH, or name the program in
-# HEXZERO_MOHEX. About 8 minutes on 2 cores.
+# HEXZERO_MOHEX. About 5 minutes on 2 cores.
 set -euo pipefail
 
 source_dir=${1:-$HOME/.local/share/hexzero/benzene}

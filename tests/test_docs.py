@@ -1,0 +1,37 @@
+"""The manual as a reader meets it: one design reference inside the repository, and each
+figure stated once, where the other pages link to it."""
+
+import re
+import subprocess
+
+from tests.test_plugins import ROOT
+
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+
+
+def tracked_text_files():
+    names = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
+    for name in names:
+        path = ROOT / name
+        if path.suffix in (".py", ".md", ".toml", ".yml", ".sh", "") and path.is_file():
+            yield path
+
+
+def test_the_design_is_a_page_of_the_site_and_every_reference_points_there():
+    """A reader who clones the repository can follow every design reference: the outside
+    DESIGN.md is named nowhere, docs/design.md is in the site's navigation."""
+    assert (ROOT / "docs" / "design.md").is_file()
+    assert "design.md" in (ROOT / "mkdocs.yml").read_text()
+    named = [str(path.relative_to(ROOT)) for path in tracked_text_files() if "DESIGN.md" in path.read_text()]
+    assert named == []
+
+
+def test_the_time_of_the_two_commands_and_the_size_of_the_suite_are_said_once():
+    """README, getting started and training once gave three times for the same two
+    commands and two counts of the tests: now one place says each."""
+    counts = [(page.name, hit) for page in PAGES
+              for hit in re.findall(r"about [\d,]+ tests|[\d,]+ passed", page.read_text())]
+    assert len(counts) <= 1, counts
+    setup = [(page.name, hit) for page in PAGES
+             for hit in re.findall(r"\(about \d+ minutes on a 2-core machine", page.read_text())]
+    assert len(setup) <= 1, setup
