@@ -97,7 +97,7 @@ from hexzero import mctsfw  # noqa: E402
 from hexzero.mctsfw.config import load_config  # noqa: E402
 from hexzero.mctsfw.curves import EventFile  # noqa: E402
 from hexzero.mctsfw.interrupts import exit_status, stop_on_sigterm  # noqa: E402
-from hexzero.mctsfw.match import BALANCED, PLAYER_1_OPENS, play_pairs  # noqa: E402
+from hexzero.mctsfw.match import BALANCED, PLAYER_1_OPENS, distinct_warning, play_pairs  # noqa: E402
 from hexzero.mctsfw.players import close_actors  # noqa: E402
 from hexzero.mctsfw.runs import RunDir  # noqa: E402
 from hexzero.plugins.gtp import gnugo_spec  # noqa: E402
@@ -342,8 +342,10 @@ def match_score(game, bench: Bench, a, b, games: int) -> float:
     """A's score (draws half) against B, both colours as the benchmark seats them; an
     outside engine that counts games (GNU Go) referees them. Both are closed after."""
     try:
-        tally = play_pairs(game, a, b, games, PLAYER_1_OPENS if bench.first_player_starts else BALANCED,
-                           judged=True).tally()
+        match = play_pairs(game, a, b, games, PLAYER_1_OPENS if bench.first_player_starts else BALANCED, judged=True)
+        tally, warning = match.tally(), distinct_warning(match)
+        if warning:  # a score of replayed games: said beside the table
+            print(f"  {a.label} against {b.label}: {warning}", flush=True)
     finally:
         close_actors([a, b])
     return (tally.wins + 0.5 * tally.draws) / max(games, 1)

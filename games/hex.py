@@ -22,7 +22,8 @@ import networkx as nx
 import numpy as np
 
 from hexzero import mctsfw
-from hexzero.mctsfw.game import EmptyCells, Forcing, Game, IllegalMoveError, KeptAnswers, letter_cell_name, parse_letter_cell, stone_planes_of_encoded
+from hexzero.mctsfw.game import (EmptyCells, Forcing, Game, IllegalMoveError, KeptAnswers, compiled_module, letter_cell_name,
+                                  parse_letter_cell, stone_planes_of_encoded)
 from hexzero.mctsfw.schema import Parameters, Setting
 
 MIN_SIZE, MAX_SIZE = 3, 19
@@ -115,6 +116,11 @@ class Hex(Game):
         edges[[0, -1], :, 0] = 1.0  # player 1 connects row 0 to row n-1
         edges[:, [0, -1], 1] = 1.0  # player 2 connects column 0 to column n-1
         self._edge_planes = edges
+
+    def kernels(self):
+        """The compiled kernels of the array search (``games.hex_kernels``; None without numba)."""
+        module = compiled_module("hexzero.games.hex_kernels")
+        return None if module is None else module.HexKernels(self)
 
     def params(self) -> dict[str, Any]:
         # the pie rule only when it is on: records and names of games without it stay as they were

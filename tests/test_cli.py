@@ -6,6 +6,7 @@ import shutil
 import pytest
 
 from benchmarks.shipped import shipped_model
+from hexzero.cli import main
 from tests.test_plugins import ROOT, run_cli
 
 
@@ -268,7 +269,35 @@ def test_bad_config_files_exit_2_with_one_line(tmp_path, capsys):
     latin = tmp_path / "latin.toml"
     latin.write_bytes(b'game = "h\xe9x"\n')
     assert f"{latin}: not a TOML file: not UTF-8 text" in refused(capsys, "plugins", "--config", latin)
-    assert "file not found" in refused(capsys, "plugins", "--config", tmp_path / "nope.toml")
+    assert refused(capsys, "plugins", "--config", tmp_path / "nope.toml") == f"error: {tmp_path / 'nope.toml'}: file not found"
+
+
+def test_what_a_newcomer_met_on_the_command_line(capsys):
+    """One line per problem, the path said once, the command's own usage, the version."""
+    assert refused(capsys, "play", "--search-games", "-5", "--no-display") == \
+        "error: --search-games: must be a whole number >= 0, not -5"
+    model = "models/hex7/pv_mlp_gen0300.keras"
+    message = refused(capsys, "serve", "--game", "go", "--p2", model)
+    assert message.count(model) == 1 and "a network for hex(size=7), not for go" in message
+    with pytest.raises(SystemExit) as stop:
+        main(["play", "--bogus-flag"])
+    assert stop.value.code == 2 and "hexzero play: error: unrecognized arguments: --bogus-flag" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as stop:
+        main(["--version"])
+    assert stop.value.code == 0 and re.fullmatch(r"hexzero \d+\.\d+\.\d+\n", capsys.readouterr().out)
+    with pytest.raises(SystemExit):
+        main(["play", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "(connect4, go, gomoku, hex, nim)" in text  # every registered game
+    assert re.search(r"--p2 VALUE player 2: human, random, mcts, the path of a saved model \(\.keras\), gtp:COMMAND", text)
+
+
+def test_model_shows_the_search_a_network_plays_with_and_no_root_noise(capsys):
+    status, out, _ = cli_main(capsys, "model", "models/go9/pv_resnet_gen0010.keras")
+    assert status == 0 and "dirichlet" not in out
+    assert "leaves judged 0.5 by the value head, 0.5 by random playouts" in out
+    status, out, _ = cli_main(capsys, "model", "models/hex7/pv_mlp_gen0300.keras")
+    assert status == 0 and "leaves judged by the value head alone" in out and "below value_weight" not in out
 
 
 def test_a_file_where_a_directory_belongs_is_refused_before_anything_runs(tmp_path, capsys):

@@ -1,0 +1,351 @@
+"""Hex's kernels for the array search (numba): the rules of ``games.hex`` on an int8 board.
+
+A position is a row of ``n*n`` int8 cells (0 empty, 1 and 2 the players' stones, in
+action order) and three int64 entries: the player to move, the winner (0 while the game
+runs) and the stones on the board. A move that wins is found by a flood from the new
+stone through the mover's stones; a playout gives the player to move a uniformly random
+half (rounded up) of the empty cells, the other player the rest, and tests player 1's
+connection once, as ``Hex.playout`` does. ``HexKernels`` (``Hex.kernels()``) calls them
+once a round; ``tests/test_array_search.py`` holds them to ``games.hex`` move for move.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from hexzero.mctsfw.search.arrays import LOST_IN_2, SEARCH, UNKNOWN, WIN, WINS_NOW
+from hexzero.mctsfw.search.kernels import GameKernels
+
+TO_MOVE, WINNER, STONES = 0, 1, 2
+#: the six neighbours (row, column) offsets of a cell
+DR = np.array([-1, -1, 0, 0, 1, 1], np.int64)
+DC = np.array([0, 1, -1, 1, -1, 0], np.int64)
+
+
+@njit(cache=True)
+def _rng_next(rng):
+    """xorshift64*: a 64-bit number from the generator ``rng[0]``."""
+    x = rng[0]
+    x ^= x >> np.uint64(12)
+    x ^= x << np.uint64(25)
+    x ^= x >> np.uint64(27)
+    rng[0] = x
+    return x * np.uint64(2685821657736338717)
+
+
+@njit(cache=True)
+def _on_side(player, cell, n, end):
+    """Whether ``cell`` lies on the player's start (``end`` False) or end side."""
+    r, c = cell // n, cell % n
+    line = r if player == 1 else c
+    return line == (n - 1 if end else 0)
+
+
+@njit(cache=True)
+def _joins(board, n, player, cell, stack, mark, stamp):
+    """Whether the group of ``player`` through ``cell`` touches both of the player's sides."""
+    stack[0] = cell
+    top = 1
+    mark[cell] = stamp
+    start = end = False
+    while top > 0:
+        top -= 1
+        p = stack[top]
+        if _on_side(player, p, n, False):
+            start = True
+        if _on_side(player, p, n, True):
+            end = True
+        if start and end:
+            return True
+        r, c = p // n, p % n
+        for d in range(6):
+            rr, cc = r + DR[d], c + DC[d]
+            if 0 <= rr < n and 0 <= cc < n:
+                q = rr * n + cc
+                if board[q] == player and mark[q] != stamp:
+                    mark[q] = stamp
+                    stack[top] = q
+                    top += 1
+    return start and end
+
+
+@njit(cache=True)
+def _reach(board, n, player, end, reach, stack):
+    """``reach[cell]`` set where a stone of ``player`` there touches (or lies on) the
+    player's chain from one side (``end``: the far side), or the side itself: the player's
+    stones connected to the side flooded, then every cell next to them."""
+    cells = n * n
+    for p in range(cells):
+        reach[p] = 0
+    top = 0
+    for p in range(cells):
+        if _on_side(player, p, n, end):
+            reach[p] = 1
+            if board[p] == player:
+                reach[p] = 2  # a stone of the chain
+                stack[top] = p
+                top += 1
+    while top > 0:
+        top -= 1
+        p = stack[top]
+        r, c = p // n, p % n
+        for d in range(6):
+            rr, cc = r + DR[d], c + DC[d]
+            if 0 <= rr < n and 0 <= cc < n:
+                q = rr * n + cc
+                if board[q] == player:
+                    if reach[q] != 2:
+                        reach[q] = 2
+                        stack[top] = q
+                        top += 1
+                elif reach[q] == 0:
+                    reach[q] = 1
+
+
+@njit(cache=True)
+def _completing(board, n, player, out, near, far, stack):
+    """The empty cells where one more stone of ``player`` joins its two sides, in ``out``
+    (``Hex.completing_cells``); their number."""
+    _reach(board, n, player, False, near, stack)
+    _reach(board, n, player, True, far, stack)
+    found = 0
+    for p in range(n * n):
+        out[p] = board[p] == 0 and near[p] != 0 and far[p] != 0
+        found += out[p]
+    return found
+
+
+@njit(cache=True)
+def positions(parent, action, slot, player, proven, depth, board, aux, states, leaves, batch, n):
+    """Each leaf without a position gets it: its parent's with its move played."""
+    stack = np.empty(n * n, np.int64)
+    mark = np.zeros(n * n, np.int64)
+    for g in range(leaves.shape[0]):
+        for b in range(batch[g]):
+            node = leaves[g, b]
+            if slot[g, node] >= 0:
+                continue
+            src = slot[g, parent[g, node]]
+            dst = states[g]
+            states[g] = dst + 1
+            slot[g, node] = dst
+            row, cell = board[g, dst], action[g, node]
+            row[:] = board[g, src]
+            who = aux[g, src, TO_MOVE]
+            row[cell] = who
+            aux[g, dst, STONES] = aux[g, src, STONES] + 1
+            aux[g, dst, TO_MOVE] = 3 - who
+            won = aux[g, dst, STONES] >= n and _joins(row, n, who, cell, stack, mark, dst + 1)
+            aux[g, dst, WINNER] = who if won else 0
+            if won:
+                player[g, node], proven[g, node], depth[g, node] = 0, WIN, 0
+            else:
+                player[g, node] = 3 - who
+
+
+@njit(cache=True)
+def moves(slot, board, aux, leaves, judged, masks, forced, forced_move, threats, n):
+    """The moves the search considers at each judged leaf, as masks: the empty cells; with
+    ``threats`` the forcing ones (``Hex.forcing_actions``): a cell that joins the player to
+    move's sides wins at once (``forced`` WINS_NOW, the first such cell the move); else the
+    cells that would join the opponent's must be taken, and where each of them leaves the
+    opponent another the leaf is lost in 2 (``LOST_IN_2``, the first of them the move)."""
+    cells = n * n
+    mine, theirs = np.empty(cells, np.bool_), np.empty(cells, np.bool_)
+    after = np.empty(cells, np.bool_)
+    near, far = np.empty(cells, np.int8), np.empty(cells, np.int8)
+    stack = np.empty(cells, np.int64)
+    for g in range(leaves.shape[0]):
+        for b in range(leaves.shape[1]):
+            forced[g, b] = SEARCH
+            if not judged[g, b]:
+                continue
+            s = slot[g, leaves[g, b]]
+            row = board[g, s]
+            mask = masks[g, b]
+            for p in range(cells):
+                mask[p] = row[p] == 0
+            # (a chain across the board has at least n stones: with fewer than n - 1, no threat)
+            if not threats or aux[g, s, STONES] < n - 1:
+                continue
+            who = aux[g, s, TO_MOVE]
+            if _completing(row, n, who, mine, near, far, stack):
+                for p in range(cells):
+                    if mine[p]:
+                        forced[g, b], forced_move[g, b] = WINS_NOW, p
+                        break
+                continue
+            if not _completing(row, n, 3 - who, theirs, near, far, stack):
+                continue
+            alive = 0
+            first = -1
+            for p in range(cells):
+                mask[p] = False
+                if theirs[p]:
+                    if first < 0:
+                        first = p
+                    row[p] = who
+                    if not _completing(row, n, 3 - who, after, near, far, stack):
+                        mask[p] = True
+                        alive += 1
+                    row[p] = 0
+            if alive == 0:
+                forced[g, b], forced_move[g, b] = LOST_IN_2, first
+
+
+@njit(cache=True)
+def legal(slot, board, leaves, judged, out):
+    """The empty cells of each judged leaf as float32 rows (``Hex.legal_masks``)."""
+    k = 0
+    for g in range(leaves.shape[0]):
+        for b in range(leaves.shape[1]):
+            if judged[g, b]:
+                row = board[g, slot[g, leaves[g, b]]]
+                for p in range(row.shape[0]):
+                    out[k, p] = 1.0 if row[p] == 0 else 0.0
+                k += 1
+
+
+@njit(cache=True)
+def playouts(slot, board, aux, leaves, judged, rng, n, values):
+    """A random playout from each judged leaf: the player to move gets a uniformly random
+    half (rounded up) of the empty cells, the other the rest; ``values`` the result for
+    the player to move."""
+    cells = n * n
+    fill = np.empty(cells, np.int8)
+    empty = np.empty(cells, np.int64)
+    stack = np.empty(cells, np.int64)
+    mark = np.zeros(cells, np.int64)
+    stamp = 0
+    for g in range(leaves.shape[0]):
+        for b in range(leaves.shape[1]):
+            if not judged[g, b]:
+                continue
+            s = slot[g, leaves[g, b]]
+            row = board[g, s]
+            who = aux[g, s, TO_MOVE]
+            k = 0
+            for p in range(cells):
+                fill[p] = row[p]
+                if row[p] == 0:
+                    empty[k] = p
+                    k += 1
+            share = (k + 1) // 2
+            # a random share of the empty cells: a partial Fisher-Yates draw of `share` of them
+            for i in range(share):
+                j = i + int(_rng_next(rng[g:g + 1]) >> np.uint64(33)) % (k - i)
+                empty[i], empty[j] = empty[j], empty[i]
+                fill[empty[i]] = who
+            for i in range(share, k):
+                fill[empty[i]] = 3 - who
+            stamp += 1
+            won = False  # player 1 joins rows 0 and n-1: a flood from row 0
+            for c in range(n):
+                if fill[c] == 1 and mark[c] != stamp and _joins(fill, n, 1, c, stack, mark, stamp):
+                    won = True
+                    break
+            winner = 1 if won else 2
+            values[g, b] = 1.0 if winner == who else 0.0
+
+
+@njit(cache=True)
+def encode_flat(slot, board, aux, leaves, judged, n, out):
+    """``Hex.encode`` of each judged leaf: player 1's stones, player 2's, who moves (1, 2)."""
+    cells = n * n
+    k = 0
+    for g in range(leaves.shape[0]):
+        for b in range(leaves.shape[1]):
+            if not judged[g, b]:
+                continue
+            s = slot[g, leaves[g, b]]
+            row = board[g, s]
+            for p in range(cells):
+                out[k, p] = 1.0 if row[p] == 1 else 0.0
+                out[k, cells + p] = 1.0 if row[p] == 2 else 0.0
+            who = aux[g, s, TO_MOVE]
+            out[k, 2 * cells] = 1.0 if who == 1 else 0.0
+            out[k, 2 * cells + 1] = 1.0 if who == 2 else 0.0
+            k += 1
+
+
+@njit(cache=True)
+def encode_planes(slot, board, aux, leaves, judged, n, out):
+    """``Hex.encode_planes`` of each judged leaf: (n, n, 6) planes."""
+    k = 0
+    for g in range(leaves.shape[0]):
+        for b in range(leaves.shape[1]):
+            if not judged[g, b]:
+                continue
+            s = slot[g, leaves[g, b]]
+            row = board[g, s]
+            who = aux[g, s, TO_MOVE]
+            for r in range(n):
+                for c in range(n):
+                    v = row[r * n + c]
+                    out[k, r, c, 0] = 1.0 if v == 1 else 0.0
+                    out[k, r, c, 1] = 1.0 if v == 2 else 0.0
+                    out[k, r, c, 2] = 1.0 if who == 1 else 0.0
+                    out[k, r, c, 3] = 1.0 if who == 2 else 0.0
+                    out[k, r, c, 4] = 1.0 if r == 0 or r == n - 1 else 0.0
+                    out[k, r, c, 5] = 1.0 if c == 0 or c == n - 1 else 0.0
+            k += 1
+
+
+class HexKernels(GameKernels):
+    """``Hex``'s kernels for the array search (``mctsfw.search.kernels``)."""
+
+    aux_len = 3
+    encodings = ("flat", "planes")
+
+    def __init__(self, game):
+        self.game = game
+        self.n = game.size
+        self.state_len = self.num_actions = self.max_depth = game.size * game.size
+
+    def set_root(self, tree, g: int, state) -> None:
+        player, _, _, winner = state
+        cells = self.game.boards([state])[0]
+        tree.clear(g)
+        tree.board[g, 0] = cells
+        tree.aux[g, 0, TO_MOVE], tree.aux[g, 0, WINNER], tree.aux[g, 0, STONES] = player, winner, int((cells != 0).sum())
+        tree.states[g] = 1
+        tree.slot[g, 0] = 0
+        tree.player[g, 0] = 0 if winner else player
+        tree.mover[g, 0] = 3 - player
+        tree.proven[g, 0] = WIN if winner else UNKNOWN
+
+    def positions(self, tree, leaves, batch) -> None:
+        positions(tree.parent, tree.action, tree.slot, tree.player, tree.proven, tree.depth, tree.board, tree.aux,
+                  tree.states, leaves, batch, self.n)
+
+    def moves(self, tree, leaves, judged, masks, forced, forced_move, threats: bool) -> None:
+        moves(tree.slot, tree.board, tree.aux, leaves, judged, masks, forced, forced_move, threats, self.n)
+
+    def legal(self, tree, leaves, judged) -> np.ndarray:
+        out = np.empty((int(judged.sum()), self.num_actions), np.float32)
+        legal(tree.slot, tree.board, leaves, judged, out)
+        return out
+
+    def playouts(self, tree, leaves, judged, rng) -> np.ndarray:
+        values = np.zeros(leaves.shape, np.float64)
+        playouts(tree.slot, tree.board, tree.aux, leaves, judged, rng, self.n, values)
+        return values
+
+    def encode(self, tree, leaves, judged, kind: str) -> np.ndarray:
+        count, n = int(judged.sum()), self.n
+        if kind == "flat":
+            out = np.empty((count, 2 * n * n + 2), np.float32)
+            encode_flat(tree.slot, tree.board, tree.aux, leaves, judged, n, out)
+        else:
+            out = np.empty((count, n, n, 6), np.float32)
+            encode_planes(tree.slot, tree.board, tree.aux, leaves, judged, n, out)
+        return out
+
+    def state(self, tree, g: int, node: int):
+        s = int(tree.slot[g, node])
+        row = tree.board[g, s]
+        ones = sum(1 << int(p) for p in np.flatnonzero(row == 1))
+        twos = sum(1 << int(p) for p in np.flatnonzero(row == 2))
+        return (int(tree.aux[g, s, TO_MOVE]), ones, twos, int(tree.aux[g, s, WINNER]))
+

@@ -1,0 +1,457 @@
+"""The search tree of a lock-step group of games as preallocated arrays, and its compiled
+phases (numba): selection under virtual loss, expansion, backup, proofs, tree reuse.
+
+One ``ArrayTree`` holds G trees (one a game of the group), each in structure-of-arrays
+form: its **nodes** (the positions a descent has reached: ``visits[g, i]``,
+``value[g, i]``, ...) and its **edges** (the moves each expanded node considers:
+``edge_action``, ``edge_prior``, ``edge_child``, one contiguous block a node). A node is
+made when a descent first takes its edge, as the object search makes a child; its
+position is worked out then and kept in the tree's pool of states (``board`` int8 and
+``aux`` int64 rows: the game's fixed-size state, ``mctsfw.search.kernels``). An edge not
+taken costs 12 bytes and no position.
+
+A node's edges stay in the order its tree policy takes them: PUCT by prior, the highest
+first (ties: the larger action first, as the object search pops its sorted list), UCT in
+a random order drawn at expansion. The edges taken so far are a prefix of the block
+(``tried``), so the next untried move is ``edge_first + tried`` and a descent never scans
+the untried ones. The formulas are the object search's (``plugins/puct.py``,
+``plugins/uct.py``) term for term, so that a search that draws nothing at random visits
+alike on either.
+
+Values: ``value[g, i]`` is the sum of results for ``mover[g, i]``, the player who moved
+into node i (1 a win, 0.5 a draw, 0 a loss); ``player[g, i]`` the player to move there (0
+at a final position). ``proven[g, i]`` is the node's exact result for its mover once
+known (``LOSS``, ``DRAW``, ``WIN``), else ``UNKNOWN``; ``depth`` then the moves to the end
+with best play.
+
+Python enters once a round: ``select`` gathers a batch of leaves for every tree, the
+game's kernels work out and judge them, the evaluator answers for all of them at once
+(the network call), and ``expand``, ``backup`` and ``prove`` finish the round. numba keeps
+the compiled kernels in ``__pycache__`` (``cache=True``).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+#: ``proven`` codes: the result for the node's mover
+UNKNOWN, LOSS, DRAW, WIN = -1, 0, 1, 2
+#: the tree policies the compiled selection knows
+UCT, PUCT = 0, 1
+#: PUCT's first-play values (``first_play``)
+FPU_PARENT, FPU_REDUCTION, FPU_LOSS, FPU_WIN = 0, 1, 2, 3
+#: what a game's ``moves`` kernel says of a leaf (``forced``): its moves as masked; a move
+#: that wins at once (``forced_move`` the first); every stop of the opponent's win leaves
+#: another (the leaf lost in 2: ``forced_move`` the first stop)
+SEARCH, WINS_NOW, LOST_IN_2 = 0, 1, 2
+
+NODE_FIELDS = {  # name: (dtype, fill)
+    "parent": (np.int32, -1), "action": (np.int32, -1), "prior": (np.float32, 0), "visits": (np.int32, 0),
+    "value": (np.float64, 0), "edge_first": (np.int32, -1), "edge_count": (np.int32, 0), "tried": (np.int32, 0),
+    "player": (np.int8, 0), "mover": (np.int8, 0), "proven": (np.int8, UNKNOWN), "depth": (np.int16, 0),
+    "slot": (np.int32, -1),
+}
+EDGE_FIELDS = {"edge_action": (np.int32, -1), "edge_prior": (np.float32, 0), "edge_child": (np.int32, -1)}
+
+
+class ArrayTree:
+    """G search trees, each with room for ``capacity`` nodes, ``edges`` edges and
+    ``states`` positions (grown when needed, ``reserve``); a game's state is ``state_len``
+    int8 and ``aux_len`` int64 entries."""
+
+    def __init__(self, trees: int, state_len: int, aux_len: int, capacity: int = 1024, edges: int = 16384,
+                 states: int | None = None):
+        self.trees, self.state_len, self.aux_len = trees, state_len, max(aux_len, 1)
+        self.capacity, self.edge_capacity, self.state_capacity = capacity, edges, states or capacity
+        for name, (dtype, fill) in NODE_FIELDS.items():
+            setattr(self, name, np.full((trees, capacity), fill, dtype))
+        for name, (dtype, fill) in EDGE_FIELDS.items():
+            setattr(self, name, np.full((trees, edges), fill, dtype))
+        self.board = np.zeros((trees, self.state_capacity, state_len), np.int8)
+        self.aux = np.zeros((trees, self.state_capacity, self.aux_len), np.int64)
+        self.size = np.ones(trees, np.int32)  # nodes in use; node 0 is the root
+        self.edges = np.zeros(trees, np.int32)  # edges in use
+        self.states = np.zeros(trees, np.int32)  # positions in use
+
+    def reserve(self, nodes: int, edges: int, states: int) -> None:
+        """Room for that many more nodes, edges and positions in every tree (doubling)."""
+        if int(self.size.max()) + nodes > self.capacity:
+            self.capacity = self._grow(NODE_FIELDS, self.capacity, int(self.size.max()) + nodes)
+        if int(self.edges.max()) + edges > self.edge_capacity:
+            self.edge_capacity = self._grow(EDGE_FIELDS, self.edge_capacity, int(self.edges.max()) + edges)
+        if int(self.states.max()) + states > self.state_capacity:
+            capacity = max(int(self.states.max()) + states, 2 * self.state_capacity)
+            for name in ("board", "aux"):
+                old = getattr(self, name)
+                new = np.zeros((self.trees, capacity, old.shape[2]), old.dtype)
+                new[:, :self.state_capacity] = old
+                setattr(self, name, new)
+            self.state_capacity = capacity
+
+    def _grow(self, fields: dict, capacity: int, need: int) -> int:
+        grown = max(need, 2 * capacity)
+        for name, (dtype, fill) in fields.items():
+            old = getattr(self, name)
+            new = np.full((self.trees, grown), fill, dtype)
+            new[:, :capacity] = old
+            setattr(self, name, new)
+        return grown
+
+    def clear(self, g: int) -> None:
+        """Tree ``g`` emptied: a root (node 0) without a position."""
+        for name, (_, fill) in NODE_FIELDS.items():
+            getattr(self, name)[g, :int(self.size[g])] = fill
+        for name, (_, fill) in EDGE_FIELDS.items():
+            getattr(self, name)[g, :int(self.edges[g])] = fill
+        self.size[g], self.edges[g], self.states[g] = 1, 0, 0
+
+    def nodes(self) -> tuple:
+        return tuple(getattr(self, name) for name in NODE_FIELDS)
+
+    def nbytes(self, g: int = 0) -> dict[str, int]:
+        """The bytes tree ``g`` uses: its nodes' (stats and positions) and its edges'."""
+        per_node = sum(np.dtype(dtype).itemsize for dtype, _ in NODE_FIELDS.values())
+        per_state = self.state_len + 8 * self.aux_len
+        per_edge = sum(np.dtype(dtype).itemsize for dtype, _ in EDGE_FIELDS.values())
+        return {"nodes": int(self.size[g]), "edges": int(self.edges[g]),
+                "bytes": int(self.size[g]) * per_node + int(self.states[g]) * per_state + int(self.edges[g]) * per_edge}
+
+
+# ---- selection ------------------------------------------------------------------------------
+@njit(cache=True)
+def first_play_value(value, visits, node, first_play, fpu_reduction):
+    """PUCT's value of an untried move of ``node`` for its player to move."""
+    if first_play == FPU_PARENT or first_play == FPU_REDUCTION:
+        parent = 1.0 - value[node] / visits[node] if visits[node] else 0.5
+        if first_play == FPU_PARENT:
+            return parent
+        return max(parent - fpu_reduction, 0.0)
+    return 0.0 if first_play == FPU_LOSS else 1.0
+
+
+@njit(cache=True)
+def best_child(visits, value, proven, depth, edge_first, tried, edge_child, node):
+    """The child to play (``mcts.best_child``): a proven win (the fastest), else the most
+    visited not proven lost (ties by mean value, the first), else the one that loses last."""
+    start, end = edge_first[node], edge_first[node] + tried[node]
+    best, best_depth = -1, 1 << 30
+    for e in range(start, end):
+        i = edge_child[e]
+        if proven[i] == WIN and depth[i] < best_depth:
+            best, best_depth = i, depth[i]
+    if best >= 0:
+        return best
+    most = -1
+    for e in range(start, end):
+        i = edge_child[e]
+        if proven[i] != LOSS and visits[i] > most:
+            most = visits[i]
+    if most >= 0:
+        best_q = -1.0
+        for e in range(start, end):
+            i = edge_child[e]
+            if proven[i] != LOSS and visits[i] == most:
+                q = value[i] / visits[i] if visits[i] else 0.0
+                if best < 0 or q > best_q:
+                    best, best_q = i, q
+        return best
+    longest = -1
+    for e in range(start, end):
+        i = edge_child[e]
+        if depth[i] > longest:
+            best, longest = i, depth[i]
+    return best
+
+
+@njit(cache=True)
+def select(parent, action, prior, visits, value, edge_first, edge_count, tried, player, mover, proven, depth,
+           edge_action, edge_prior, edge_child, size, roots, batch, policy, c, first_play, fpu_reduction, paths,
+           path_len, leaves):
+    """``batch[g]`` descents in each tree g from ``roots[g]`` down to a leaf (a node not
+    expanded, final or proven), each node on the way counting the visit at once (the
+    virtual loss of a batch); a descent that takes an untried move makes its node.
+    ``paths[g, b, :path_len[g, b]]`` holds each descent's nodes, ``leaves[g, b]`` its last."""
+    for g in range(visits.shape[0]):
+        vis, val, prv, dep = visits[g], value[g], proven[g], depth[g]
+        efirst, ecount, tri = edge_first[g], edge_count[g], tried[g]
+        eact, epri, echild = edge_action[g], edge_prior[g], edge_child[g]
+        for b in range(batch[g]):
+            node = roots[g]
+            length = 0
+            paths[g, b, 0] = node
+            length = 1
+            while efirst[node] >= 0 and prv[node] == UNKNOWN:
+                k, start = tri[node], efirst[node]
+                chosen = -1  # an edge
+                if policy == PUCT:
+                    scale = c * math.sqrt(vis[node])
+                    best_score = -math.inf
+                    if k < ecount[node]:  # the untried move of highest prior stands for them all
+                        chosen = start + k
+                        best_score = first_play_value(val, vis, node, first_play, fpu_reduction) + scale * epri[chosen]
+                    for e in range(start, start + k):
+                        i = echild[e]
+                        n = vis[i]
+                        score = val[i] / n + scale * epri[e] / (1 + n)
+                        if score > best_score and prv[i] != LOSS:  # a move proven lost is never searched again
+                            chosen, best_score = e, score
+                else:
+                    if k < ecount[node]:  # an untried move first (the block is in a random order)
+                        chosen = start + k
+                    else:
+                        explore = c * math.sqrt(math.log(vis[node]))
+                        best_score = -1.0
+                        for e in range(start, start + k):
+                            i = echild[e]
+                            n = vis[i]
+                            score = val[i] / n + explore / math.sqrt(n)
+                            if score > best_score and prv[i] != LOSS:
+                                chosen, best_score = e, score
+                if chosen < 0:  # every move tried and proven lost: the one that loses last
+                    child = best_child(vis, val, prv, dep, efirst, tri, echild, node)
+                elif echild[chosen] >= 0:
+                    child = echild[chosen]
+                else:  # the untried move taken: its node made (its position worked out as a leaf)
+                    child = size[g]
+                    size[g] = child + 1
+                    parent[g, child], action[g, child], prior[g, child] = node, eact[chosen], epri[chosen]
+                    mover[g, child] = player[g, node]
+                    echild[chosen] = child
+                    tri[node] = k + 1
+                vis[node] += 1
+                node = child
+                paths[g, b, length] = node
+                length += 1
+            vis[node] += 1
+            path_len[g, b] = length
+            leaves[g, b] = node
+
+
+# ---- expansion ----------------------------------------------------------------------------
+@njit(cache=True)
+def _next(rng, g):
+    """xorshift64* on ``rng[g]``: the next 64-bit number."""
+    x = rng[g]
+    x ^= x >> np.uint64(12)
+    x ^= x << np.uint64(25)
+    x ^= x >> np.uint64(27)
+    rng[g] = x
+    return x * np.uint64(2685821657736338717)
+
+
+@njit(cache=True)
+def expand(parent, action, prior, visits, value, edge_first, edge_count, tried, player, mover, proven, depth,
+           edge_action, edge_prior, edge_child, size, edges, leaves, judged, forced, forced_move, masks, priors,
+           policy, rng, order, keys):
+    """Each leaf ``leaves[g, b]`` the game's ``moves`` kernel looked at this round gets its
+    edges, or its proof: ``forced[g, b]`` says a move wins at once there (proven won; the
+    winning child made), or every stop of the opponent's win leaves another (proven lost
+    in 2), or neither: then each judged leaf (``judged[g, b]``) gets an edge a move of
+    ``masks[g, b]`` (the moves the search considers there), ordered as ``policy`` takes
+    them: PUCT by ``priors[g, b]``, the highest first (ties: the larger action first); UCT
+    at random (``rng[g]``)."""
+    trees, batch = leaves.shape
+    num_actions = masks.shape[2]
+    for g in range(trees):
+        for b in range(batch):
+            leaf = leaves[g, b]
+            if forced[g, b] != SEARCH:
+                won = forced[g, b] == WINS_NOW
+                child = size[g]
+                size[g] = child + 1
+                e = edges[g]
+                edges[g] = e + 1
+                edge_action[g, e], edge_prior[g, e], edge_child[g, e] = forced_move[g, b], 1.0, child
+                parent[g, child], action[g, child], prior[g, child] = leaf, forced_move[g, b], 1.0
+                visits[g, child], value[g, child] = 1, 1.0 if won else 0.0
+                mover[g, child] = player[g, leaf]
+                edge_first[g, leaf], edge_count[g, leaf], tried[g, leaf] = e, 1, 1
+                if won:  # (``MCTS._prove_by``) the player to move wins at once
+                    proven[g, leaf], depth[g, leaf] = LOSS, 1
+                    proven[g, child], depth[g, child] = WIN, 0
+                else:  # whatever stops one threat, the opponent wins with another
+                    proven[g, leaf], depth[g, leaf] = WIN, 2
+                    proven[g, child], depth[g, child] = LOSS, 1
+                continue
+            if not judged[g, b]:
+                continue
+            n = 0
+            for a in range(num_actions):
+                if masks[g, b, a]:
+                    order[n] = a
+                    n += 1
+            if n == 0:
+                continue
+            start = edges[g]
+            if policy == PUCT:
+                # stable descending by prior, ties the larger action first: the reverse of a
+                # stable ascending sort, as the object search pops its sorted list
+                for i in range(n):
+                    keys[i] = priors[g, b, order[i]]
+                idx = np.argsort(keys[:n], kind="mergesort")
+                for i in range(n):
+                    a = order[idx[n - 1 - i]]
+                    edge_action[g, start + i] = a
+                    edge_prior[g, start + i] = priors[g, b, a]
+            else:
+                for i in range(n - 1, 0, -1):  # Fisher-Yates
+                    j = int(_next(rng, g) >> np.uint64(33)) % (i + 1)
+                    order[i], order[j] = order[j], order[i]
+                uniform = 1.0 / n
+                for i in range(n):
+                    edge_action[g, start + i] = order[i]
+                    edge_prior[g, start + i] = uniform
+            for i in range(n):
+                edge_child[g, start + i] = -1
+            edge_first[g, leaf] = start
+            edge_count[g, leaf] = n
+            edges[g] = start + n
+
+
+# ---- values, backup and proofs --------------------------------------------------------------
+@njit(cache=True)
+def leaves_to_judge(proven, edge_first, player, leaves, batch, judged):
+    """Which leaves the evaluator judges this round: the first time each is met, not
+    proven, not final, not expanded (a leaf reached twice in one round is judged once)."""
+    for g in range(leaves.shape[0]):
+        judged[g, :] = False
+        for b in range(batch[g]):
+            leaf = leaves[g, b]
+            if proven[g, leaf] != UNKNOWN or edge_first[g, leaf] >= 0 or player[g, leaf] == 0:
+                continue
+            again = False
+            for e in range(b):
+                if leaves[g, e] == leaf:
+                    again = True
+                    break
+            judged[g, b] = not again
+
+
+@njit(cache=True)
+def proven_value_p1(proven, mover, g, node):
+    """A proven node's result for player 1."""
+    result = proven[g, node] * 0.5
+    return result if mover[g, node] == 1 else 1.0 - result
+
+
+@njit(cache=True)
+def round_values(proven, mover, player, leaves, batch, judged, values):
+    """Each descent's result for player 1: a proven leaf's exact result, a judged leaf's
+    value (``values[g, b]``, for its player to move), and for a leaf met again this round
+    the value of its first meeting."""
+    out = np.zeros(leaves.shape, np.float64)
+    for g in range(leaves.shape[0]):
+        for b in range(batch[g]):
+            leaf = leaves[g, b]
+            if proven[g, leaf] != UNKNOWN:
+                out[g, b] = proven_value_p1(proven, mover, g, leaf)
+            elif judged[g, b]:
+                out[g, b] = values[g, b] if player[g, leaf] == 1 else 1.0 - values[g, b]
+            else:
+                for e in range(b):
+                    if leaves[g, e] == leaf:
+                        out[g, b] = out[g, e]
+                        break
+    return out
+
+
+@njit(cache=True)
+def backup(value, mover, paths, path_len, values_p1, batch):
+    """Each descent's result for player 1 added to every node on its path, for the player
+    who moved into it (the visits were counted by ``select``)."""
+    for g in range(paths.shape[0]):
+        for b in range(batch[g]):
+            v = values_p1[g, b]
+            for j in range(path_len[g, b]):
+                node = paths[g, b, j]
+                value[g, node] += v if mover[g, node] == 1 else 1.0 - v
+
+
+@njit(cache=True)
+def prove(proven, depth, edge_first, edge_count, tried, edge_child, paths, path_len, batch):
+    """Proofs back up each path that ends in a proven leaf (MCTS-Solver, ``MCTS.prove``):
+    a node with a move that is a proven win for its player to move is proven lost for its
+    mover; a node whose moves are all tried and proven takes the best of them. The first
+    node on the way up that is not proven stops it."""
+    for g in range(paths.shape[0]):
+        prv, dep, efirst, ecount, tri, echild = proven[g], depth[g], edge_first[g], edge_count[g], tried[g], edge_child[g]
+        for b in range(batch[g]):
+            length = path_len[g, b]
+            if prv[paths[g, b, length - 1]] == UNKNOWN:
+                continue
+            for j in range(length - 2, -1, -1):
+                node, child = paths[g, b, j], paths[g, b, j + 1]
+                if prv[node] != UNKNOWN:
+                    break
+                if prv[child] == WIN:  # the player to move here wins with this move
+                    prv[node], dep[node] = LOSS, dep[child] + 1
+                    continue
+                if tri[node] < ecount[node]:
+                    break
+                best = -1
+                for e in range(efirst[node], efirst[node] + ecount[node]):
+                    if prv[echild[e]] == UNKNOWN:
+                        best = -2
+                        break
+                    best = max(best, prv[echild[e]])
+                if best == -2:
+                    break
+                ends = -1 if best == LOSS else 1 << 30
+                for e in range(efirst[node], efirst[node] + ecount[node]):
+                    i = echild[e]
+                    if prv[i] == best:
+                        ends = max(ends, dep[i]) if best == LOSS else min(ends, dep[i])
+                prv[node], dep[node] = WIN - best, 1 + ends
+
+
+# ---- tree reuse ---------------------------------------------------------------------------
+@njit(cache=True)
+def keep_subtree(src, dst, edge_action, edge_prior, edge_child, n_edge_action, n_edge_prior, n_edge_child, board, aux,
+                 n_board, n_aux, g, root, queue):
+    """Tree g's subtree under ``root`` copied into fresh arrays (``src`` and ``dst``: the
+    node fields in ``NODE_FIELDS``' order), breadth first, ``root`` becoming node 0, each
+    node's edges kept as a block, their positions too. (nodes, edges, positions) copied."""
+    (parent, action, prior, visits, value, edge_first, edge_count, tried, player, mover, proven, depth, slot) = src
+    (n_parent, n_action, n_prior, n_visits, n_value, n_edge_first, n_edge_count, n_tried, n_player, n_mover, n_proven,
+     n_depth, n_slot) = dst
+    queue[0] = root
+    head, tail = 0, 1
+    edges = 0
+    states = 0
+    while head < tail:
+        old, new = queue[head], head
+        head += 1
+        n_action[g, new] = -1 if new == 0 else action[g, old]
+        n_prior[g, new] = prior[g, old]
+        n_visits[g, new] = visits[g, old]
+        n_value[g, new] = value[g, old]
+        n_tried[g, new] = tried[g, old]
+        n_player[g, new] = player[g, old]
+        n_mover[g, new] = mover[g, old]
+        n_proven[g, new] = proven[g, old]
+        n_depth[g, new] = depth[g, old]
+        if slot[g, old] >= 0:
+            n_board[g, states] = board[g, slot[g, old]]
+            n_aux[g, states] = aux[g, slot[g, old]]
+            n_slot[g, new] = states
+            states += 1
+        if edge_first[g, old] >= 0:
+            count = edge_count[g, old]
+            n_edge_first[g, new], n_edge_count[g, new] = edges, count
+            for k in range(count):
+                e = edge_first[g, old] + k
+                n_edge_action[g, edges + k] = edge_action[g, e]
+                n_edge_prior[g, edges + k] = edge_prior[g, e]
+                child = edge_child[g, e]
+                if child >= 0:
+                    queue[tail] = child
+                    n_edge_child[g, edges + k] = tail
+                    n_parent[g, tail] = new
+                    tail += 1
+                else:
+                    n_edge_child[g, edges + k] = -1
+            edges += count
+    return tail, edges, states

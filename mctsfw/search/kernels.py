@@ -1,0 +1,68 @@
+"""What a game gives the array search: compiled kernels over a fixed-size state.
+
+A game that offers them returns a ``GameKernels`` from ``Game.kernels()``; a game that
+does not (the default: a user's plugin, the tictactoe example) plays on the object search
+exactly as before. Each method is one compiled call over a whole round's leaves of a
+lock-step group (``leaves[g, b]``: node indices of tree g of an ``ArrayTree``), never a
+call a node:
+
+- ``set_root(tree, g, state)``: tree g's node 0 holds ``state`` (a Python state);
+- ``positions(tree, leaves, batch)``: each leaf without a position gets it, from its
+  parent's and its move: the player to move, and a final position's result (``proven``);
+- ``legal(tree, leaves, judged)``: the legal moves of each judged leaf as float32 rows
+  (``Game.legal_masks``), which a network's priors are masked with;
+- ``moves(tree, leaves, judged, masks, forced, forced_move, threats)``: the moves the
+  search considers at each judged leaf, as a mask over the actions; with ``threats``, the
+  game's forcing moves (``Game.forcing_actions``): where a move wins at once ``forced`` says
+  so (``arrays.WINS_NOW``, the first winning move in ``forced_move``), where every stop of
+  the opponent's win leaves another it says ``LOST_IN_2`` (the first stop), and otherwise
+  only the stopping moves are masked (the search proves the first two, ``arrays.expand``);
+- ``playouts(tree, leaves, judged, rng)``: the result of a random playout from each
+  judged leaf for its player to move (1 a win, 0.5 a draw, 0 a loss);
+- ``encode(tree, leaves, judged, kind)``: the network's input for each judged leaf, as
+  ``Game.encode`` ("flat") or ``Game.encode_planes`` ("planes") gives it, row for row;
+- ``state(tree, g, node)``: the Python state of a node that has a position.
+
+Each game's kernels are tested equal to its Python methods, move for move.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+
+class GameKernels:
+    """A game's compiled kernels for the array search (see the module's text)."""
+
+    #: the int8 and int64 entries of a state's row in an ``ArrayTree``
+    state_len: int = 0
+    aux_len: int = 1
+    num_actions: int = 0
+    #: the longest a descent can be: the most moves a game has (a path holds that many nodes)
+    max_depth: int = 0
+    #: the network inputs ``encode`` can give ("flat": ``Game.encode``, "planes": ``encode_planes``)
+    encodings: tuple[str, ...] = ()
+
+    def set_root(self, tree: Any, g: int, state: Any) -> None:
+        raise NotImplementedError
+
+    def positions(self, tree: Any, leaves: np.ndarray, batch: np.ndarray) -> None:
+        raise NotImplementedError
+
+    def legal(self, tree: Any, leaves: np.ndarray, judged: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+    def moves(self, tree: Any, leaves: np.ndarray, judged: np.ndarray, masks: np.ndarray, forced: np.ndarray,
+              forced_move: np.ndarray, threats: bool) -> None:
+        raise NotImplementedError
+
+    def playouts(self, tree: Any, leaves: np.ndarray, judged: np.ndarray, rng: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+    def encode(self, tree: Any, leaves: np.ndarray, judged: np.ndarray, kind: str) -> np.ndarray:
+        raise NotImplementedError
+
+    def state(self, tree: Any, g: int, node: int) -> Any:
+        raise NotImplementedError
