@@ -29,7 +29,8 @@ import numpy as np
 
 from hexzero.mctsfw.game import Action, Game, IllegalMoveError, State
 from hexzero.mctsfw.evaluators import LeafEvaluator, NetRollouts, RandomRollouts, value_evaluator
-from hexzero.mctsfw.mcts import MCTS, SearchProgress, budget_problem
+from hexzero.mctsfw.mcts import SearchProgress, budget_problem
+from hexzero.mctsfw.search.engine import make_search
 from hexzero.mctsfw.roles import POLICY_VALUE, PolicyNet, has_role
 from hexzero.mctsfw.sampling import check_temperature, masked_policy, sample_action
 
@@ -241,8 +242,11 @@ class MCTSActor(Actor):
     ``MCTS`` (both on: off is the search as it was before them). ``c`` sets the tree policy's
     exploration constant, whatever the policy calls it (``TreePolicy.exploration_param``);
     the policy's parameters not given are the game's (``Game.tree_policy_defaults``), else
-    the policy's own. A player's search has no root noise: that is for self-play alone. Bad parameters
-    raise ValueError here, naming the problem.
+    the policy's own. A player's search has no root noise: that is for self-play alone.
+    ``engine``: where the search runs (``mctsfw.search.engine.make_search``): "auto" on the
+    compiled array tree where the game offers kernels and the search can run there, else on
+    the object tree; "arrays" or "objects" to choose. Bad parameters raise ValueError here,
+    naming the problem.
     """
 
     kind = "mcts"
@@ -262,6 +266,7 @@ class MCTSActor(Actor):
         playouts: str = "random",
         solver: bool = True,
         threats: bool = True,
+        engine: str = "auto",
     ):
         super().__init__(game)
         from hexzero.mctsfw import default_registries, make_tree_policy
@@ -278,8 +283,8 @@ class MCTSActor(Actor):
         self.rng = np.random.default_rng(seed)
         if evaluator is None:
             evaluator = RandomRollouts(game, seed=seed, playouts=playouts)
-        self.mcts = MCTS(game, make_tree_policy(tree_policy, **params), evaluator, seed=seed, batch_size=batch_size,
-                         solver=solver, threats=threats)
+        self.mcts = make_search(game, make_tree_policy(tree_policy, **params), evaluator, seed=seed,
+                                batch_size=batch_size, solver=solver, threats=threats, engine=engine)
         self.last_distribution = None
 
     def default_label(self) -> str:
@@ -315,8 +320,8 @@ class MCTSActor(Actor):
         """A search of ``state`` with the actor's budget; the tree is kept, so the move
         that follows reuses it (a hint on the position the actor left makes it think ahead)."""
         started = time.perf_counter()
-        root = self.mcts.search(state, self.search_games, self.time_limit)
-        return SearchProgress.of(root, self.mcts.last_search_games, time.perf_counter() - started)
+        self.mcts.search(state, self.search_games, self.time_limit)
+        return self.mcts.progress(self.mcts.last_search_games, time.perf_counter() - started)
 
     def consider_swap(self, starting_player: int, moves: list[Action]) -> bool:
         """Swap when the search expects more from the swapped position than from answering.
@@ -486,7 +491,7 @@ ACTOR_KINDS = {"random": RandomActor, "mcts": MCTSActor, "human": HumanActor}
 #: what ``make_actor`` accepts with a model path
 MODEL_ACTOR_PARAMS = (
     "search_games", "time_limit", "c", "seed", "tree_policy", "epsilon", "selection", "temperature", "policy_params",
-    "value_weight", "playouts",
+    "value_weight", "playouts", "engine",
 )
 
 
@@ -595,6 +600,7 @@ def model_actor(
     policy_params: dict[str, Any] | None = None,
     value_weight: float | None = None,
     playouts: str | None = None,
+    engine: str = "auto",
 ) -> Actor:
     """The agent of a saved model (see ``make_actor``). The leaf evaluator follows the
     net's declared role: a policy-and-value net judges leaves with its value head (mixed
@@ -631,7 +637,7 @@ def model_actor(
         evaluator = NetRollouts(game, net, epsilon=epsilon, seed=seed)
         tree_policy = tree_policy or "uct"
     actor = MCTSActor(game, search_games or None, time_limit, c=c, seed=seed, tree_policy=tree_policy,
-                      evaluator=evaluator, temperature=temperature, policy_params=params)
+                      evaluator=evaluator, temperature=temperature, policy_params=params, engine=engine)
     actor.net = net
     actor.label = f"{stem}+{tree_policy}({search_games if search_games else f'{time_limit}s'})"
     return actor

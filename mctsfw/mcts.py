@@ -562,6 +562,18 @@ class MCTS:
         total = counts.sum()
         return counts / total if total else counts
 
+    def progress(self, simulations: int, seconds: float) -> SearchProgress:
+        """The root as a person watching the search reads it (the array search says the same)."""
+        return SearchProgress.of(self.root, simulations, seconds, self.tree_policy.root_choice(self.root))
+
+    def kept_value(self, action: Action) -> float | None:
+        """The mean result for its mover of the move ``action`` the search played last (its
+        subtree kept as the root), or None when it was not searched (a GTP engine resigns by it)."""
+        node = self.root
+        if node is None or node.action != action or not node.visits:
+            return None
+        return node.value / node.visits
+
     def best_action(self, root: Node | None = None) -> Action:
         """The move to play: the tree policy's own choice where it has one (Gumbel's), else
         ``best_child``: a proven win, else the most visited move not proven lost; a move

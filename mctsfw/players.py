@@ -25,6 +25,7 @@ def make_player(spec: str, game: mctsfw.Game, config: dict, seed: int | None) ->
             temperature=config["play"]["temperature"],
             policy_params=plugin_params(config, "tree_policies", config["tree_policy"]),
             playouts=mcts["playouts"],
+            engine=mcts["engine"],
         )
     if spec == "random":
         return mctsfw.make_actor(spec, game, seed=seed)
@@ -46,6 +47,7 @@ def make_player(spec: str, game: mctsfw.Game, config: dict, seed: int | None) ->
         tree_policy=tree_policy,
         policy_params=policy_params,
         playouts=config["mcts"]["playouts"],
+        engine=config["mcts"]["engine"],
     )
 
 

@@ -59,7 +59,6 @@ import numpy as np
 from hexzero import mctsfw
 from hexzero.mctsfw.actors import Actor, ActorError, FollowingActor, Resignation
 from hexzero.mctsfw.game import Action, Game, IllegalMoveError, State, random_opening
-from hexzero.mctsfw.mcts import SearchProgress
 from hexzero.mctsfw.sgf import score_text
 
 PROTOCOL_VERSION = "2"
@@ -365,11 +364,8 @@ class GtpEngine:
     def move_value(self, action: Action) -> float | None:
         """What the actor's last search made of ``action``, the move it chose: the mean
         result for the mover (1 win, 0 loss), or None when it did not search."""
-        mcts = getattr(self.actor, "mcts", None)
-        node = getattr(mcts, "root", None)  # the search keeps the chosen move's subtree as its root
-        if node is None or node.action != action or not node.visits:
-            return None
-        return node.value / node.visits
+        mcts = getattr(self.actor, "mcts", None)  # the search keeps the chosen move's subtree as its root
+        return None if mcts is None else mcts.kept_value(action)
 
     def cmd_undo(self, args: list[str]) -> str:
         if not self.undo_stack:
@@ -426,11 +422,11 @@ class GtpEngine:
         if self.game.is_final(self.state) or self.past_cutoff(self.state):
             raise GtpError("the game is over" if self.game.is_final(self.state) else "past the search's move cut-off: "
                            "the engine passes")
-        root = mcts.search(self.state, getattr(self.actor, "search_games", None), getattr(self.actor, "time_limit", None))
-        counts = {child.action: child.visits for child in root.children if child.visits}
-        verdict = SearchProgress.of(root, mcts.last_search_games, 0.0).verdict()
-        return self._gfx(counts, str, f"{root.visits} visits; {'proven: ' + verdict + '; ' if verdict else ''}"
-                                      f"best {self._vertex(mcts.best_action(root))}")
+        mcts.search(self.state, getattr(self.actor, "search_games", None), getattr(self.actor, "time_limit", None))
+        progress = mcts.progress(mcts.last_search_games, 0.0)
+        counts, verdict = progress.visits, progress.verdict()
+        return self._gfx(counts, str, f"{sum(counts.values())} visits; {'proven: ' + verdict + '; ' if verdict else ''}"
+                                      f"best {self._vertex(progress.best_action)}")
 
     def cmd_policy(self, args: list[str]) -> str:
         """The raw network's probabilities of the legal moves (percent labels)."""

@@ -199,7 +199,7 @@ def test_a_table_replaced_by_a_value_or_a_value_used_as_a_table(tmp_path):
     with pytest.raises(ConfigError, match=r"mcts.search_games is a value, not a table"):
         apply_overrides(load_config(), ["mcts.search_games.x=1"])
     problems = problems_of(user_text="mcts = 3\n", tmp_path=tmp_path)
-    assert problems == ["mcts: must be a table ([mcts] with search_games, time_limit, seed, playouts), not 3"]
+    assert problems == ["mcts: must be a table ([mcts] with search_games, time_limit, seed, playouts, engine), not 3"]
 
 
 def test_every_declared_float_must_be_finite():

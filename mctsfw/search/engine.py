@@ -103,10 +103,12 @@ class ArrayMCTS:
         k = self.kernels
         self.tree = ArrayTree(1, k.state_len, k.aux_len)
         self.root_state: State | None = None
+        self.root_move: Action | None = None  # the move that made the root, when it was played (``advance``)
         self.last_search_games = 0
         self.on_progress: Callable | None = None
         self.progress_interval = 0.1
         self.stop_requested = False
+        warm_up(game, k)
 
     @property
     def draws_at_random(self) -> bool:
@@ -177,14 +179,24 @@ class ArrayMCTS:
             return
         state = self.game.next_state(self.root_state, action)
         child = next((i for i in self._root_children() if self.tree.action[0, i] == action), None)
-        if child is None or self.tree.slot[0, child] < 0:
+        if child is None:
             self.reset()
             return
+        if self.tree.slot[0, child] < 0:  # a child a proof made: its position worked out now
+            self.tree.reserve(0, 0, 1)
+            self.kernels.positions(self.tree, np.array([[child]], np.int32), np.ones(1, np.int32))
         self._keep(child)
-        self.root_state = state
+        self.root_state, self.root_move = state, action
 
     def reset(self) -> None:
-        self.root_state = None
+        self.root_state = self.root_move = None
+
+    def kept_value(self, action: Action) -> float | None:
+        """The mean result for its mover of the move ``action`` the search played last (``MCTS.kept_value``)."""
+        t = self.tree
+        if self.root_state is None or self.root_move != action or not t.visits[0, 0]:
+            return None
+        return float(t.value[0, 0] / t.visits[0, 0])
 
     def progress(self, simulations: int, seconds: float):
         """The root as a person watching it reads it (``mctsfw.mcts.SearchProgress``)."""
@@ -312,10 +324,10 @@ class ArrayMCTS:
             for i in self._root_children():
                 if self.tree.slot[0, i] >= 0 and self.game.next_state(self.root_state, int(self.tree.action[0, i])) == state:
                     self._keep(i)
-                    self.root_state = state
+                    self.root_state, self.root_move = state, None
                     return
         self.kernels.set_root(self.tree, 0, state)
-        self.root_state = state
+        self.root_state, self.root_move = state, None
 
     def _keep(self, node: int) -> None:
         """Node ``node``'s subtree becomes the whole tree, ``node`` its root."""
@@ -328,6 +340,28 @@ class ArrayMCTS:
                                                    t.aux, fresh.board, fresh.aux, 0, node, queue)
         fresh.size[0], fresh.edges[0], fresh.states[0] = nodes, edges, states
         self.tree = fresh
+
+
+_WARM: set[type] = set()
+
+
+def warm_up(game: Game, kernels) -> None:
+    """Once a process and kind of kernels, a tiny search (two rounds of random playouts,
+    UCT and PUCT) and an encoding, so that loading the compiled code (a second or so) is
+    paid when a player is made, not on its first move's clock."""
+    if type(kernels) in _WARM:
+        return
+    _WARM.add(type(kernels))
+    from hexzero.mctsfw import make_tree_policy
+
+    state = game.initial_state()
+    for policy in ("uct", "puct"):
+        search = ArrayMCTS(game, make_tree_policy(policy), RandomRollouts(game, seed=0), seed=0, batch_size=2)
+        search.search(state, 4)
+    leaves, judged = np.zeros((1, 1), np.int32), np.ones((1, 1), np.bool_)
+    for kind in kernels.encodings:
+        kernels.encode(search.tree, leaves, judged, kind)
+    kernels.legal(search.tree, leaves, judged)
 
 
 def make_search(game: Game, tree_policy: Any, evaluator: LeafEvaluator, seed: int | None = None,

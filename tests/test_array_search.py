@@ -1,0 +1,201 @@
+"""The search on compiled arrays (``mctsfw.search``): each game's kernels are its rules,
+the array search visits as the object search does where nothing is drawn at random, and
+searches alike where something is; where it cannot run, players keep the object search."""
+
+import numpy as np
+import pytest
+
+from hexzero import mctsfw
+from hexzero.mctsfw import make_tree_policy
+from hexzero.mctsfw.checkpoints import load_net
+from hexzero.mctsfw.evaluators import RandomRollouts, value_evaluator
+from hexzero.mctsfw.mcts import MCTS
+from hexzero.mctsfw.search import arrays
+from hexzero.mctsfw.search.arrays import ArrayTree
+from hexzero.mctsfw.search.engine import ArrayMCTS, array_problem, make_search
+
+HEX7 = "models/hex7/pv_mlp_gen0300.keras"
+HEX9 = "models/hex9/pv_resnet_gen0004.keras"  # convolutional heads: any board size
+
+
+def random_positions(game, count, seed, longest=None):
+    """Positions along random games (either player opening), none final."""
+    rng = np.random.default_rng(seed)
+    longest = longest or game.num_actions
+    found = []
+    while len(found) < count:
+        state = game.initial_state(int(rng.integers(1, 3)))
+        for _ in range(int(rng.integers(0, longest))):
+            state = game.next_state(state, int(rng.choice(game.legal_actions(state))))
+            if game.is_final(state):
+                break
+        if not game.is_final(state):
+            found.append(state)
+    return found
+
+
+# ---- the kernels are the rules -------------------------------------------------------------------
+@pytest.mark.parametrize("size", [3, 5, 8, 11])
+def test_hex_kernels_play_the_games_rules_move_for_move(size):
+    """Along random games: every position the kernels work out (from the parent's and the
+    move) is the game's, its player to move and its winner; the masks are the legal moves;
+    the encodings are ``encode`` and ``encode_planes`` row for row."""
+    game = mctsfw.make_game("hex", size=size)
+    kernels = game.kernels()
+    rng = np.random.default_rng(size)
+    for _ in range(20):
+        tree = ArrayTree(1, kernels.state_len, kernels.aux_len)
+        state = game.initial_state(int(rng.integers(1, 3)))
+        kernels.set_root(tree, 0, state)
+        node = 0
+        while not game.is_final(state):
+            leaves, judged = np.array([[node]], np.int32), np.ones((1, 1), np.bool_)
+            assert kernels.state(tree, 0, node) == state
+            assert np.array_equal(kernels.encode(tree, leaves, judged, "flat")[0], game.encode(state))
+            assert np.array_equal(kernels.encode(tree, leaves, judged, "planes")[0], game.encode_planes(state))
+            assert np.array_equal(kernels.legal(tree, leaves, judged)[0], game.legal_mask(state))
+            action = int(rng.choice(game.legal_actions(state)))
+            state = game.next_state(state, action)
+            child = int(tree.size[0])  # a child as a descent makes it: its parent and its move
+            tree.reserve(1, 0, 1)
+            tree.size[0] += 1
+            tree.parent[0, child], tree.action[0, child] = node, action
+            kernels.positions(tree, np.array([[child]], np.int32), np.ones(1, np.int32))
+            node = child
+            final = game.is_final(state)
+            assert tree.player[0, node] == (0 if final else game.current_player(state))
+            assert (tree.proven[0, node] == arrays.WIN) == final
+        assert kernels.state(tree, 0, node) == state
+
+
+@pytest.mark.parametrize("size", [4, 6, 9])
+def test_hex_kernels_force_the_moves_the_object_search_forces(size):
+    """Where the player to move wins at once, where every stop of the opponent's win leaves
+    another, and otherwise which stops are searched: as ``MCTS.forced_for`` finds them."""
+    game = mctsfw.make_game("hex", size=size)
+    kernels = game.kernels()
+    search = MCTS(game, make_tree_policy("uct"), RandomRollouts(game, seed=0))
+    kinds = set()
+    for state in random_positions(game, 150, seed=size, longest=size * size - 2):
+        tree = ArrayTree(1, kernels.state_len, kernels.aux_len)
+        kernels.set_root(tree, 0, state)
+        leaves, judged = np.zeros((1, 1), np.int32), np.ones((1, 1), np.bool_)
+        masks = np.zeros((1, 1, game.num_actions), np.bool_)
+        forced, move = np.zeros((1, 1), np.int8), np.zeros((1, 1), np.int32)
+        kernels.moves(tree, leaves, judged, masks, forced, move, True)
+        root = search._fresh_root(state)
+        stops = search.forced_for(root)
+        if root.proven is not None:
+            expected = arrays.WINS_NOW if root.proven == 0.0 else arrays.LOST_IN_2
+            assert forced[0, 0] == expected and move[0, 0] == root.children[0].action
+        else:
+            assert forced[0, 0] == arrays.SEARCH
+            legal = stops if stops is not None else game.legal_actions(state)
+            assert sorted(np.flatnonzero(masks[0, 0])) == sorted(legal)
+        kinds.add((int(forced[0, 0]), stops is not None))
+    assert {(arrays.WINS_NOW, False), (arrays.SEARCH, True), (arrays.SEARCH, False)} <= kinds
+
+
+def test_hex_playouts_win_as_often_as_the_games_own():
+    """A random playout from a position: the kernels' win the same share as ``Hex.playout``."""
+    import random
+
+    game = mctsfw.make_game("hex", size=5)
+    kernels = game.kernels()
+    rng = random.Random(0)
+    for state in random_positions(game, 6, seed=3, longest=8):
+        tree = ArrayTree(1, kernels.state_len, kernels.aux_len)
+        kernels.set_root(tree, 0, state)
+        n = 4000
+        leaves, judged = np.zeros((1, n), np.int32), np.ones((1, n), np.bool_)
+        ours = kernels.playouts(tree, leaves, judged, np.array([12345], np.uint64)).mean()
+        player = game.current_player(state)
+        theirs = np.mean([game.playout(state, rng) == player for _ in range(n)])
+        assert abs(ours - theirs) < 0.04, (ours, theirs)
+
+
+# ---- the same search ---------------------------------------------------------------------------
+@pytest.mark.parametrize("model, size", [(HEX7, 7), (HEX9, 5), (HEX9, 9)])
+def test_puct_with_a_network_visits_exactly_as_the_object_search(model, size):
+    """A network's priors and values, nothing drawn at random: the same visit counts and
+    the same move, budget after budget, from positions of random games, the tree kept from
+    move to move (every first-play value)."""
+    game = mctsfw.make_game("hex", size=size)
+    net = load_net(model, game)
+    rng = np.random.default_rng(size)
+    for i, state in enumerate(random_positions(game, 3, seed=size, longest=size * size - 4)):
+        params = {"first_play": ("parent", "reduction", "loss", "win")[i % 4]}
+        objects = MCTS(game, make_tree_policy("puct", **params), value_evaluator(game, net), seed=1)
+        ours = ArrayMCTS(game, make_tree_policy("puct", **params), value_evaluator(game, net), seed=1)
+        for _ in range(4):
+            budget = int(rng.integers(1, 160))
+            root = objects.search(state, budget)
+            ours.search(state, budget)
+            assert np.array_equal(objects.targets(root), ours.targets())
+            action = objects.best_action(root)
+            assert ours.best_action() == action
+            assert ours.progress(0, 0).win_estimate == pytest.approx(objects.progress(0, 0).win_estimate)
+            objects.advance(action)
+            ours.advance(action)
+            state = game.next_state(state, action)
+            if game.is_final(state):
+                break
+            state = game.next_state(state, int(rng.choice(game.legal_actions(state))))
+            if game.is_final(state):
+                break
+
+
+def test_uct_with_random_playouts_judges_positions_as_the_object_search():
+    """Random playouts draw other numbers: what either proves is what a perfect solver
+    says, and where neither proves they value the root alike."""
+    from hexzero.games.hex_solver import HexSolver
+
+    game = mctsfw.make_game("hex", size=4)
+    solver = HexSolver(game)
+    for state in random_positions(game, 8, seed=5, longest=6):
+        objects = MCTS(game, make_tree_policy("uct", c=1.4), RandomRollouts(game, seed=2), seed=2)
+        ours = ArrayMCTS(game, make_tree_policy("uct", c=1.4), RandomRollouts(game, seed=2), seed=2)
+        objects.search(state, 3000)
+        ours.search(state, 3000)
+        theirs, mine = objects.progress(0, 0), ours.progress(0, 0)
+        truth = 1.0 if solver.wins(state) else 0.0
+        for progress in (theirs, mine):
+            assert progress.proven in (None, truth)
+        if theirs.proven is None and mine.proven is None:
+            assert abs(theirs.win_estimate - mine.win_estimate) < 0.08, (theirs.win_estimate, mine.win_estimate)
+        if mine.proven == 1.0:  # a proven win is played
+            assert not solver.wins(game.next_state(state, ours.best_action()))
+
+
+# ---- where it runs -----------------------------------------------------------------------------
+def test_players_search_on_arrays_where_the_game_has_kernels_and_objects_elsewhere():
+    hex5 = mctsfw.make_game("hex", size=5)
+    assert type(mctsfw.make_actor("mcts", hex5, search_games=10).mcts) is ArrayMCTS
+    assert type(mctsfw.make_actor("mcts", hex5, search_games=10, engine="objects").mcts) is MCTS
+    assert type(mctsfw.make_actor("mcts", hex5, search_games=10, tree_policy="rave").mcts) is MCTS
+    assert type(mctsfw.make_actor("mcts", hex5, search_games=10, playouts="tactical").mcts) is MCTS
+    assert type(mctsfw.make_actor(HEX7, mctsfw.make_game("hex", size=7), search_games=10).mcts) is ArrayMCTS
+    nim = mctsfw.make_game("nim")
+    assert array_problem(nim, make_tree_policy("uct"), RandomRollouts(nim)) is not None
+    assert type(mctsfw.make_actor("mcts", nim, search_games=10).mcts) is MCTS
+    with pytest.raises(ValueError, match="array search cannot run this search: the gumbel tree policy"):
+        make_search(hex5, make_tree_policy("gumbel"), value_evaluator(hex5, load_net(HEX9, hex5)), engine="arrays")
+
+
+def test_a_game_without_kernels_plays_on_the_object_search_as_before():
+    """The tictactoe example plugin (a user's Python game) offers no kernels: its players
+    search on the object tree, unchanged."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "examples" / "tictactoe_plugin" / "tictactoe.py"
+    if not path.exists():
+        path = next((Path(__file__).resolve().parent.parent / "examples").rglob("tictactoe*.py"))
+    spec = importlib.util.spec_from_file_location("tictactoe_example", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    game = next(v for v in vars(module).values() if isinstance(v, type) and issubclass(v, mctsfw.Game)
+                and v is not mctsfw.Game)()
+    actor = mctsfw.make_actor("mcts", game, search_games=200, seed=1)
+    assert type(actor.mcts) is MCTS
+    assert actor.select_action(game.initial_state()) in game.legal_actions(game.initial_state())
