@@ -28,8 +28,12 @@ from hexzero.mctsfw.sampling import masked_policy
 from hexzero.mctsfw.search import arrays
 from hexzero.mctsfw.search.arrays import LOSS, PUCT, UCT, UNKNOWN, WIN, ArrayTree
 
-#: random playouts are judged this many a round (a network's leaves: its own batch)
+#: random playouts are judged up to this many a round, and a search keeps at least
+#: ``ROUNDS_AT_LEAST`` rounds (a 64th of its budget a round): the virtual loss of a round
+#: spreads its descents, and fewer rounds than that would search wider than one at a time;
+#: a network's leaves come its own batch a round (``LeafEvaluator.batch_for``)
 ROLLOUT_ROUND = 64
+ROUNDS_AT_LEAST = 64
 FIRST_PLAY = {"parent": arrays.FPU_PARENT, "reduction": arrays.FPU_REDUCTION, "loss": arrays.FPU_LOSS,
               "win": arrays.FPU_WIN}
 
@@ -275,7 +279,7 @@ class ArrayMCTS:
         if self.batch_size is not None:
             return self.batch_size
         if self.net is None:
-            return ROLLOUT_ROUND
+            return ROLLOUT_ROUND if not math.isfinite(limit) else int(min(ROLLOUT_ROUND, max(1, limit // ROUNDS_AT_LEAST)))
         return self.evaluator.batch_for(limit)
 
     def _judge(self, leaves: np.ndarray, judged: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
