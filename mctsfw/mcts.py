@@ -566,6 +566,19 @@ class MCTS:
         """The root as a person watching the search reads it (the array search says the same)."""
         return SearchProgress.of(self.root, simulations, seconds, self.tree_policy.root_choice(self.root))
 
+    def root_result(self) -> float | None:
+        """The root's proven result for its player to move (1, 0.5, 0), None while unknown."""
+        return self.root.result
+
+    def root_value(self) -> float:
+        """The root's mean result for its player to move: one less its mover's ``q``."""
+        return 1.0 - self.root.q
+
+    def child_value(self, action: Action) -> float:
+        """The mean result of the root's child ``action`` for its mover (0 if never tried)."""
+        child = self.root.child(action)
+        return child.q if child is not None else 0.0
+
     def kept_value(self, action: Action) -> float | None:
         """The mean result for its mover of the move ``action`` the search played last (its
         subtree kept as the root), or None when it was not searched (a GTP engine resigns by it)."""
@@ -967,6 +980,12 @@ def search_together(searches: Sequence[tuple[MCTS, State]], search_games: int | 
             raise ValueError(problem)
     if not searches:
         return []
+    from hexzero.mctsfw.search.engine import ArrayMCTS, search_arrays_together
+
+    if all(isinstance(search, ArrayMCTS) for search, _ in searches):  # one tree for the group (``share_tree``)
+        if len({id(search.tree) for search, _ in searches}) != 1:
+            raise ValueError("array searches in lock-step share one tree (mctsfw.search.engine.share_tree)")
+        return search_arrays_together(searches, budgets)
     with_priors = {mcts.tree_policy.uses_priors for mcts, _ in searches}
     if len(with_priors) > 1:
         raise ValueError("searches in lock-step must all read priors or all not: one answer serves them")

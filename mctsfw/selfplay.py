@@ -58,6 +58,7 @@ from hexzero.mctsfw.game import Game, opponent
 from hexzero.mctsfw.evaluators import NetValue, value_evaluator
 from hexzero.mctsfw.hookspecs import hookimpl
 from hexzero.mctsfw.mcts import MCTS, Node, TreePolicy, paused_gc, search_together
+from hexzero.mctsfw.search.engine import ArrayMCTS, make_search, share_tree
 from hexzero.mctsfw.match import BALANCED, Tally, play_match
 from hexzero.mctsfw.netserver import NetServer, ServedNet, server_problem
 from hexzero.mctsfw.plugin_manager import Registries, default_registries
@@ -310,7 +311,7 @@ def searcher(game: Game, net, policy: TreePolicy, seed: int, batch_size: int, ro
     evaluator = value_evaluator(game, net, policy.value_weight, seed=seed, value=value,
                                 random_symmetry=getattr(policy, "random_symmetry", False),
                                 mean_symmetry=getattr(policy, "mean_symmetry", False))
-    return MCTS(game, policy, evaluator, seed=seed, batch_size=batch_size, root_noise=root_noise)
+    return make_search(game, policy, evaluator, seed=seed, batch_size=batch_size, root_noise=root_noise)
 
 
 #: the third word of the seed that decides whether a game may resign (the game's own stream is (seed, number))
@@ -327,16 +328,14 @@ def plays_to_the_end(s: SelfPlaySettings, number: int, seed: int) -> bool:
     return s.no_resign_share > 0 and np.random.default_rng([seed, number, NO_RESIGN_STREAM]).random() < s.no_resign_share
 
 
-def mover_value(mcts: MCTS, root) -> float:
+def mover_value(mcts, root) -> float:
     """The value of the position for the player to move after the search (expected result,
     1 a win, 0 a loss): the better of the root's value and its most visited move's, so a
     player resigns only when both are low, as in AlphaGo Zero; a proven result is exact."""
-    if root.result is not None:
-        return root.result
-    value = 1.0 - root.q
-    if root.children:
-        value = max(value, root.child(mcts.best_action(root)).q)
-    return value
+    result = mcts.root_result()
+    if result is not None:
+        return result
+    return max(mcts.root_value(), mcts.child_value(mcts.best_action(root)))
 
 
 class SelfPlayGame:
@@ -392,17 +391,18 @@ class SelfPlayGame:
                 return
             self.would_resign = {"player": game.current_player(state), "move": len(self.moves)}
         mover = game.current_player(state)
-        if s.end_at_proof and root.result is not None and self.moves:  # decided: the rest would only play it out
+        result = mcts.root_result()
+        if s.end_at_proof and result is not None and self.moves:  # decided: the rest would only play it out
             self.ended_at_proof = True
-            self.proven_winner = None if root.result == 0.5 else mover if root.result == 1.0 else opponent(mover)
+            self.proven_winner = None if result == 0.5 else mover if result == 1.0 else opponent(mover)
             self.over = True
             return
         distribution = mcts.visit_distribution(root)
         targets = mcts.targets(root)
         self.counts.append(targets if self.full else np.zeros_like(targets))  # a fast search teaches nothing
         self.movers.append(mover)
-        self.root_values.append(1.0 - root.q)
-        self.proven.append(root.result)
+        self.root_values.append(mcts.root_value())
+        self.proven.append(result)
         if mcts.tree_policy.chooses_moves:  # Gumbel: the halving's winner, its noise the exploration
             action = mcts.best_action(root)
         else:
@@ -466,6 +466,8 @@ def self_play_games(game: Game, net, policy: TreePolicy, s: SelfPlaySettings, nu
     value = NetValue(game, net, getattr(policy, "random_symmetry", False), seed=[seed, numbers[0], SYMMETRY_STREAM],
                      mean_symmetry=getattr(policy, "mean_symmetry", False))
     games = [SelfPlayGame(game, net, policy, s, number, seed, value) for number in numbers]
+    if all(isinstance(g.mcts, ArrayMCTS) for g in games):  # the group's trees in one array tree, a row each
+        share_tree([g.mcts for g in games])
     playing = [g for g in games if not g.over]
     with paused_gc():  # for the whole group: a collection after every move walked each new tree (12% of Go's ceiling)
         while playing:

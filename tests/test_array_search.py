@@ -199,3 +199,41 @@ def test_a_game_without_kernels_plays_on_the_object_search_as_before():
     actor = mctsfw.make_actor("mcts", game, search_games=200, seed=1)
     assert type(actor.mcts) is MCTS
     assert actor.select_action(game.initial_state()) in game.legal_actions(game.initial_state())
+
+
+def test_self_play_searches_with_root_noise_and_in_lock_step_as_the_object_search():
+    """Self-play's searches: PUCT with Dirichlet noise at every root (drawn from the
+    search's seed as the object search draws it) and a group of games in lock-step sharing
+    one array tree visit exactly as the object search's, game for game, move for move."""
+    from hexzero.mctsfw.mcts import search_together
+    from hexzero.mctsfw.search.engine import share_tree
+    from hexzero.nets.twohead import PolicyValueMLP
+
+    game = mctsfw.make_game("hex", size=4)
+    net = PolicyValueMLP(game, hidden_layers=[16], seed=1)
+
+    def searches(kind):
+        made = [kind(game, make_tree_policy("puct"), value_evaluator(game, net), seed=seed, batch_size=8,
+                     root_noise=True) for seed in range(4)]
+        if kind is ArrayMCTS:
+            share_tree(made)
+        return made
+
+    objects, ours = searches(MCTS), searches(ArrayMCTS)
+    states = [game.initial_state(1 + seed % 2) for seed in range(4)]
+    rng = np.random.default_rng(0)
+    for _ in range(game.num_actions):
+        playing = [i for i, s in enumerate(states) if not game.is_final(s)]
+        if not playing:
+            break
+        budgets = [int(rng.integers(4, 40)) for _ in playing]
+        roots = search_together([(objects[i], states[i]) for i in playing], budgets)
+        search_together([(ours[i], states[i]) for i in playing], budgets)
+        for i, root in zip(playing, roots):
+            assert np.array_equal(objects[i].targets(root), ours[i].targets())
+            assert ours[i].root_value() == pytest.approx(objects[i].root_value())
+            action = int(rng.choice(np.flatnonzero(objects[i].targets(root)))) if objects[i].targets(root).any() \
+                else objects[i].best_action(root)
+            objects[i].advance(action)
+            ours[i].advance(action)
+            states[i] = game.next_state(states[i], action)

@@ -87,8 +87,9 @@ def test_selfplay_survives_kill_9_and_resumes(tmp_path, workers, processes):
     proc = start()
     out, err = proc.communicate(timeout=300)
     assert proc.returncode == 0, err
-    assert f"after step {done}" in out
     records = RunDir(run_dir).read_metrics()
+    generations = sum(r["kind"] == "generation" for r in records if r["step"] <= done)
+    assert f"resuming {run_dir} after {generations} generation" in out  # the run's own unit, not its steps
     assert [r["step"] for r in records] == list(range(1, 17))
     assert [r["game"] for r in records if r["kind"] == "game"] == list(range(1, 13))
     assert len(buffer) > 0
@@ -172,7 +173,8 @@ def test_ctrl_c_or_sigterm_stops_self_play_with_one_line_and_leaves_no_process(t
     proc = start_selfplay(processes, run_dir, 1, 1)  # a shorter run: nothing left but to finish generation 1
     out, err = proc.communicate(timeout=300)
     assert proc.returncode == 0 and err == "", err
-    assert f"after step {done}" in out
+    generations = sum(r["kind"] == "generation" for r in RunDir(run_dir).read_metrics() if r["step"] <= done)
+    assert f"resuming {run_dir} after {generations} generation" in out  # the run's own unit, not its steps
 
 
 # ---- resignation ---------------------------------------------------------------------------------------

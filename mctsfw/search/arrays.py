@@ -72,6 +72,7 @@ class ArrayTree:
             setattr(self, name, np.full((trees, edges), fill, dtype))
         self.board = np.zeros((trees, self.state_capacity, state_len), np.int8)
         self.aux = np.zeros((trees, self.state_capacity, self.aux_len), np.int64)
+        self.rng = np.ones(trees, np.uint64)  # each tree's xorshift64* generator (playouts, UCT's move order)
         self.size = np.ones(trees, np.int32)  # nodes in use; node 0 is the root
         self.edges = np.zeros(trees, np.int32)  # edges in use
         self.states = np.zeros(trees, np.int32)  # positions in use

@@ -1,13 +1,17 @@
 """The search on arrays: ``ArrayMCTS``, the object search's loop over an ``ArrayTree``.
 
 It searches as ``mctsfw.mcts.MCTS`` does (select a batch of leaves under virtual loss,
-judge them in one call, expand, back up, prove), with the same formulas and the same
-order of moves, so that a search that draws nothing at random visits alike on either
-(``tests/test_array_search.py``); but the tree is arrays and every phase is one compiled
-call for the whole round (``mctsfw.search.arrays`` for the tree, the game's kernels for
-its rules, ``mctsfw.search.kernels``). Python enters once a round, for the evaluator:
-random playouts (the game's kernel), or a network's values and priors (one call for the
-round's leaves), or both mixed.
+judge them in one call, expand, back up, prove; root noise for self-play), with the same
+formulas and the same order of moves, so that a search that draws nothing at random
+visits alike on either (``tests/test_array_search.py``); but the tree is arrays and every
+phase is one compiled call for the whole round (``mctsfw.search.arrays`` for the tree,
+the game's kernels for its rules, ``mctsfw.search.kernels``). Python enters once a round,
+for the evaluator: random playouts (the game's kernel), or a network's values and priors
+(one call for the round's leaves), or both mixed.
+
+The searches of a lock-step group (the games of a self-play group) share one tree of G
+rows (``share_tree``), so ``search_together`` runs every phase of a round for all of them
+in one call, and their leaves go to the network in one batch.
 
 ``array_problem`` says whether a search can run here (a game with kernels; UCT or PUCT;
 random playouts, a value head, or the two mixed); ``make_search`` builds this search
@@ -18,7 +22,7 @@ from __future__ import annotations
 
 import math
 import time
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -52,8 +56,6 @@ def array_problem(game: Game, tree_policy: Any, evaluator: LeafEvaluator, root_n
         return f"{game.name} offers no compiled kernels"
     if tree_policy.name not in ("uct", "puct"):
         return f"the {tree_policy.name} tree policy runs on the object search"
-    if root_noise:
-        return "root noise runs on the object search"
     if type(game).forced_win is not Game.forced_win or type(game).threat_defences is not Game.threat_defences:
         return f"{game.name}'s threat search runs on the object search"
     net, rollouts = split_evaluator(evaluator)
@@ -67,6 +69,8 @@ def array_problem(game: Game, tree_policy: Any, evaluator: LeafEvaluator, root_n
         return "tactical playouts run on the object search"
     if tree_policy.name == "uct" and net is not None:
         return "UCT with a network runs on the object search"
+    if root_noise and tree_policy.name != "puct":
+        return "root noise perturbs priors, which UCT does not read"
     return None
 
 
@@ -82,12 +86,13 @@ def split_evaluator(evaluator: LeafEvaluator) -> tuple[NetValue | None, RandomRo
 
 
 class ArrayMCTS:
-    """The search of one game on an ``ArrayTree`` (see the module's text): the public
-    methods of ``mctsfw.mcts.MCTS`` that players use."""
+    """The search of one game on row ``g`` of an ``ArrayTree`` (its own, or one it shares
+    with the other searches of a lock-step group: ``share_tree``): the public methods of
+    ``mctsfw.mcts.MCTS`` that players and self-play use."""
 
     def __init__(self, game: Game, tree_policy: Any, evaluator: LeafEvaluator, seed: int | None = None,
-                 batch_size: int | None = None, threats: bool = True, solver: bool = True):
-        problem = array_problem(game, tree_policy, evaluator)
+                 batch_size: int | None = None, threats: bool = True, solver: bool = True, root_noise: bool = False):
+        problem = array_problem(game, tree_policy, evaluator, root_noise)
         if problem:
             raise ValueError(problem)
         self.game, self.tree_policy, self.evaluator = game, tree_policy, evaluator
@@ -101,13 +106,15 @@ class ArrayMCTS:
         self.batch_size = batch_size
         self.threats = bool(threats) and type(game).forcing_actions is not Game.forcing_actions
         self.solver = bool(solver)
-        self.root_noise = False
-        seeds = np.random.SeedSequence(seed).generate_state(2, np.uint64)
-        self.rng = np.array([seeds[0] | np.uint64(1)], np.uint64)  # xorshift: never 0
+        self.root_noise = bool(root_noise)
+        self.np_rng = np.random.default_rng(seed)  # root noise: as the object search draws it
+        self.xorshift = np.random.SeedSequence(seed).generate_state(1, np.uint64)[0] | np.uint64(1)  # never 0
         k = self.kernels
-        self.tree = ArrayTree(1, k.state_len, k.aux_len)
+        self.tree, self.g = ArrayTree(1, k.state_len, k.aux_len), 0
+        self.tree.rng[0] = self.xorshift
         self.root_state: State | None = None
         self.root_move: Action | None = None  # the move that made the root, when it was played (``advance``)
+        self._clean_priors: np.ndarray | None = None  # the kept root's own priors, by edge, once noised
         self.last_search_games = 0
         self.on_progress: Callable | None = None
         self.progress_interval = 0.1
@@ -116,7 +123,7 @@ class ArrayMCTS:
 
     @property
     def draws_at_random(self) -> bool:
-        return self.evaluator.draws_at_random or self.policy == UCT
+        return self.root_noise or self.evaluator.draws_at_random or self.policy == UCT
 
     # ---- the public API ---------------------------------------------------------------
     def search(self, state: State, search_games: int | None = None, time_limit: float | None = None) -> "ArrayMCTS":
@@ -127,49 +134,53 @@ class ArrayMCTS:
         problem = budget_problem(search_games, time_limit)
         if problem:
             raise ValueError(problem)
+        self.prepare(state)
+        self.last_search_games = run_rounds([self], [search_games or math.inf], time_limit)[0]
+        return self
+
+    def prepare(self, state: State) -> None:
+        """The root for ``state``: the kept node whose position it is, else a fresh one."""
         if self.game.is_final(state):
             raise ValueError("the game is over: nothing to search")
         self._root_for(state)
-        self.last_search_games = self.run(search_games or math.inf, time_limit)
-        return self
 
-    def _root_children(self) -> list[int]:
+    def _children(self) -> list[int]:
         """The root's children, in the order they were made."""
-        t = self.tree
-        start = t.edge_first[0, 0]
-        return [] if start < 0 else [int(t.edge_child[0, e]) for e in range(start, start + t.tried[0, 0])]
+        t, g = self.tree, self.g
+        start = t.edge_first[g, 0]
+        return [] if start < 0 else [int(t.edge_child[g, e]) for e in range(start, start + t.tried[g, 0])]
 
     def _best_child(self) -> int:
-        t = self.tree
-        return int(arrays.best_child(t.visits[0], t.value[0], t.proven[0], t.depth[0], t.edge_first[0], t.tried[0],
-                                     t.edge_child[0], 0))
+        t, g = self.tree, self.g
+        return int(arrays.best_child(t.visits[g], t.value[g], t.proven[g], t.depth[g], t.edge_first[g], t.tried[g],
+                                     t.edge_child[g], 0))
 
     def best_action(self, root: Any = None) -> Action:
         """A proven win, else the most visited move not proven lost (``MCTS.best_action``);
         a move never tried before one proven lost."""
-        t = self.tree
-        start, tried = t.edge_first[0, 0], t.tried[0, 0]
+        t, g = self.tree, self.g
+        start, tried = t.edge_first[g, 0], t.tried[g, 0]
         if tried == 0:
-            return int(t.edge_action[0, start])
+            return int(t.edge_action[g, start])
         best = self._best_child()
-        if t.proven[0, best] == LOSS and tried < t.edge_count[0, 0]:
-            return int(t.edge_action[0, start + tried])
-        return int(t.action[0, best])
+        if t.proven[g, best] == LOSS and tried < t.edge_count[g, 0]:
+            return int(t.edge_action[g, start + tried])
+        return int(t.action[g, best])
 
     def targets(self, root: Any = None) -> np.ndarray:
         """The root's visits over all actions, corrected by what is proven (``target_counts``)."""
-        t = self.tree
+        t, g = self.tree, self.g
         counts = np.zeros(self.game.num_actions, dtype=np.int64)
-        children = self._root_children()
+        children = self._children()
         if not children:
             return counts
         best = self._best_child()
-        if t.proven[0, best] == WIN:
-            counts[t.action[0, best]] = 1
+        if t.proven[g, best] == WIN:
+            counts[t.action[g, best]] = 1
             return counts
         for i in children:
-            if t.proven[0, i] != LOSS or t.proven[0, best] == LOSS:
-                counts[t.action[0, i]] = t.visits[0, i]
+            if t.proven[g, i] != LOSS or t.proven[g, best] == LOSS:
+                counts[t.action[g, i]] = t.visits[g, i]
         return counts
 
     def visit_distribution(self, root: Any = None) -> np.ndarray:
@@ -177,18 +188,36 @@ class ArrayMCTS:
         total = counts.sum()
         return counts / total if total else counts
 
+    def root_result(self) -> float | None:
+        """The root's proven result for its player to move (1, 0.5, 0), None while unknown."""
+        code = self.tree.proven[self.g, 0]
+        return None if code == UNKNOWN else 1.0 - code * 0.5
+
+    def root_value(self) -> float:
+        """The root's mean result for its player to move: one less its mover's (``MCTS.root_value``)."""
+        t, g = self.tree, self.g
+        return 1.0 - (t.value[g, 0] / t.visits[g, 0] if t.visits[g, 0] else 0.0)
+
+    def child_value(self, action: Action) -> float:
+        """The mean result of the root's child ``action`` for its mover (0 if never tried)."""
+        t, g = self.tree, self.g
+        child = next((i for i in self._children() if t.action[g, i] == action), None)
+        return float(t.value[g, child] / t.visits[g, child]) if child is not None and t.visits[g, child] else 0.0
+
     def advance(self, action: Action) -> None:
         """The subtree under ``action`` kept as the new root (a move never entered starts afresh)."""
         if self.root_state is None:
             return
         state = self.game.next_state(self.root_state, action)
-        child = next((i for i in self._root_children() if self.tree.action[0, i] == action), None)
+        child = next((i for i in self._children() if self.tree.action[self.g, i] == action), None)
         if child is None:
             self.reset()
             return
-        if self.tree.slot[0, child] < 0:  # a child a proof made: its position worked out now
+        if self.tree.slot[self.g, child] < 0:  # a child a proof made: its position worked out now
             self.tree.reserve(0, 0, 1)
-            self.kernels.positions(self.tree, np.array([[child]], np.int32), np.ones(1, np.int32))
+            leaves, batch = np.zeros((self.tree.trees, 1), np.int32), np.zeros(self.tree.trees, np.int32)
+            leaves[self.g, 0], batch[self.g] = child, 1
+            self.kernels.positions(self.tree, leaves, batch)
         self._keep(child)
         self.root_state, self.root_move = state, action
 
@@ -197,127 +226,71 @@ class ArrayMCTS:
 
     def kept_value(self, action: Action) -> float | None:
         """The mean result for its mover of the move ``action`` the search played last (``MCTS.kept_value``)."""
-        t = self.tree
-        if self.root_state is None or self.root_move != action or not t.visits[0, 0]:
+        t, g = self.tree, self.g
+        if self.root_state is None or self.root_move != action or not t.visits[g, 0]:
             return None
-        return float(t.value[0, 0] / t.visits[0, 0])
+        return float(t.value[g, 0] / t.visits[g, 0])
 
     def progress(self, simulations: int, seconds: float):
         """The root as a person watching it reads it (``mctsfw.mcts.SearchProgress``)."""
         from hexzero.mctsfw.mcts import SearchProgress
 
-        t = self.tree
-        visits = {int(t.action[0, i]): int(t.visits[0, i]) for i in self._root_children() if t.visits[0, i]}
-        best = self.best_action() if t.edge_first[0, 0] >= 0 else None
-        code = t.proven[0, 0]
-        proven = None if code == UNKNOWN else 1.0 - code * 0.5
-        root_visits = t.visits[0, 0]
-        estimate = proven if proven is not None else 1.0 - t.value[0, 0] / root_visits if root_visits else 0.5
-        return SearchProgress(simulations, seconds, visits, estimate, best, proven, int(t.depth[0, 0]))
+        t, g = self.tree, self.g
+        visits = {int(t.action[g, i]): int(t.visits[g, i]) for i in self._children() if t.visits[g, i]}
+        best = self.best_action() if t.edge_first[g, 0] >= 0 else None
+        proven = self.root_result()
+        estimate = proven if proven is not None else self.root_value() if t.visits[g, 0] else 0.5
+        return SearchProgress(simulations, seconds, visits, estimate, best, proven, int(t.depth[g, 0]))
 
-    # ---- the loop ---------------------------------------------------------------------
-    def run(self, limit: float, time_limit: float | None) -> int:
-        """Rounds until ``limit`` search games or the time are spent; the search games run."""
-        started = time.perf_counter()
-        report = self.on_progress
-        tree = self.tree
-        if tree.edge_first[0, 0] < 0 and tree.proven[0, 0] == UNKNOWN:  # a new root: expanded (PUCT: its priors)
-            self._expand_root()
-        if tree.proven[0, 0] != UNKNOWN:
-            if report is not None:
-                report(self.progress(0, time.perf_counter() - started))
-            return 0
-        batch = self._round_size(limit)
-        num_actions, kernels = self.game.num_actions, self.kernels
-        roots = np.zeros(1, np.int32)
-        paths = np.zeros((1, batch, kernels.max_depth + 2), np.int32)
-        path_len, leaves = np.zeros((1, batch), np.int32), np.zeros((1, batch), np.int32)
-        judged = np.zeros((1, batch), np.bool_)
-        forced, forced_move = np.zeros((1, batch), np.int8), np.zeros((1, batch), np.int32)
-        masks = np.zeros((1, batch, num_actions), np.bool_)
-        order, keys = np.empty(num_actions, np.int64), np.empty(num_actions, np.float64)
-        deadline = started + time_limit if time_limit is not None else math.inf
-        next_report = started + self.progress_interval
-        done = 0
-        while done < limit:
-            count = batch if limit - done >= batch else int(limit - done)
-            sizes = np.array([count], np.int32)
-            tree.reserve(count + 1, count * num_actions + 1, count)
-            t = tree
-            arrays.select(t.parent, t.action, t.prior, t.visits, t.value, t.edge_first, t.edge_count, t.tried,
-                          t.player, t.mover, t.proven, t.depth, t.edge_action, t.edge_prior, t.edge_child, t.size,
-                          roots, sizes, self.policy, self.c, self.first_play, self.fpu_reduction, paths, path_len,
-                          leaves)
-            kernels.positions(t, leaves, sizes)
-            arrays.leaves_to_judge(t.proven, t.edge_first, t.player, leaves, sizes, judged)
-            kernels.moves(t, leaves, judged, masks, forced, forced_move, self.threats)
-            judged &= forced == arrays.SEARCH  # (a leaf a forcing move proves is judged no more)
-            values, priors = self._judge(leaves, judged)
-            arrays.expand(*t.nodes()[:12], t.edge_action, t.edge_prior, t.edge_child, t.size, t.edges, leaves, judged,
-                          forced, forced_move, masks, priors, self.policy, self.rng, order, keys)
-            values_p1 = arrays.round_values(t.proven, t.mover, t.player, leaves, sizes, judged, values)
-            arrays.backup(t.value, t.mover, paths, path_len, values_p1, sizes)
-            if self.solver:
-                arrays.prove(t.proven, t.depth, t.edge_first, t.edge_count, t.tried, t.edge_child, paths, path_len,
-                             sizes)
-            done += count
-            if t.proven[0, 0] != UNKNOWN or self.stop_requested:
-                break
-            if time_limit is not None or report is not None:
-                now = time.perf_counter()
-                if now >= deadline:
-                    break
-                if report is not None and now >= next_report:
-                    report(self.progress(done, now - started))
-                    next_report = now + self.progress_interval
-        self.stop_requested = False
-        if report is not None:
-            report(self.progress(done, time.perf_counter() - started))
-        return done
-
-    def _round_size(self, limit: float) -> int:
+    # ---- the pieces of a round --------------------------------------------------------
+    def round_size(self, limit: float) -> int:
         if self.batch_size is not None:
             return self.batch_size
         if self.net is None:
             return ROLLOUT_ROUND if not math.isfinite(limit) else int(min(ROLLOUT_ROUND, max(1, limit // ROUNDS_AT_LEAST)))
         return self.evaluator.batch_for(limit)
 
-    def _judge(self, leaves: np.ndarray, judged: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(each judged leaf's value for its player to move, by (g, b); the priors over every
-        action, by (g, b): a network's masked over the legal moves, else none)."""
-        values = np.zeros(leaves.shape, np.float64)
-        priors = np.zeros((*leaves.shape, self.game.num_actions if self.net is not None else 1), np.float64)
-        if not judged.any():
-            return values, priors
-        if self.net is not None:
-            x = self.kernels.encode(self.tree, leaves, judged, self.net.net.input_kind)
-            legal = self.kernels.legal(self.tree, leaves, judged)
-            probs, v = self.net.net.evaluate(x)
-            self.net.calls += 1
-            self.net.states_evaluated += len(x)
-            values[judged] = np.asarray(v, dtype=np.float64)
-            priors[judged] = np.asarray(masked_policy(probs, legal), dtype=np.float64)
-        if self.rollouts is not None:
-            played = self.kernels.playouts(self.tree, leaves, judged, self.rng)
-            values = played if self.net is None else self.weight * values + (1.0 - self.weight) * played
-        return values, priors
+    def add_root_noise(self) -> None:
+        """Fresh noise mixed into the root's clean priors (``MCTS.add_root_noise``: the same
+        order of moves, so the same draw gives the same priors): the children's in the
+        order they were made, then the untried moves' in their sorted order, lowest first."""
+        t, g = self.tree, self.g
+        start, count, tried = int(t.edge_first[g, 0]), int(t.edge_count[g, 0]), int(t.tried[g, 0])
+        order = np.concatenate([np.arange(start, start + tried), np.arange(start + count - 1, start + tried - 1, -1)])
+        if self._clean_priors is None or len(self._clean_priors) != count:
+            self._clean_priors = t.edge_prior[g, start:start + count].astype(np.float64)
+        clean = self._clean_priors[order - start]
+        noisy = self.tree_policy.noisy_priors(clean, self.np_rng)
+        for e, p in zip(order[:tried], noisy[:tried]):
+            t.edge_prior[g, e] = p
+            t.prior[g, t.edge_child[g, e]] = p
+        if tried < count:  # the untried moves, by noisy prior (a stable sort of their lowest-first order)
+            rest_edges, rest = order[tried:], noisy[tried:]
+            ranked = rest.argsort(kind="stable")[::-1]  # highest first, ties the later first
+            actions, cleans = t.edge_action[g, rest_edges].copy(), self._clean_priors[rest_edges - start].copy()
+            block = np.arange(start + tried, start + count)
+            t.edge_action[g, block] = actions[ranked]
+            t.edge_prior[g, block] = rest[ranked]
+            self._clean_priors[block - start] = cleans[ranked]
 
-    def _expand_root(self) -> None:
+    def expand_root(self) -> None:
         """A new root: its forcing moves asked (it may be proven), then expanded; PUCT
         judges it first for its priors (not a search game: nothing backed up)."""
-        t = self.tree
+        t, g = self.tree, self.g
         num_actions = self.game.num_actions
-        leaves, judged = np.zeros((1, 1), np.int32), np.ones((1, 1), np.bool_)
-        forced, forced_move = np.zeros((1, 1), np.int8), np.zeros((1, 1), np.int32)
-        masks = np.zeros((1, 1, num_actions), np.bool_)
+        leaves, judged = np.zeros((t.trees, 1), np.int32), np.zeros((t.trees, 1), np.bool_)
+        judged[g, 0] = True
+        forced, forced_move = np.zeros((t.trees, 1), np.int8), np.zeros((t.trees, 1), np.int32)
+        masks = np.zeros((t.trees, 1, num_actions), np.bool_)
         self.kernels.moves(t, leaves, judged, masks, forced, forced_move, self.threats)
         judged &= forced == arrays.SEARCH
-        priors = self._judge(leaves, judged)[1] if self.policy == PUCT and judged[0, 0] else \
-            np.zeros((1, 1, 1), np.float64)
+        priors = judge_leaves([self], leaves, judged)[1] if self.policy == PUCT and judged[g, 0] else \
+            np.zeros((t.trees, 1, 1), np.float64)
         t.reserve(2, num_actions + 1, 1)
         arrays.expand(*t.nodes()[:12], t.edge_action, t.edge_prior, t.edge_child, t.size, t.edges, leaves, judged,
-                      forced, forced_move, masks, priors, self.policy, self.rng, np.empty(num_actions, np.int64),
+                      forced, forced_move, masks, priors, self.policy, t.rng, np.empty(num_actions, np.int64),
                       np.empty(num_actions, np.float64))
+        self._clean_priors = None
 
     # ---- tree reuse -------------------------------------------------------------------
     def _root_for(self, state: State) -> None:
@@ -325,25 +298,167 @@ class ArrayMCTS:
         if self.root_state is not None:
             if self.root_state == state:
                 return
-            for i in self._root_children():
-                if self.tree.slot[0, i] >= 0 and self.game.next_state(self.root_state, int(self.tree.action[0, i])) == state:
+            for i in self._children():
+                if self.tree.slot[self.g, i] >= 0 and \
+                        self.game.next_state(self.root_state, int(self.tree.action[self.g, i])) == state:
                     self._keep(i)
                     self.root_state, self.root_move = state, None
                     return
-        self.kernels.set_root(self.tree, 0, state)
-        self.root_state, self.root_move = state, None
+        self.kernels.set_root(self.tree, self.g, state)
+        self.root_state, self.root_move, self._clean_priors = state, None, None
 
     def _keep(self, node: int) -> None:
-        """Node ``node``'s subtree becomes the whole tree, ``node`` its root."""
-        t = self.tree
+        """Node ``node``'s subtree becomes the whole of this search's tree, ``node`` its root."""
+        t, g = self.tree, self.g
         fresh = ArrayTree(1, t.state_len, t.aux_len, capacity=t.capacity, edges=t.edge_capacity,
                           states=t.state_capacity)
         queue = np.empty(t.capacity, np.int64)
-        nodes, edges, states = arrays.keep_subtree(t.nodes(), fresh.nodes(), t.edge_action, t.edge_prior, t.edge_child,
-                                                   fresh.edge_action, fresh.edge_prior, fresh.edge_child, t.board,
-                                                   t.aux, fresh.board, fresh.aux, 0, node, queue)
-        fresh.size[0], fresh.edges[0], fresh.states[0] = nodes, edges, states
-        self.tree = fresh
+        src = tuple(field[g:g + 1] for field in t.nodes())
+        nodes, edges, states = arrays.keep_subtree(src, fresh.nodes(), t.edge_action[g:g + 1], t.edge_prior[g:g + 1],
+                                                   t.edge_child[g:g + 1], fresh.edge_action, fresh.edge_prior,
+                                                   fresh.edge_child, t.board[g:g + 1], t.aux[g:g + 1], fresh.board,
+                                                   fresh.aux, 0, node, queue)
+        for name in arrays.NODE_FIELDS:
+            getattr(t, name)[g] = getattr(fresh, name)[0]
+        for name in arrays.EDGE_FIELDS:
+            getattr(t, name)[g] = getattr(fresh, name)[0]
+        t.board[g], t.aux[g] = fresh.board[0], fresh.aux[0]
+        t.size[g], t.edges[g], t.states[g] = nodes, edges, states
+        self._clean_priors = None
+
+
+def share_tree(searches: Sequence[ArrayMCTS]) -> None:
+    """The searches of a lock-step group on one ``ArrayTree``, a row each (before they search)."""
+    k = searches[0].kernels
+    tree = ArrayTree(len(searches), k.state_len, k.aux_len)
+    for g, search in enumerate(searches):
+        search.tree, search.g = tree, g
+        tree.rng[g] = search.xorshift
+        search.reset()
+
+
+def judge_leaves(searches: Sequence[ArrayMCTS], leaves: np.ndarray, judged: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(each judged leaf's value for its player to move, by (g, b); the priors over every
+    action, by (g, b): the network's masked over the legal moves), for the searches of one
+    tree (their evaluators alike: one network, or none), in one network call."""
+    first = searches[0]
+    tree, kernels = first.tree, first.kernels
+    values = np.zeros(leaves.shape, np.float64)
+    net = first.net
+    priors = np.zeros((*leaves.shape, first.game.num_actions if net is not None else 1), np.float64)
+    if not judged.any():
+        return values, priors
+    if net is not None:
+        x = kernels.encode(tree, leaves, judged, net.net.input_kind)
+        legal = kernels.legal(tree, leaves, judged)
+        probs, v = net.net.evaluate(x)
+        values[judged] = np.asarray(v, dtype=np.float64)
+        priors[judged] = np.asarray(masked_policy(probs, legal), dtype=np.float64)
+        rows = judged.sum(axis=1)
+        for search in searches:  # each counts its call and its states, as ``NetValue.evaluate_many``
+            if rows[search.g]:
+                search.net.calls += 1
+                search.net.states_evaluated += int(rows[search.g])
+    if first.rollouts is not None:
+        played = kernels.playouts(tree, leaves, judged, tree.rng)
+        if net is None:
+            values = played
+        else:
+            weights = np.ones((tree.trees, 1), np.float64)
+            for search in searches:
+                weights[search.g] = search.weight
+            values = weights * values + (1.0 - weights) * played
+    return values, priors
+
+
+def run_rounds(searches: Sequence[ArrayMCTS], limits: Sequence[float], time_limit: float | None = None) -> list[int]:
+    """The searches of one tree (each prepared: ``ArrayMCTS.prepare``) in lock-step rounds
+    until each has spent its ``limits`` of search games (or ``time_limit`` passed, or its
+    root is proven): every phase of a round one call for all of them. The search games
+    each ran."""
+    started = time.perf_counter()
+    first = searches[0]
+    tree, kernels, num_actions = first.tree, first.kernels, first.game.num_actions
+    trees = tree.trees
+    done = [0] * len(searches)
+    active = []
+    for i, search in enumerate(searches):
+        if tree.edge_first[search.g, 0] < 0:  # a new root (or one a proof made without its move): expanded
+            search.expand_root()
+        if tree.proven[search.g, 0] == UNKNOWN:
+            if search.root_noise:
+                search.add_root_noise()
+            active.append(i)
+        elif search.on_progress is not None:
+            search.on_progress(search.progress(0, time.perf_counter() - started))
+    if not active:
+        return done
+    batch = max(searches[i].round_size(limits[i]) for i in active)
+    roots = np.zeros(trees, np.int32)
+    paths = np.zeros((trees, batch, kernels.max_depth + 2), np.int32)
+    path_len, leaves = np.zeros((trees, batch), np.int32), np.zeros((trees, batch), np.int32)
+    judged = np.zeros((trees, batch), np.bool_)
+    forced, forced_move = np.zeros((trees, batch), np.int8), np.zeros((trees, batch), np.int32)
+    masks = np.zeros((trees, batch, num_actions), np.bool_)
+    order, keys = np.empty(num_actions, np.int64), np.empty(num_actions, np.float64)
+    sizes = np.zeros(trees, np.int32)
+    rounds = {i: searches[i].round_size(limits[i]) for i in active}
+    deadline = started + time_limit if time_limit is not None else math.inf
+    next_report = started + first.progress_interval
+    report = [s for s in searches if s.on_progress is not None]
+    while active:
+        sizes[:] = 0
+        for i in active:
+            left = limits[i] - done[i]
+            sizes[searches[i].g] = rounds[i] if left >= rounds[i] else int(left)
+        count = int(sizes.max())
+        tree.reserve(count + 1, count * num_actions + 1, count)
+        t = tree
+        arrays.select(t.parent, t.action, t.prior, t.visits, t.value, t.edge_first, t.edge_count, t.tried, t.player,
+                      t.mover, t.proven, t.depth, t.edge_action, t.edge_prior, t.edge_child, t.size, roots, sizes,
+                      first.policy, first.c, first.first_play, first.fpu_reduction, paths, path_len, leaves)
+        kernels.positions(t, leaves, sizes)
+        arrays.leaves_to_judge(t.proven, t.edge_first, t.player, leaves, sizes, judged)
+        kernels.moves(t, leaves, judged, masks, forced, forced_move, first.threats)
+        judged &= forced == arrays.SEARCH  # (a leaf a forcing move proves is judged no more)
+        values, priors = judge_leaves(searches, leaves, judged)
+        arrays.expand(*t.nodes()[:12], t.edge_action, t.edge_prior, t.edge_child, t.size, t.edges, leaves, judged,
+                      forced, forced_move, masks, priors, first.policy, t.rng, order, keys)
+        values_p1 = arrays.round_values(t.proven, t.mover, t.player, leaves, sizes, judged, values)
+        arrays.backup(t.value, t.mover, paths, path_len, values_p1, sizes)
+        if first.solver:
+            arrays.prove(t.proven, t.depth, t.edge_first, t.edge_count, t.tried, t.edge_child, paths, path_len, sizes)
+        out_of_time = False
+        if time_limit is not None or report:
+            now = time.perf_counter()
+            out_of_time = now >= deadline
+            if report and now >= next_report:
+                for s in report:
+                    s.on_progress(s.progress(done[searches.index(s)], now - started))
+                next_report = now + first.progress_interval
+        still = []
+        for i in active:
+            search = searches[i]
+            done[i] += int(sizes[search.g])
+            if not (done[i] >= limits[i] or tree.proven[search.g, 0] != UNKNOWN or search.stop_requested or out_of_time):
+                still.append(i)
+        active = still
+    for i, search in enumerate(searches):
+        search.stop_requested = False
+        if search.on_progress is not None:
+            search.on_progress(search.progress(done[i], time.perf_counter() - started))
+    return done
+
+
+def search_arrays_together(searches: Sequence[tuple[ArrayMCTS, State]], budgets: Sequence[int]) -> list[ArrayMCTS]:
+    """``mcts.search_together`` for array searches that share a tree (``share_tree``): each
+    searches its own state for its own budget, all in the same rounds."""
+    for search, state in searches:
+        search.prepare(state)
+    done = run_rounds([s for s, _ in searches], [float(b) for b in budgets])
+    for (search, _), count in zip(searches, done):
+        search.last_search_games = count
+    return [s for s, _ in searches]
 
 
 _WARM: set[type] = set()
@@ -371,15 +486,16 @@ def warm_up(game: Game, kernels) -> None:
 def make_search(game: Game, tree_policy: Any, evaluator: LeafEvaluator, seed: int | None = None,
                 batch_size: int | None = None, root_noise: bool = False, threats: bool = True, solver: bool = True,
                 engine: str = "auto"):
-    """The search a player uses: on arrays where it can run there (``array_problem``) and
-    ``engine`` allows ("auto", "arrays"), else the object search (``mctsfw.mcts.MCTS``)."""
+    """The search a player or a self-play game uses: on arrays where it can run there
+    (``array_problem``) and ``engine`` allows ("auto", "arrays"), else the object search
+    (``mctsfw.mcts.MCTS``)."""
     from hexzero.mctsfw.mcts import MCTS
 
     if engine != "objects":
         problem = array_problem(game, tree_policy, evaluator, root_noise)
         if problem is None:
             return ArrayMCTS(game, tree_policy, evaluator, seed=seed, batch_size=batch_size, threats=threats,
-                             solver=solver)
+                             solver=solver, root_noise=root_noise)
         if engine == "arrays":
             raise ValueError(f"the array search cannot run this search: {problem}")
     return MCTS(game, tree_policy, evaluator, seed=seed, batch_size=batch_size, root_noise=root_noise,
