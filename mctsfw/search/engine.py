@@ -308,22 +308,20 @@ class ArrayMCTS:
         self.root_state, self.root_move, self._clean_priors = state, None, None
 
     def _keep(self, node: int) -> None:
-        """Node ``node``'s subtree becomes the whole of this search's tree, ``node`` its root."""
+        """Node ``node``'s subtree becomes the whole of this search's tree, ``node`` its root:
+        copied out of the row (the used part), then back in, breadth first."""
         t, g = self.tree, self.g
-        fresh = ArrayTree(1, t.state_len, t.aux_len, capacity=t.capacity, edges=t.edge_capacity,
-                          states=t.state_capacity)
-        queue = np.empty(t.capacity, np.int64)
-        src = tuple(field[g:g + 1] for field in t.nodes())
-        nodes, edges, states = arrays.keep_subtree(src, fresh.nodes(), t.edge_action[g:g + 1], t.edge_prior[g:g + 1],
-                                                   t.edge_child[g:g + 1], fresh.edge_action, fresh.edge_prior,
-                                                   fresh.edge_child, t.board[g:g + 1], t.aux[g:g + 1], fresh.board,
-                                                   fresh.aux, 0, node, queue)
-        for name in arrays.NODE_FIELDS:
-            getattr(t, name)[g] = getattr(fresh, name)[0]
-        for name in arrays.EDGE_FIELDS:
-            getattr(t, name)[g] = getattr(fresh, name)[0]
-        t.board[g], t.aux[g] = fresh.board[0], fresh.aux[0]
-        t.size[g], t.edges[g], t.states[g] = nodes, edges, states
+        size, edges, states = int(t.size[g]), int(t.edges[g]), int(t.states[g])
+        src = tuple(field[g:g + 1, :size].copy() for field in t.nodes())
+        old_edges = tuple(field[g:g + 1, :edges].copy() for field in (t.edge_action, t.edge_prior, t.edge_child))
+        board, aux = t.board[g:g + 1, :states].copy(), t.aux[g:g + 1, :states].copy()
+        dst = tuple(field[g:g + 1] for field in t.nodes())
+        for field, (_, fill) in zip(dst, arrays.NODE_FIELDS.values()):
+            field[0, :size] = fill
+        kept = arrays.keep_subtree(src, dst, *old_edges, t.edge_action[g:g + 1], t.edge_prior[g:g + 1],
+                                   t.edge_child[g:g + 1], board, aux, t.board[g:g + 1], t.aux[g:g + 1], 0, node,
+                                   np.empty(size, np.int64))
+        t.size[g], t.edges[g], t.states[g] = kept
         self._clean_priors = None
 
 
