@@ -14,24 +14,13 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from hexzero.mctsfw.search.arrays import LOST_IN_2, SEARCH, UNKNOWN, WIN, WINS_NOW
-from hexzero.mctsfw.search.kernels import GameKernels
+from hexzero.mctsfw.search.arrays import LOST_IN_2, SEARCH, UNKNOWN, WIN, WINS_NOW, rng_below
+from hexzero.mctsfw.search.kernels import GameKernels, empty_cells, encode_stones
 
 TO_MOVE, WINNER, STONES = 0, 1, 2
 #: the six neighbours (row, column) offsets of a cell
 DR = np.array([-1, -1, 0, 0, 1, 1], np.int64)
 DC = np.array([0, 1, -1, 1, -1, 0], np.int64)
-
-
-@njit(cache=True)
-def _rng_next(rng):
-    """xorshift64*: a 64-bit number from the generator ``rng[0]``."""
-    x = rng[0]
-    x ^= x >> np.uint64(12)
-    x ^= x << np.uint64(25)
-    x ^= x >> np.uint64(27)
-    rng[0] = x
-    return x * np.uint64(2685821657736338717)
 
 
 @njit(cache=True)
@@ -195,19 +184,6 @@ def moves(slot, board, aux, leaves, judged, masks, forced, forced_move, threats,
 
 
 @njit(cache=True)
-def legal(slot, board, leaves, judged, out):
-    """The empty cells of each judged leaf as float32 rows (``Hex.legal_masks``)."""
-    k = 0
-    for g in range(leaves.shape[0]):
-        for b in range(leaves.shape[1]):
-            if judged[g, b]:
-                row = board[g, slot[g, leaves[g, b]]]
-                for p in range(row.shape[0]):
-                    out[k, p] = 1.0 if row[p] == 0 else 0.0
-                k += 1
-
-
-@njit(cache=True)
 def playouts(slot, board, aux, leaves, judged, rng, n, values):
     """A random playout from each judged leaf: the player to move gets a uniformly random
     half (rounded up) of the empty cells, the other the rest; ``values`` the result for
@@ -234,7 +210,7 @@ def playouts(slot, board, aux, leaves, judged, rng, n, values):
             share = (k + 1) // 2
             # a random share of the empty cells: a partial Fisher-Yates draw of `share` of them
             for i in range(share):
-                j = i + int(_rng_next(rng[g:g + 1]) >> np.uint64(33)) % (k - i)
+                j = i + rng_below(rng, g, k - i)
                 empty[i], empty[j] = empty[j], empty[i]
                 fill[empty[i]] = who
             for i in range(share, k):
@@ -247,26 +223,6 @@ def playouts(slot, board, aux, leaves, judged, rng, n, values):
                     break
             winner = 1 if won else 2
             values[g, b] = 1.0 if winner == who else 0.0
-
-
-@njit(cache=True)
-def encode_flat(slot, board, aux, leaves, judged, n, out):
-    """``Hex.encode`` of each judged leaf: player 1's stones, player 2's, who moves (1, 2)."""
-    cells = n * n
-    k = 0
-    for g in range(leaves.shape[0]):
-        for b in range(leaves.shape[1]):
-            if not judged[g, b]:
-                continue
-            s = slot[g, leaves[g, b]]
-            row = board[g, s]
-            for p in range(cells):
-                out[k, p] = 1.0 if row[p] == 1 else 0.0
-                out[k, cells + p] = 1.0 if row[p] == 2 else 0.0
-            who = aux[g, s, TO_MOVE]
-            out[k, 2 * cells] = 1.0 if who == 1 else 0.0
-            out[k, 2 * cells + 1] = 1.0 if who == 2 else 0.0
-            k += 1
 
 
 @njit(cache=True)
@@ -324,7 +280,7 @@ class HexKernels(GameKernels):
 
     def legal(self, tree, leaves, judged) -> np.ndarray:
         out = np.empty((int(judged.sum()), self.num_actions), np.float32)
-        legal(tree.slot, tree.board, leaves, judged, out)
+        empty_cells(tree.slot, tree.board, leaves, judged, out)
         return out
 
     def playouts(self, tree, leaves, judged, rng) -> np.ndarray:
@@ -336,7 +292,7 @@ class HexKernels(GameKernels):
         count, n = int(judged.sum()), self.n
         if kind == "flat":
             out = np.empty((count, 2 * n * n + 2), np.float32)
-            encode_flat(tree.slot, tree.board, tree.aux, leaves, judged, n, out)
+            encode_stones(tree.slot, tree.board, tree.aux, leaves, judged, TO_MOVE, out)
         else:
             out = np.empty((count, n, n, 6), np.float32)
             encode_planes(tree.slot, tree.board, tree.aux, leaves, judged, n, out)

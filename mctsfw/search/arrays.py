@@ -233,14 +233,20 @@ def select(parent, action, prior, visits, value, edge_first, edge_count, tried, 
 
 # ---- expansion ----------------------------------------------------------------------------
 @njit(cache=True)
-def _next(rng, g):
-    """xorshift64* on ``rng[g]``: the next 64-bit number."""
+def rng_next(rng, g):
+    """xorshift64* on ``rng[g]`` (a tree's generator, ``ArrayTree.rng``): the next 64 bits."""
     x = rng[g]
     x ^= x >> np.uint64(12)
     x ^= x << np.uint64(25)
     x ^= x >> np.uint64(27)
     rng[g] = x
     return x * np.uint64(2685821657736338717)
+
+
+@njit(cache=True)
+def rng_below(rng, g, n):
+    """A uniformly random whole number below ``n`` from ``rng[g]``."""
+    return int(rng_next(rng, g) >> np.uint64(33)) % n
 
 
 @njit(cache=True)
@@ -299,7 +305,7 @@ def expand(parent, action, prior, visits, value, edge_first, edge_count, tried, 
                     edge_prior[g, start + i] = priors[g, b, a]
             else:
                 for i in range(n - 1, 0, -1):  # Fisher-Yates
-                    j = int(_next(rng, g) >> np.uint64(33)) % (i + 1)
+                    j = rng_below(rng, g, i + 1)
                     order[i], order[j] = order[j], order[i]
                 uniform = 1.0 / n
                 for i in range(n):

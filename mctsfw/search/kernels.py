@@ -66,3 +66,42 @@ class GameKernels:
 
     def state(self, tree: Any, g: int, node: int) -> Any:
         raise NotImplementedError
+
+
+# ---- kernels many games share -----------------------------------------------------------------
+from numba import njit  # noqa: E402
+
+
+@njit(cache=True)
+def encode_stones(slot, board, aux, leaves, judged, to_move, out):
+    """The flat encoding of boards of cells 0, 1 and 2 (``Game.encode`` of Hex, Connect
+    Four): player 1's stones, player 2's, then who moves (1, 2), read from ``aux[to_move]``."""
+    cells = board.shape[2]
+    k = 0
+    for g in range(leaves.shape[0]):
+        for b in range(leaves.shape[1]):
+            if not judged[g, b]:
+                continue
+            s = slot[g, leaves[g, b]]
+            row = board[g, s]
+            for p in range(cells):
+                out[k, p] = 1.0 if row[p] == 1 else 0.0
+                out[k, cells + p] = 1.0 if row[p] == 2 else 0.0
+            who = aux[g, s, to_move]
+            out[k, 2 * cells] = 1.0 if who == 1 else 0.0
+            out[k, 2 * cells + 1] = 1.0 if who == 2 else 0.0
+            k += 1
+
+
+@njit(cache=True)
+def empty_cells(slot, board, leaves, judged, out):
+    """The empty cells of each judged leaf's board as float32 rows (the legal moves of a
+    game whose moves are its cells: Hex, Gomoku)."""
+    k = 0
+    for g in range(leaves.shape[0]):
+        for b in range(leaves.shape[1]):
+            if judged[g, b]:
+                row = board[g, slot[g, leaves[g, b]]]
+                for p in range(row.shape[0]):
+                    out[k, p] = 1.0 if row[p] == 0 else 0.0
+                k += 1
