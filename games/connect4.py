@@ -25,7 +25,7 @@ from typing import Any, Callable
 import numpy as np
 
 from hexzero import mctsfw
-from hexzero.mctsfw.game import Forcing, Game, IllegalMoveError, stone_planes_of_encoded
+from hexzero.mctsfw.game import Forcing, Game, IllegalMoveError, compiled_module, stone_planes_of_encoded
 from hexzero.mctsfw.schema import Parameters, Setting
 
 MIN_SIZE, MAX_SIZE = 4, 16
@@ -73,6 +73,11 @@ class ConnectFour(Game):
 
     def params(self) -> dict[str, Any]:
         return {"rows": self.rows, "columns": self.columns}
+
+    def kernels(self):
+        """The compiled kernels of the array search (``games.connect4_kernels``; None without numba)."""
+        module = compiled_module("hexzero.games.connect4_kernels")
+        return None if module is None else module.ConnectFourKernels(self)
 
     # ---- the rules --------------------------------------------------------------------
     def initial_state(self, starting_player: int = 1) -> Connect4State:

@@ -34,15 +34,20 @@ def random_positions(game, count, seed, longest=None):
     return found
 
 
+#: the games with kernels, on several boards
+KERNEL_GAMES = [("hex", {"size": 3}), ("hex", {"size": 5}), ("hex", {"size": 8}), ("hex", {"size": 11}),
+                ("connect4", {}), ("connect4", {"rows": 4, "columns": 5}), ("connect4", {"rows": 7, "columns": 9})]
+
+
 # ---- the kernels are the rules -------------------------------------------------------------------
-@pytest.mark.parametrize("size", [3, 5, 8, 11])
-def test_hex_kernels_play_the_games_rules_move_for_move(size):
+@pytest.mark.parametrize("name, params", KERNEL_GAMES)
+def test_kernels_play_the_games_rules_move_for_move(name, params):
     """Along random games: every position the kernels work out (from the parent's and the
-    move) is the game's, its player to move and its winner; the masks are the legal moves;
+    move) is the game's, its player to move and its result; the masks are the legal moves;
     the encodings are ``encode`` and ``encode_planes`` row for row."""
-    game = mctsfw.make_game("hex", size=size)
+    game = mctsfw.make_game(name, **params)
     kernels = game.kernels()
-    rng = np.random.default_rng(size)
+    rng = np.random.default_rng(len(str(params)))
     for _ in range(20):
         tree = ArrayTree(1, kernels.state_len, kernels.aux_len)
         state = game.initial_state(int(rng.integers(1, 3)))
@@ -64,19 +69,22 @@ def test_hex_kernels_play_the_games_rules_move_for_move(size):
             node = child
             final = game.is_final(state)
             assert tree.player[0, node] == (0 if final else game.current_player(state))
-            assert (tree.proven[0, node] == arrays.WIN) == final
+            result = {None: arrays.UNKNOWN, True: arrays.WIN, False: arrays.DRAW}[game.winner(state) is not None
+                                                                                if final else None]
+            assert tree.proven[0, node] == result
         assert kernels.state(tree, 0, node) == state
 
 
-@pytest.mark.parametrize("size", [4, 6, 9])
-def test_hex_kernels_force_the_moves_the_object_search_forces(size):
+@pytest.mark.parametrize("name, params", [("hex", {"size": 4}), ("hex", {"size": 6}), ("hex", {"size": 9}),
+                                          ("connect4", {}), ("connect4", {"rows": 5, "columns": 4})])
+def test_kernels_force_the_moves_the_object_search_forces(name, params):
     """Where the player to move wins at once, where every stop of the opponent's win leaves
     another, and otherwise which stops are searched: as ``MCTS.forced_for`` finds them."""
-    game = mctsfw.make_game("hex", size=size)
+    game = mctsfw.make_game(name, **params)
     kernels = game.kernels()
     search = MCTS(game, make_tree_policy("uct"), RandomRollouts(game, seed=0))
     kinds = set()
-    for state in random_positions(game, 150, seed=size, longest=size * size - 2):
+    for state in random_positions(game, 150, seed=len(str(params)), longest=game.num_actions * 4):
         tree = ArrayTree(1, kernels.state_len, kernels.aux_len)
         kernels.set_root(tree, 0, state)
         leaves, judged = np.zeros((1, 1), np.int32), np.ones((1, 1), np.bool_)
@@ -96,11 +104,13 @@ def test_hex_kernels_force_the_moves_the_object_search_forces(size):
     assert {(arrays.WINS_NOW, False), (arrays.SEARCH, True), (arrays.SEARCH, False)} <= kinds
 
 
-def test_hex_playouts_win_as_often_as_the_games_own():
-    """A random playout from a position: the kernels' win the same share as ``Hex.playout``."""
+@pytest.mark.parametrize("name, params", [("hex", {"size": 5}), ("connect4", {})])
+def test_playouts_win_as_often_as_the_games_own(name, params):
+    """A random playout from a position: the kernels' results (a win 1, a draw a half)
+    average what ``Game.playout`` gives."""
     import random
 
-    game = mctsfw.make_game("hex", size=5)
+    game = mctsfw.make_game(name, **params)
     kernels = game.kernels()
     rng = random.Random(0)
     for state in random_positions(game, 6, seed=3, longest=8):
@@ -110,20 +120,26 @@ def test_hex_playouts_win_as_often_as_the_games_own():
         leaves, judged = np.zeros((1, n), np.int32), np.ones((1, n), np.bool_)
         ours = kernels.playouts(tree, leaves, judged, np.array([12345], np.uint64)).mean()
         player = game.current_player(state)
-        theirs = np.mean([game.playout(state, rng) == player for _ in range(n)])
+        results = [game.playout(state, rng) for _ in range(n)]
+        theirs = np.mean([0.5 if w is None else float(w == player) for w in results])
         assert abs(ours - theirs) < 0.04, (ours, theirs)
 
 
 # ---- the same search ---------------------------------------------------------------------------
-@pytest.mark.parametrize("model, size", [(HEX7, 7), (HEX9, 5), (HEX9, 9)])
-def test_puct_with_a_network_visits_exactly_as_the_object_search(model, size):
+@pytest.mark.parametrize("model, name, params", [
+    (HEX7, "hex", {"size": 7}), (HEX9, "hex", {"size": 5}), (HEX9, "hex", {"size": 9}),
+    ("models/connect4/pv_mlp_gen0617.keras", "connect4", {}),
+    ("models/connect4-student/pv_resnet_ep0005.keras", "connect4", {}),
+])
+def test_puct_with_a_network_visits_exactly_as_the_object_search(model, name, params):
     """A network's priors and values, nothing drawn at random: the same visit counts and
     the same move, budget after budget, from positions of random games, the tree kept from
     move to move (every first-play value)."""
-    game = mctsfw.make_game("hex", size=size)
+    game = mctsfw.make_game(name, **params)
     net = load_net(model, game)
-    rng = np.random.default_rng(size)
-    for i, state in enumerate(random_positions(game, 3, seed=size, longest=size * size - 4)):
+    rng = np.random.default_rng(game.num_actions)
+    for i, state in enumerate(random_positions(game, 3, seed=game.num_actions, longest=game.num_actions - 4
+                                               if name == "hex" else 30)):
         params = {"first_play": ("parent", "reduction", "loss", "win")[i % 4]}
         objects = MCTS(game, make_tree_policy("puct", **params), value_evaluator(game, net), seed=1)
         ours = ArrayMCTS(game, make_tree_policy("puct", **params), value_evaluator(game, net), seed=1)
