@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from hexzero import mctsfw
-from hexzero.mctsfw.game import Game, IllegalMoveError
+from hexzero.mctsfw.game import Game, IllegalMoveError, compiled_module
 from hexzero.mctsfw.schema import Parameters, Setting
 
 NimState = tuple  # (player_to_move, (pile_0, pile_1, ...))
@@ -57,6 +57,11 @@ class Nim(Game):
 
     def params(self) -> dict[str, Any]:
         return {"piles": list(self.piles), "max_take": self.max_take, "misere": self.misere}
+
+    def kernels(self):
+        """The compiled kernels of the array search (``games.nim_kernels``; None without numba)."""
+        module = compiled_module("hexzero.games.nim_kernels")
+        return None if module is None else module.NimKernels(self)
 
     # ---- the rules ------------------------------------------------------------------------
     def initial_state(self, starting_player: int = 1) -> NimState:

@@ -36,7 +36,8 @@ def random_positions(game, count, seed, longest=None):
 
 #: the games with kernels, on several boards
 KERNEL_GAMES = [("hex", {"size": 3}), ("hex", {"size": 5}), ("hex", {"size": 8}), ("hex", {"size": 11}),
-                ("connect4", {}), ("connect4", {"rows": 4, "columns": 5}), ("connect4", {"rows": 7, "columns": 9})]
+                ("connect4", {}), ("connect4", {"rows": 4, "columns": 5}), ("connect4", {"rows": 7, "columns": 9}),
+                ("nim", {}), ("nim", {"piles": [7, 1, 12], "max_take": 3}), ("nim", {"piles": [5, 5], "misere": True})]
 
 
 # ---- the kernels are the rules -------------------------------------------------------------------
@@ -56,10 +57,12 @@ def test_kernels_play_the_games_rules_move_for_move(name, params):
         while not game.is_final(state):
             leaves, judged = np.array([[node]], np.int32), np.ones((1, 1), np.bool_)
             assert kernels.state(tree, 0, node) == state
-            assert np.array_equal(kernels.encode(tree, leaves, judged, "flat")[0], game.encode(state))
-            assert np.array_equal(kernels.encode(tree, leaves, judged, "planes")[0], game.encode_planes(state))
+            for kind, encode in (("flat", game.encode), ("planes", game.encode_planes)):
+                if kind in kernels.encodings:
+                    assert np.array_equal(kernels.encode(tree, leaves, judged, kind)[0], encode(state))
             assert np.array_equal(kernels.legal(tree, leaves, judged)[0], game.legal_mask(state))
             action = int(rng.choice(game.legal_actions(state)))
+            mover = game.current_player(state)
             state = game.next_state(state, action)
             child = int(tree.size[0])  # a child as a descent makes it: its parent and its move
             tree.reserve(1, 0, 1)
@@ -69,8 +72,9 @@ def test_kernels_play_the_games_rules_move_for_move(name, params):
             node = child
             final = game.is_final(state)
             assert tree.player[0, node] == (0 if final else game.current_player(state))
-            result = {None: arrays.UNKNOWN, True: arrays.WIN, False: arrays.DRAW}[game.winner(state) is not None
-                                                                                if final else None]
+            winner = game.winner(state)
+            result = arrays.UNKNOWN if not final else arrays.DRAW if winner is None else \
+                arrays.WIN if winner == mover else arrays.LOSS  # for the mover
             assert tree.proven[0, node] == result
         assert kernels.state(tree, 0, node) == state
 
@@ -104,7 +108,8 @@ def test_kernels_force_the_moves_the_object_search_forces(name, params):
     assert {(arrays.WINS_NOW, False), (arrays.SEARCH, True), (arrays.SEARCH, False)} <= kinds
 
 
-@pytest.mark.parametrize("name, params", [("hex", {"size": 5}), ("connect4", {})])
+@pytest.mark.parametrize("name, params", [("hex", {"size": 5}), ("connect4", {}), ("nim", {"piles": [4, 6, 9]}),
+                                          ("nim", {"piles": [3, 8], "max_take": 2, "misere": True})])
 def test_playouts_win_as_often_as_the_games_own(name, params):
     """A random playout from a position: the kernels' results (a win 1, a draw a half)
     average what ``Game.playout`` gives."""
@@ -192,8 +197,10 @@ def test_players_search_on_arrays_where_the_game_has_kernels_and_objects_elsewhe
     assert type(mctsfw.make_actor("mcts", hex5, search_games=10, playouts="tactical").mcts) is MCTS
     assert type(mctsfw.make_actor(HEX7, mctsfw.make_game("hex", size=7), search_games=10).mcts) is ArrayMCTS
     nim = mctsfw.make_game("nim")
-    assert array_problem(nim, make_tree_policy("uct"), RandomRollouts(nim)) is not None
-    assert type(mctsfw.make_actor("mcts", nim, search_games=10).mcts) is MCTS
+    assert type(mctsfw.make_actor("mcts", nim, search_games=10).mcts) is ArrayMCTS
+    go = mctsfw.make_game("go", size=9)
+    assert array_problem(go, make_tree_policy("uct"), RandomRollouts(go)) is not None  # no kernels yet
+    assert type(mctsfw.make_actor("mcts", go, search_games=10).mcts) is MCTS
     with pytest.raises(ValueError, match="array search cannot run this search: the gumbel tree policy"):
         make_search(hex5, make_tree_policy("gumbel"), value_evaluator(hex5, load_net(HEX9, hex5)), engine="arrays")
 
