@@ -144,11 +144,11 @@ class ArrayMCTS:
             raise ValueError("the game is over: nothing to search")
         self._root_for(state)
 
-    def _children(self) -> list[int]:
+    def _children(self) -> np.ndarray:
         """The root's children, in the order they were made."""
         t, g = self.tree, self.g
         start = t.edge_first[g, 0]
-        return [] if start < 0 else [int(t.edge_child[g, e]) for e in range(start, start + t.tried[g, 0])]
+        return t.edge_child[g, :0] if start < 0 else t.edge_child[g, start:start + t.tried[g, 0]]
 
     def _best_child(self) -> int:
         t, g = self.tree, self.g
@@ -172,15 +172,14 @@ class ArrayMCTS:
         t, g = self.tree, self.g
         counts = np.zeros(self.game.num_actions, dtype=np.int64)
         children = self._children()
-        if not children:
+        if not len(children):
             return counts
         best = self._best_child()
         if t.proven[g, best] == WIN:
             counts[t.action[g, best]] = 1
             return counts
-        for i in children:
-            if t.proven[g, i] != LOSS or t.proven[g, best] == LOSS:
-                counts[t.action[g, i]] = t.visits[g, i]
+        kept = children if t.proven[g, best] == LOSS else children[t.proven[g, children] != LOSS]
+        counts[t.action[g, kept]] = t.visits[g, kept]
         return counts
 
     def visit_distribution(self, root: Any = None) -> np.ndarray:
@@ -201,15 +200,21 @@ class ArrayMCTS:
     def child_value(self, action: Action) -> float:
         """The mean result of the root's child ``action`` for its mover (0 if never tried)."""
         t, g = self.tree, self.g
-        child = next((i for i in self._children() if t.action[g, i] == action), None)
+        child = self._child(action)
         return float(t.value[g, child] / t.visits[g, child]) if child is not None and t.visits[g, child] else 0.0
+
+    def _child(self, action: Action) -> int | None:
+        """The root's child that ``action`` made, None where it has none."""
+        children = self._children()
+        found = np.flatnonzero(self.tree.action[self.g, children] == action)
+        return int(children[found[0]]) if len(found) else None
 
     def advance(self, action: Action) -> None:
         """The subtree under ``action`` kept as the new root (a move never entered starts afresh)."""
         if self.root_state is None:
             return
         state = self.game.next_state(self.root_state, action)
-        child = next((i for i in self._children() if self.tree.action[self.g, i] == action), None)
+        child = self._child(action)
         if child is None:
             self.reset()
             return
@@ -236,7 +241,7 @@ class ArrayMCTS:
         from hexzero.mctsfw.mcts import SearchProgress
 
         t, g = self.tree, self.g
-        visits = {int(t.action[g, i]): int(t.visits[g, i]) for i in self._children() if t.visits[g, i]}
+        visits = {int(t.action[g, i]): int(t.visits[g, i]) for i in self._children().tolist() if t.visits[g, i]}
         best = self.best_action() if t.edge_first[g, 0] >= 0 else None
         proven = self.root_result()
         estimate = proven if proven is not None else self.root_value() if t.visits[g, 0] else 0.5
@@ -298,7 +303,7 @@ class ArrayMCTS:
         if self.root_state is not None:
             if self.root_state == state:
                 return
-            for i in self._children():
+            for i in self._children().tolist():
                 if self.tree.slot[self.g, i] >= 0 and \
                         self.game.next_state(self.root_state, int(self.tree.action[self.g, i])) == state:
                     self._keep(i)
