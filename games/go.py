@@ -170,6 +170,11 @@ class Go(Game):
         self._seen_array: tuple = (None, None)  # (a state's seen set, as an array: _hashes)
         self._legal_known = KeptAnswers(1024)  # id(state) -> (state, ``_legal_array``)
 
+    def kernels(self):
+        """The compiled kernels of the array search (``games.go_kernels``; None without numba)."""
+        module = compiled_module("hexzero.games.go_kernels")
+        return None if module is None else module.GoKernels(self)
+
     def params(self) -> dict[str, Any]:
         return {"size": self.size, "komi": self.komi, "max_moves": self.max_moves_setting, "history": self.history}
 

@@ -73,7 +73,7 @@ def _group_has_liberty(board, start, colour, stride, stack, mark, stamp):
 
 
 @njit(cache=True)
-def _place(board, p, colour, stride, h, keys, stack, mark, taken, group, captured, stamp):
+def place(board, p, colour, stride, h, keys, stack, mark, taken, group, captured, stamp):
     """A stone of ``colour`` just put on ``p``: the opponent stones it captures (their
     points in ``captured``; the board left unchanged) and the Zobrist hash of the board
     after it. Returns (how many captured, or -1 for suicide: no capture and no liberty of
@@ -166,7 +166,7 @@ def legal_points(template, words, bit_of, size, player, h, seen, keys, point_of,
         if board[p] != EMPTY:
             continue
         board[p] = player
-        ncaptured, nh, stamp = _place(board, p, player, stride, h, keys, stack, mark, taken, group, captured, stamp)
+        ncaptured, nh, stamp = place(board, p, player, stride, h, keys, stack, mark, taken, group, captured, stamp)
         board[p] = EMPTY
         if ncaptured >= 0 and table[_slot(table, nh)] != nh:
             out[count] = a
@@ -234,7 +234,7 @@ def playout(board, size, player, passes, left, h, seen, komi, keys, point_of, ac
                 if bad == 0 or (bad == 1 and not edge):
                     continue
             board[p] = colour
-            ncaptured, nh, stamp = _place(board, p, colour, stride, h, keys, stack, mark, taken, group, captured,
+            ncaptured, nh, stamp = place(board, p, colour, stride, h, keys, stack, mark, taken, group, captured,
                                           stamp)
             if ncaptured < 0 or (nh != 0 and table[_slot(table, nh)] == nh):
                 board[p] = EMPTY
@@ -263,11 +263,17 @@ def playout(board, size, player, passes, left, h, seen, komi, keys, point_of, ac
                     count += 1
         played += 1
         colour = 3 - colour
-    # area scoring: stones, and the empty regions that reach one colour only
+    return played, area_winner(board, stride, komi, stack, mark, stamp + 1)
+
+
+@njit(cache=True)
+def area_winner(board, stride, komi, stack, mark, stamp):
+    """The winner of the padded ``board`` by area (Tromp-Taylor): black's stones and the
+    empty regions that reach black's only, less white's, less ``komi``; 1, 2, or 0 for a
+    draw. ``mark`` must hold no ``stamp`` yet."""
     black_area = 0
     white_area = 0
-    stamp += 1
-    for p in range(npoints):
+    for p in range(board.shape[0]):
         v = board[p]
         if v == BLACK:
             black_area += 1
@@ -301,4 +307,4 @@ def playout(board, size, player, passes, left, h, seen, komi, keys, point_of, ac
             elif reaches == 2:
                 white_area += size_region
     score = black_area - white_area - komi
-    return played, 1 if score > 0 else 2 if score < 0 else 0
+    return 1 if score > 0 else 2 if score < 0 else 0

@@ -37,7 +37,9 @@ def random_positions(game, count, seed, longest=None):
 #: the games with kernels, on several boards
 KERNEL_GAMES = [("hex", {"size": 3}), ("hex", {"size": 5}), ("hex", {"size": 8}), ("hex", {"size": 11}),
                 ("connect4", {}), ("connect4", {"rows": 4, "columns": 5}), ("connect4", {"rows": 7, "columns": 9}),
-                ("nim", {}), ("nim", {"piles": [7, 1, 12], "max_take": 3}), ("nim", {"piles": [5, 5], "misere": True})]
+                ("nim", {}), ("nim", {"piles": [7, 1, 12], "max_take": 3}), ("nim", {"piles": [5, 5], "misere": True}),
+                ("go", {"size": 5, "history": 2}), ("go", {"size": 9, "max_moves": 60}),
+                ("go", {"size": 7, "komi": 0.0, "history": 4})]
 
 
 # ---- the kernels are the rules -------------------------------------------------------------------
@@ -109,6 +111,7 @@ def test_kernels_force_the_moves_the_object_search_forces(name, params):
 
 
 @pytest.mark.parametrize("name, params", [("hex", {"size": 5}), ("connect4", {}), ("nim", {"piles": [4, 6, 9]}),
+                                          ("go", {"size": 5}), ("go", {"size": 9}),
                                           ("nim", {"piles": [3, 8], "max_take": 2, "misere": True})])
 def test_playouts_win_as_often_as_the_games_own(name, params):
     """A random playout from a position: the kernels' results (a win 1, a draw a half)
@@ -135,6 +138,8 @@ def test_playouts_win_as_often_as_the_games_own(name, params):
     (HEX7, "hex", {"size": 7}), (HEX9, "hex", {"size": 5}), (HEX9, "hex", {"size": 9}),
     ("models/connect4/pv_mlp_gen0617.keras", "connect4", {}),
     ("models/connect4-student/pv_resnet_ep0005.keras", "connect4", {}),
+    ("models/go9/pv_resnet_gen0010.keras", "go", {"size": 9}),
+    ("models/go13/pv_resnet_gnugo_ep0009.keras", "go", {"size": 13, "max_moves": 400, "history": 4}),
 ])
 def test_puct_with_a_network_visits_exactly_as_the_object_search(model, name, params):
     """A network's priors and values, nothing drawn at random: the same visit counts and
@@ -199,8 +204,9 @@ def test_players_search_on_arrays_where_the_game_has_kernels_and_objects_elsewhe
     nim = mctsfw.make_game("nim")
     assert type(mctsfw.make_actor("mcts", nim, search_games=10).mcts) is ArrayMCTS
     go = mctsfw.make_game("go", size=9)
-    assert array_problem(go, make_tree_policy("uct"), RandomRollouts(go)) is not None  # no kernels yet
-    assert type(mctsfw.make_actor("mcts", go, search_games=10).mcts) is MCTS
+    assert type(mctsfw.make_actor("mcts", go, search_games=10).mcts) is ArrayMCTS
+    gomoku = mctsfw.make_game("gomoku", size=9)
+    assert array_problem(gomoku, make_tree_policy("uct"), RandomRollouts(gomoku)) is not None  # no kernels yet
     with pytest.raises(ValueError, match="array search cannot run this search: the gumbel tree policy"):
         make_search(hex5, make_tree_policy("gumbel"), value_evaluator(hex5, load_net(HEX9, hex5)), engine="arrays")
 
@@ -260,3 +266,43 @@ def test_self_play_searches_with_root_noise_and_in_lock_step_as_the_object_searc
             objects[i].advance(action)
             ours[i].advance(action)
             states[i] = game.next_state(states[i], action)
+
+
+def test_go_kernels_refuse_repeated_boards_and_pass_as_the_game_does():
+    """Along random 5x5 games, descended as a search descends (a child a move): each
+    position's legal moves, the moves a search considers (``Go.search_actions``: pass only
+    after a pass or when every point left fills an own eye) and the history planes are
+    the game's, where boards that stood before (in the tree and before its root) are
+    refused, as they come up often on a small board."""
+    game = mctsfw.make_game("go", size=5, history=3)
+    kernels = game.kernels()
+    rng = np.random.default_rng(7)
+    repeats = passes_searched = 0
+    for _ in range(40):
+        state = game.initial_state()
+        for _ in range(int(rng.integers(0, 12))):  # the tree's root some way into the game
+            state = game.next_state(state, int(rng.choice(game.legal_actions(state))))
+        if game.is_final(state):
+            continue
+        tree = ArrayTree(1, kernels.state_len, kernels.aux_len)
+        kernels.set_root(tree, 0, state)
+        node = 0
+        while not game.is_final(state):
+            leaves, judged = np.array([[node]], np.int32), np.ones((1, 1), np.bool_)
+            masks = np.zeros((1, 1, game.num_actions), np.bool_)
+            kernels.moves(tree, leaves, judged, masks, np.zeros((1, 1), np.int8), np.zeros((1, 1), np.int32), False)
+            assert sorted(np.flatnonzero(masks[0, 0])) == sorted(game.search_actions(state))
+            passes_searched += bool(masks[0, 0, game.pass_action])
+            assert np.array_equal(kernels.legal(tree, leaves, judged)[0], game.legal_mask(state))
+            assert np.array_equal(kernels.encode(tree, leaves, judged, "planes")[0], game.encode_planes(state))
+            repeats += sum("repeat" in str(game._play(state, a)) for a in range(game.pass_action))
+            stones = game.legal_actions(state)[:-1]
+            action = int(rng.choice(stones)) if stones and rng.random() > 0.05 else game.pass_action
+            state = game.next_state(state, action)
+            child = int(tree.size[0])
+            tree.reserve(1, 0, 1)
+            tree.size[0] += 1
+            tree.parent[0, child], tree.action[0, child] = node, action
+            kernels.positions(tree, np.array([[child]], np.int32), np.ones(1, np.int32))
+            node = child
+    assert repeats >= 10 and passes_searched >= 20, (repeats, passes_searched)

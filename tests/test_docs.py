@@ -19,10 +19,10 @@ def tracked_text_files():
 
 def test_the_design_is_a_page_of_the_site_and_every_reference_points_there():
     """A reader who clones the repository can follow every design reference: the outside
-    DESIGN.md is named nowhere, docs/design.md is in the site's navigation."""
+    design document is named nowhere, docs/design.md is in the site's navigation."""
     assert (ROOT / "docs" / "design.md").is_file()
     assert "design.md" in (ROOT / "mkdocs.yml").read_text()
-    named = [str(path.relative_to(ROOT)) for path in tracked_text_files() if "DESIGN.md" in path.read_text()]
+    named = [str(path.relative_to(ROOT)) for path in tracked_text_files() if "DESIGN" + ".md" in path.read_text()]
     assert named == []
 
 

@@ -464,14 +464,15 @@ def test_the_controller_plays_past_the_cut_off_and_the_engine_passes():
 
 
 def test_a_searching_engine_warms_up_before_its_first_genmove():
-    """What a search compiles on first use (Go's playouts) is compiled when the engine
-    starts (a fresh process, where nothing is compiled yet), not on the clock of the
-    first genmove; the warm-up's move is forgotten."""
+    """What a search compiles on first use (the array search's Go playouts) is compiled
+    when the engine starts (a fresh process, where nothing is compiled yet), not on the
+    clock of the first genmove; the warm-up's move is forgotten."""
     code = textwrap.dedent("""
         from hexzero import mctsfw
-        from hexzero.games.go import playout_kernel
+        from hexzero.mctsfw.game import compiled_module
         from hexzero.plugins.gtp import GtpEngine
-        kernel = playout_kernel()
+        module = compiled_module("hexzero.games.go_kernels")
+        kernel = module.playouts if module else None
         before = len(kernel.signatures) if kernel else -1
         engine = GtpEngine("go", {"size": 9}, lambda game: mctsfw.make_actor("mcts", game, search_games=50, seed=1))
         print(before, len(kernel.signatures) if kernel else -1, engine.moves, engine.actor.mcts.last_search_games > 0)

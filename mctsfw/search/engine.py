@@ -224,6 +224,7 @@ class ArrayMCTS:
             leaves[self.g, 0], batch[self.g] = child, 1
             self.kernels.positions(self.tree, leaves, batch)
         self._keep(child)
+        self.kernels.rooted(self.tree, self.g, state)
         self.root_state, self.root_move = state, action
 
     def reset(self) -> None:
@@ -307,6 +308,7 @@ class ArrayMCTS:
                 if self.tree.slot[self.g, i] >= 0 and \
                         self.game.next_state(self.root_state, int(self.tree.action[self.g, i])) == state:
                     self._keep(i)
+                    self.kernels.rooted(self.tree, self.g, state)
                     self.root_state, self.root_move = state, None
                     return
         self.kernels.set_root(self.tree, self.g, state)

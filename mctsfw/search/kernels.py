@@ -7,6 +7,8 @@ lock-step group (``leaves[g, b]``: node indices of tree g of an ``ArrayTree``), 
 call a node:
 
 - ``set_root(tree, g, state)``: tree g's node 0 holds ``state`` (a Python state);
+- ``rooted(tree, g, state)``: a kept subtree became tree g, its root ``state`` (for a game
+  that keeps data of the root's own, as Go its earlier boards; nothing for the others);
 - ``positions(tree, leaves, batch)``: each leaf without a position gets it, from its
   parent's and its move: the player to move, and a final position's result (``proven``);
 - ``legal(tree, leaves, judged)``: the legal moves of each judged leaf as float32 rows
@@ -47,6 +49,9 @@ class GameKernels:
 
     def set_root(self, tree: Any, g: int, state: Any) -> None:
         raise NotImplementedError
+
+    def rooted(self, tree: Any, g: int, state: Any) -> None:
+        pass
 
     def positions(self, tree: Any, leaves: np.ndarray, batch: np.ndarray) -> None:
         raise NotImplementedError
