@@ -231,7 +231,7 @@ class ConnectFourKernels(GameKernels):
         positions(tree.parent, tree.action, tree.slot, tree.player, tree.proven, tree.depth, tree.board, tree.aux,
                   tree.states, leaves, batch, self.rows, self.columns)
 
-    def moves(self, tree, leaves, judged, masks, forced, forced_move, threats: bool) -> None:
+    def moves(self, tree, leaves, judged, masks, forced, forced_move, plies, threats: bool) -> None:
         moves(tree.slot, tree.board, tree.aux, leaves, judged, masks, forced, forced_move, threats, self.rows,
               self.columns)
 

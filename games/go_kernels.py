@@ -300,9 +300,7 @@ class GoKernels(GameKernels):
     # ---- a tree's root data ---------------------------------------------------------------
     def _root_arrays(self, tree, hashes: int) -> None:
         """The tree's arrays of root data, made (or grown) to hold ``hashes`` hashes a tree."""
-        fresh = getattr(tree, "go_roots", None) is None or len(tree.go_roots) != tree.trees
-        if fresh:
-            tree.go_roots = [None] * tree.trees
+        if getattr(tree, "go_nhashes", None) is None or len(tree.go_nhashes) != tree.trees:
             tree.go_nhashes = np.zeros(tree.trees, np.int64)
             tree.go_hashes = np.zeros((tree.trees, 0), np.uint64)
             tree.go_past = np.zeros((tree.trees, self.game.history, self.state_len), np.int8)
@@ -317,7 +315,7 @@ class GoKernels(GameKernels):
         known = np.fromiter((*seen, *recent), np.uint64, len(seen) + len(recent))
         known.sort()
         self._root_arrays(tree, len(known))
-        tree.go_roots[g] = state
+        super().rooted(tree, g, state)
         tree.go_hashes[g, :len(known)] = known
         tree.go_nhashes[g] = len(known)
         for j, (b, w) in enumerate(past[:self.game.history]):
@@ -348,7 +346,7 @@ class GoKernels(GameKernels):
                   tree.aux.view(np.uint64), tree.states, leaves, batch, self.n, self.game.max_moves, self.game.komi,
                   self.keys, self.point_of)
 
-    def moves(self, tree, leaves, judged, masks, forced, forced_move, threats: bool) -> None:
+    def moves(self, tree, leaves, judged, masks, forced, forced_move, plies, threats: bool) -> None:
         forced[:] = 0
         moves(tree.parent, tree.slot, tree.board, tree.aux, tree.aux.view(np.uint64), tree.go_hashes, tree.go_nhashes,
               leaves, judged, masks, self.n, self.keys, self.point_of)
@@ -376,14 +374,3 @@ class GoKernels(GameKernels):
             encode_planes(tree.parent, tree.slot, tree.board, tree.aux, tree.go_past, tree.go_npast, leaves, judged, n,
                           self.game.history, self.point_of, out)
         return out
-
-    def state(self, tree, g: int, node: int):
-        """The Go state of a node: the root's with the path's moves played."""
-        path = []
-        while node > 0:
-            path.append(int(tree.action[g, node]))
-            node = int(tree.parent[g, node])
-        state = tree.go_roots[g]
-        for action in reversed(path):
-            state = self.game.next_state(state, action)
-        return state

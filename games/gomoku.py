@@ -133,6 +133,11 @@ class Gomoku(Game):
                 problems.append(f"connect: {connect} in a row cannot fit on a {size}x{size} board")
         return problems
 
+    def kernels(self):
+        """The compiled kernels of the array search (``games.gomoku_kernels``; None without numba)."""
+        module = compiled_module("hexzero.games.gomoku_kernels")
+        return None if module is None else module.GomokuKernels(self)
+
     def params(self) -> dict[str, Any]:
         return {"size": self.size, "connect": self.connect, "exactly_five": self.exactly_five, "history": self.history}
 

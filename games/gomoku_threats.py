@@ -326,7 +326,13 @@ def forced_fours(own_bytes, other_bytes, lines, windows, through, size, k, max_d
     Each window's stones (``windows_of``) are counted once, then kept as stones are laid
     and taken back (``_place``: the windows through one cell), so a position's fours come
     from the counts (``_counted_fours``), not from a pass over the board."""
-    board = _board(own_bytes, other_bytes, size, k)
+    return forced_fours_on(_board(own_bytes, other_bytes, size, k), lines, windows, through, k, max_depth, budget,
+                           zobrist)
+
+
+@njit(cache=True)
+def forced_fours_on(board, lines, windows, through, k, max_depth, budget, zobrist):
+    """``forced_fours`` on a padded board (``_board``'s, OWN to move), which it changes."""
     cells = lines[4]
     counts = np.zeros((4, max(windows.shape[0], board.shape[0])), dtype=np.int64)
     held = np.zeros(2, dtype=np.int64)
@@ -467,8 +473,13 @@ def threat_defences(own_bytes, other_bytes, lines, size, k):
     OTHER no such move (the move itself, or one of exactly two cells it would leave) and
     OWN's fours; where none is left, the cells of OTHER's such moves. Empty where OTHER
     has no three; ``[-1]`` where a line completes at once (``forcing_actions``' business)."""
+    return threat_defences_on(_board(own_bytes, other_bytes, size, k), lines, size, k)
+
+
+@njit(cache=True)
+def threat_defences_on(board, lines, size, k):
+    """``threat_defences`` on a padded board (``_board``'s, OWN to move)."""
     dirs = _dirs(size)
-    board = _board(own_bytes, other_bytes, size, k)
     fours = np.zeros(board.shape[0], dtype=np.int64)  # OWN's four cells, marked 1
     threes = np.zeros(board.shape[0], dtype=np.int64)  # OTHER's four cells, marked 1: its threes among them
     if _scan(board, lines, dirs, k, OWN, fours, 1) != -1 or _scan(board, lines, dirs, k, OTHER, threes, 1) != -1:

@@ -275,7 +275,7 @@ class HexKernels(GameKernels):
         positions(tree.parent, tree.action, tree.slot, tree.player, tree.proven, tree.depth, tree.board, tree.aux,
                   tree.states, leaves, batch, self.n)
 
-    def moves(self, tree, leaves, judged, masks, forced, forced_move, threats: bool) -> None:
+    def moves(self, tree, leaves, judged, masks, forced, forced_move, plies, threats: bool) -> None:
         moves(tree.slot, tree.board, tree.aux, leaves, judged, masks, forced, forced_move, threats, self.n)
 
     def legal(self, tree, leaves, judged) -> np.ndarray:

@@ -131,7 +131,7 @@ class NimKernels(GameKernels):
         positions(tree.parent, tree.action, tree.slot, tree.player, tree.proven, tree.depth, tree.board, tree.aux,
                   tree.states, leaves, batch, self.cap, self.misere)
 
-    def moves(self, tree, leaves, judged, masks, forced, forced_move, threats: bool) -> None:
+    def moves(self, tree, leaves, judged, masks, forced, forced_move, plies, threats: bool) -> None:
         forced[:] = 0  # NIM declares no threats
         moves(tree.slot, tree.board, leaves, judged, masks, self.cap)
 

@@ -39,7 +39,9 @@ KERNEL_GAMES = [("hex", {"size": 3}), ("hex", {"size": 5}), ("hex", {"size": 8})
                 ("connect4", {}), ("connect4", {"rows": 4, "columns": 5}), ("connect4", {"rows": 7, "columns": 9}),
                 ("nim", {}), ("nim", {"piles": [7, 1, 12], "max_take": 3}), ("nim", {"piles": [5, 5], "misere": True}),
                 ("go", {"size": 5, "history": 2}), ("go", {"size": 9, "max_moves": 60}),
-                ("go", {"size": 7, "komi": 0.0, "history": 4})]
+                ("go", {"size": 7, "komi": 0.0, "history": 4}),
+                ("gomoku", {"size": 9}), ("gomoku", {"size": 7, "connect": 4, "history": 3}),
+                ("gomoku", {"size": 8, "exactly_five": True, "history": 1})]
 
 
 # ---- the kernels are the rules -------------------------------------------------------------------
@@ -82,10 +84,13 @@ def test_kernels_play_the_games_rules_move_for_move(name, params):
 
 
 @pytest.mark.parametrize("name, params", [("hex", {"size": 4}), ("hex", {"size": 6}), ("hex", {"size": 9}),
-                                          ("connect4", {}), ("connect4", {"rows": 5, "columns": 4})])
+                                          ("connect4", {}), ("connect4", {"rows": 5, "columns": 4}),
+                                          ("gomoku", {"size": 9}), ("gomoku", {"size": 15}),
+                                          ("gomoku", {"size": 9, "exactly_five": True})])
 def test_kernels_force_the_moves_the_object_search_forces(name, params):
-    """Where the player to move wins at once, where every stop of the opponent's win leaves
-    another, and otherwise which stops are searched: as ``MCTS.forced_for`` finds them."""
+    """Where the player to move wins at once (or, in Gomoku, by continuous fours), where
+    every stop of the opponent's win leaves another, and otherwise which stops (or answers
+    to a three) are searched: as ``MCTS.forced_for`` finds them, the proofs as deep."""
     game = mctsfw.make_game(name, **params)
     kernels = game.kernels()
     search = MCTS(game, make_tree_policy("uct"), RandomRollouts(game, seed=0))
@@ -96,22 +101,27 @@ def test_kernels_force_the_moves_the_object_search_forces(name, params):
         leaves, judged = np.zeros((1, 1), np.int32), np.ones((1, 1), np.bool_)
         masks = np.zeros((1, 1, game.num_actions), np.bool_)
         forced, move = np.zeros((1, 1), np.int8), np.zeros((1, 1), np.int32)
-        kernels.moves(tree, leaves, judged, masks, forced, move, True)
+        plies = np.zeros((1, 1), np.int32)
+        kernels.moves(tree, leaves, judged, masks, forced, move, plies, True)
         root = search._fresh_root(state)
         stops = search.forced_for(root)
         if root.proven is not None:
             expected = arrays.WINS_NOW if root.proven == 0.0 else arrays.LOST_IN_2
             assert forced[0, 0] == expected and move[0, 0] == root.children[0].action
+            assert (plies[0, 0] or (1 if expected == arrays.WINS_NOW else 2)) == root.depth
         else:
             assert forced[0, 0] == arrays.SEARCH
             legal = stops if stops is not None else game.legal_actions(state)
             assert sorted(np.flatnonzero(masks[0, 0])) == sorted(legal)
-        kinds.add((int(forced[0, 0]), stops is not None))
-    assert {(arrays.WINS_NOW, False), (arrays.SEARCH, True), (arrays.SEARCH, False)} <= kinds
+        kinds.add((int(forced[0, 0]), stops is not None, int(plies[0, 0]) > 2))
+    assert {(arrays.WINS_NOW, False, False), (arrays.SEARCH, True, False), (arrays.SEARCH, False, False)} <= kinds
+    if name == "gomoku" and not params.get("exactly_five"):
+        assert (arrays.WINS_NOW, False, True) in kinds  # a victory by continuous fours
 
 
 @pytest.mark.parametrize("name, params", [("hex", {"size": 5}), ("connect4", {}), ("nim", {"piles": [4, 6, 9]}),
-                                          ("go", {"size": 5}), ("go", {"size": 9}),
+                                          ("go", {"size": 5}), ("go", {"size": 9}), ("gomoku", {"size": 9}),
+                                          ("gomoku", {"size": 7, "connect": 4, "exactly_five": True}),
                                           ("nim", {"piles": [3, 8], "max_take": 2, "misere": True})])
 def test_playouts_win_as_often_as_the_games_own(name, params):
     """A random playout from a position: the kernels' results (a win 1, a draw a half)
@@ -140,6 +150,8 @@ def test_playouts_win_as_often_as_the_games_own(name, params):
     ("models/connect4-student/pv_resnet_ep0005.keras", "connect4", {}),
     ("models/go9/pv_resnet_gen0010.keras", "go", {"size": 9}),
     ("models/go13/pv_resnet_gnugo_ep0009.keras", "go", {"size": 13, "max_moves": 400, "history": 4}),
+    ("models/gomoku9/pv_mlp_gen0051.keras", "gomoku", {"size": 9}),
+    ("models/gomoku15/pv_resnet_rapfi_ep0002.keras", "gomoku", {"size": 15, "history": 2}),
 ])
 def test_puct_with_a_network_visits_exactly_as_the_object_search(model, name, params):
     """A network's priors and values, nothing drawn at random: the same visit counts and
@@ -149,7 +161,7 @@ def test_puct_with_a_network_visits_exactly_as_the_object_search(model, name, pa
     net = load_net(model, game)
     rng = np.random.default_rng(game.num_actions)
     for i, state in enumerate(random_positions(game, 3, seed=game.num_actions, longest=game.num_actions - 4
-                                               if name == "hex" else 30)):
+                                               if name == "hex" else 40 if name == "gomoku" else 30)):
         params = {"first_play": ("parent", "reduction", "loss", "win")[i % 4]}
         objects = MCTS(game, make_tree_policy("puct", **params), value_evaluator(game, net), seed=1)
         ours = ArrayMCTS(game, make_tree_policy("puct", **params), value_evaluator(game, net), seed=1)
@@ -206,7 +218,8 @@ def test_players_search_on_arrays_where_the_game_has_kernels_and_objects_elsewhe
     go = mctsfw.make_game("go", size=9)
     assert type(mctsfw.make_actor("mcts", go, search_games=10).mcts) is ArrayMCTS
     gomoku = mctsfw.make_game("gomoku", size=9)
-    assert array_problem(gomoku, make_tree_policy("uct"), RandomRollouts(gomoku)) is not None  # no kernels yet
+    assert type(mctsfw.make_actor("mcts", gomoku, search_games=10).mcts) is ArrayMCTS
+    assert array_problem(gomoku, make_tree_policy("rave"), RandomRollouts(gomoku)) is not None
     with pytest.raises(ValueError, match="array search cannot run this search: the gumbel tree policy"):
         make_search(hex5, make_tree_policy("gumbel"), value_evaluator(hex5, load_net(HEX9, hex5)), engine="arrays")
 
@@ -290,7 +303,8 @@ def test_go_kernels_refuse_repeated_boards_and_pass_as_the_game_does():
         while not game.is_final(state):
             leaves, judged = np.array([[node]], np.int32), np.ones((1, 1), np.bool_)
             masks = np.zeros((1, 1, game.num_actions), np.bool_)
-            kernels.moves(tree, leaves, judged, masks, np.zeros((1, 1), np.int8), np.zeros((1, 1), np.int32), False)
+            kernels.moves(tree, leaves, judged, masks, np.zeros((1, 1), np.int8), np.zeros((1, 1), np.int32),
+                          np.zeros((1, 1), np.int32), False)
             assert sorted(np.flatnonzero(masks[0, 0])) == sorted(game.search_actions(state))
             passes_searched += bool(masks[0, 0, game.pass_action])
             assert np.array_equal(kernels.legal(tree, leaves, judged)[0], game.legal_mask(state))

@@ -487,16 +487,18 @@ def test_a_searching_engine_warms_up_before_its_first_genmove():
 
 def test_a_gomoku_engine_compiles_its_threat_search_before_its_first_move():
     """Gomoku's compiled threat search runs only once stones are on the board: the
-    warm-up's second position (random moves in) has it compiled when the engine starts."""
+    warm-up's second position (random moves in) has it compiled when the engine starts,
+    the array search's kernels (the threats at its nodes) and the root's thorough search."""
     code = textwrap.dedent("""
         from hexzero import mctsfw
         from hexzero.games.gomoku import compiled_threats
+        from hexzero.mctsfw.game import compiled_module
         from hexzero.plugins.pbrain import PbrainEngine
-        kernels = compiled_threats()
-        before = len(kernels.forced_fours.signatures) if kernels else -1
+        kernels, search = compiled_threats(), compiled_module("hexzero.games.gomoku_kernels")
+        before = len(kernels.forced_fours.signatures) + len(search.moves.signatures) if kernels else -1
         engine = PbrainEngine("gomoku", {}, lambda game: mctsfw.make_actor("mcts", game, search_games=50, seed=1))
         print(before, len(kernels.forced_fours.signatures) if kernels else -1,
-              len(kernels.threat_defences.signatures) if kernels else -1)
+              len(search.moves.signatures) if kernels else -1)
     """)
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert result.returncode == 0, result.stderr

@@ -251,12 +251,13 @@ def rng_below(rng, g, n):
 
 @njit(cache=True)
 def expand(parent, action, prior, visits, value, edge_first, edge_count, tried, player, mover, proven, depth,
-           edge_action, edge_prior, edge_child, size, edges, leaves, judged, forced, forced_move, masks, priors,
-           policy, rng, order, keys):
+           edge_action, edge_prior, edge_child, size, edges, leaves, judged, forced, forced_move, plies, masks,
+           priors, policy, rng, order, keys):
     """Each leaf ``leaves[g, b]`` the game's ``moves`` kernel looked at this round gets its
-    edges, or its proof: ``forced[g, b]`` says a move wins at once there (proven won; the
-    winning child made), or every stop of the opponent's win leaves another (proven lost
-    in 2), or neither: then each judged leaf (``judged[g, b]``) gets an edge a move of
+    edges, or its proof: ``forced[g, b]`` says a move wins there, at once or in
+    ``plies[g, b]`` by the game's threat search (proven won; the winning child made), or
+    every stop of the opponent's win leaves another (proven lost in 2), or neither: then
+    each judged leaf (``judged[g, b]``) gets an edge a move of
     ``masks[g, b]`` (the moves the search considers there), ordered as ``policy`` takes
     them: PUCT by ``priors[g, b]``, the highest first (ties: the larger action first); UCT
     at random (``rng[g]``)."""
@@ -276,9 +277,10 @@ def expand(parent, action, prior, visits, value, edge_first, edge_count, tried, 
                 visits[g, child], value[g, child] = 1, 1.0 if won else 0.0
                 mover[g, child] = player[g, leaf]
                 edge_first[g, leaf], edge_count[g, leaf], tried[g, leaf] = e, 1, 1
-                if won:  # (``MCTS._prove_by``) the player to move wins at once
-                    proven[g, leaf], depth[g, leaf] = LOSS, 1
-                    proven[g, child], depth[g, child] = WIN, 0
+                if won:  # (``MCTS._prove_by``) the player to move wins, at once or by force
+                    proven[g, leaf], depth[g, leaf] = LOSS, max(plies[g, b], 1)
+                    if plies[g, b] <= 1:
+                        proven[g, child], depth[g, child] = WIN, 0
                 else:  # whatever stops one threat, the opponent wins with another
                     proven[g, leaf], depth[g, leaf] = WIN, 2
                     proven[g, child], depth[g, child] = LOSS, 1

@@ -56,7 +56,8 @@ def array_problem(game: Game, tree_policy: Any, evaluator: LeafEvaluator, root_n
         return f"{game.name} offers no compiled kernels"
     if tree_policy.name not in ("uct", "puct"):
         return f"the {tree_policy.name} tree policy runs on the object search"
-    if type(game).forced_win is not Game.forced_win or type(game).threat_defences is not Game.threat_defences:
+    if not kernels.threat_search and (type(game).forced_win is not Game.forced_win
+                                      or type(game).threat_defences is not Game.threat_defences):
         return f"{game.name}'s threat search runs on the object search"
     net, rollouts = split_evaluator(evaluator)
     if net is None and rollouts is None:
@@ -105,6 +106,8 @@ class ArrayMCTS:
         self.fpu_reduction = float(getattr(tree_policy, "fpu_reduction", 0.2))
         self.batch_size = batch_size
         self.threats = bool(threats) and type(game).forcing_actions is not Game.forcing_actions
+        self.forced_wins = self.threats and type(game).forced_win is not Game.forced_win
+        self.threats_searched = False  # whether the root had the game's thorough threat search
         self.solver = bool(solver)
         self.root_noise = bool(root_noise)
         self.np_rng = np.random.default_rng(seed)  # root noise: as the object search draws it
@@ -225,7 +228,7 @@ class ArrayMCTS:
             self.kernels.positions(self.tree, leaves, batch)
         self._keep(child)
         self.kernels.rooted(self.tree, self.g, state)
-        self.root_state, self.root_move = state, action
+        self.root_state, self.root_move, self.threats_searched = state, action, False
 
     def reset(self) -> None:
         self.root_state = self.root_move = None
@@ -279,6 +282,26 @@ class ArrayMCTS:
             t.edge_prior[g, block] = rest[ranked]
             self._clean_priors[block - start] = cleans[ranked]
 
+    def search_root_threats(self) -> None:
+        """Once a root (new or kept): the game's thorough threat search
+        (``Game.forced_win(state, thorough=True)``, as ``MCTS.search_root_threats``); a win
+        found proves the root (its statistics give way), which then plays its first move."""
+        t, g = self.tree, self.g
+        self.threats_searched = True
+        state, game = self.root_state, self.game
+        if game.forcing_actions(state) is None and (line := game.forced_win(state, thorough=True)):
+            self.kernels.set_root(t, g, state)
+            leaves, judged = np.zeros((t.trees, 1), np.int32), np.zeros((t.trees, 1), np.bool_)
+            forced, forced_move = np.zeros((t.trees, 1), np.int8), np.zeros((t.trees, 1), np.int32)
+            plies = np.zeros((t.trees, 1), np.int32)
+            forced[g, 0], forced_move[g, 0], plies[g, 0] = arrays.WINS_NOW, line[0], len(line) + 2
+            t.reserve(2, 2, 1)
+            arrays.expand(*t.nodes()[:12], t.edge_action, t.edge_prior, t.edge_child, t.size, t.edges, leaves, judged,
+                          forced, forced_move, plies, np.zeros((t.trees, 1, 1), np.bool_),
+                          np.zeros((t.trees, 1, 1), np.float64), self.policy, t.rng, np.empty(1, np.int64),
+                          np.empty(1, np.float64))
+            self._clean_priors = None
+
     def expand_root(self) -> None:
         """A new root: its forcing moves asked (it may be proven), then expanded; PUCT
         judges it first for its priors (not a search game: nothing backed up)."""
@@ -287,14 +310,15 @@ class ArrayMCTS:
         leaves, judged = np.zeros((t.trees, 1), np.int32), np.zeros((t.trees, 1), np.bool_)
         judged[g, 0] = True
         forced, forced_move = np.zeros((t.trees, 1), np.int8), np.zeros((t.trees, 1), np.int32)
+        plies = np.zeros((t.trees, 1), np.int32)
         masks = np.zeros((t.trees, 1, num_actions), np.bool_)
-        self.kernels.moves(t, leaves, judged, masks, forced, forced_move, self.threats)
+        self.kernels.moves(t, leaves, judged, masks, forced, forced_move, plies, self.threats)
         judged &= forced == arrays.SEARCH
         priors = judge_leaves([self], leaves, judged)[1] if self.policy == PUCT and judged[g, 0] else \
             np.zeros((t.trees, 1, 1), np.float64)
         t.reserve(2, num_actions + 1, 1)
         arrays.expand(*t.nodes()[:12], t.edge_action, t.edge_prior, t.edge_child, t.size, t.edges, leaves, judged,
-                      forced, forced_move, masks, priors, self.policy, t.rng, np.empty(num_actions, np.int64),
+                      forced, forced_move, plies, masks, priors, self.policy, t.rng, np.empty(num_actions, np.int64),
                       np.empty(num_actions, np.float64))
         self._clean_priors = None
 
@@ -309,10 +333,10 @@ class ArrayMCTS:
                         self.game.next_state(self.root_state, int(self.tree.action[self.g, i])) == state:
                     self._keep(i)
                     self.kernels.rooted(self.tree, self.g, state)
-                    self.root_state, self.root_move = state, None
+                    self.root_state, self.root_move, self.threats_searched = state, None, False
                     return
         self.kernels.set_root(self.tree, self.g, state)
-        self.root_state, self.root_move, self._clean_priors = state, None, None
+        self.root_state, self.root_move, self._clean_priors, self.threats_searched = state, None, None, False
 
     def _keep(self, node: int) -> None:
         """Node ``node``'s subtree becomes the whole of this search's tree, ``node`` its root:
@@ -388,6 +412,8 @@ def run_rounds(searches: Sequence[ArrayMCTS], limits: Sequence[float], time_limi
     done = [0] * len(searches)
     active = []
     for i, search in enumerate(searches):
+        if search.forced_wins and not search.threats_searched and tree.proven[search.g, 0] == UNKNOWN:
+            search.search_root_threats()
         if tree.edge_first[search.g, 0] < 0:  # a new root (or one a proof made without its move): expanded
             search.expand_root()
         if tree.proven[search.g, 0] == UNKNOWN:
@@ -404,6 +430,7 @@ def run_rounds(searches: Sequence[ArrayMCTS], limits: Sequence[float], time_limi
     path_len, leaves = np.zeros((trees, batch), np.int32), np.zeros((trees, batch), np.int32)
     judged = np.zeros((trees, batch), np.bool_)
     forced, forced_move = np.zeros((trees, batch), np.int8), np.zeros((trees, batch), np.int32)
+    plies = np.zeros((trees, batch), np.int32)
     masks = np.zeros((trees, batch, num_actions), np.bool_)
     order, keys = np.empty(num_actions, np.int64), np.empty(num_actions, np.float64)
     sizes = np.zeros(trees, np.int32)
@@ -424,11 +451,11 @@ def run_rounds(searches: Sequence[ArrayMCTS], limits: Sequence[float], time_limi
                       first.policy, first.c, first.first_play, first.fpu_reduction, paths, path_len, leaves)
         kernels.positions(t, leaves, sizes)
         arrays.leaves_to_judge(t.proven, t.edge_first, t.player, leaves, sizes, judged)
-        kernels.moves(t, leaves, judged, masks, forced, forced_move, first.threats)
+        kernels.moves(t, leaves, judged, masks, forced, forced_move, plies, first.threats)
         judged &= forced == arrays.SEARCH  # (a leaf a forcing move proves is judged no more)
         values, priors = judge_leaves(searches, leaves, judged)
         arrays.expand(*t.nodes()[:12], t.edge_action, t.edge_prior, t.edge_child, t.size, t.edges, leaves, judged,
-                      forced, forced_move, masks, priors, first.policy, t.rng, order, keys)
+                      forced, forced_move, plies, masks, priors, first.policy, t.rng, order, keys)
         values_p1 = arrays.round_values(t.proven, t.mover, t.player, leaves, sizes, judged, values)
         arrays.backup(t.value, t.mover, paths, path_len, values_p1, sizes)
         if first.solver:

@@ -7,23 +7,29 @@ lock-step group (``leaves[g, b]``: node indices of tree g of an ``ArrayTree``), 
 call a node:
 
 - ``set_root(tree, g, state)``: tree g's node 0 holds ``state`` (a Python state);
-- ``rooted(tree, g, state)``: a kept subtree became tree g, its root ``state`` (for a game
-  that keeps data of the root's own, as Go its earlier boards; nothing for the others);
+- ``rooted(tree, g, state)``: tree g's root is ``state`` (set, or a kept subtree's): kept
+  in ``tree.root_states``, and by a game that keeps data of the root's own (Go its
+  earlier boards, Gomoku its last moves) in arrays of its own on the tree;
 - ``positions(tree, leaves, batch)``: each leaf without a position gets it, from its
   parent's and its move: the player to move, and a final position's result (``proven``);
 - ``legal(tree, leaves, judged)``: the legal moves of each judged leaf as float32 rows
   (``Game.legal_masks``), which a network's priors are masked with;
-- ``moves(tree, leaves, judged, masks, forced, forced_move, threats)``: the moves the
-  search considers at each judged leaf, as a mask over the actions; with ``threats``, the
-  game's forcing moves (``Game.forcing_actions``): where a move wins at once ``forced`` says
+- ``moves(tree, leaves, judged, masks, forced, forced_move, plies, threats)``: the moves
+  the search considers at each judged leaf, as a mask over the actions; with ``threats``,
+  the game's forcing moves (``MCTS.forced_for``): where a move wins at once ``forced`` says
   so (``arrays.WINS_NOW``, the first winning move in ``forced_move``), where every stop of
   the opponent's win leaves another it says ``LOST_IN_2`` (the first stop), and otherwise
   only the stopping moves are masked (the search proves the first two, ``arrays.expand``);
+  a game with a threat search of its own (``threat_search``: Gomoku's) also says
+  ``WINS_NOW`` where it finds a forced win, in ``plies`` to the end (0 leaves it: 1 for a
+  win at once, 2 for a loss in 2), and masks the defences to a threat where the opponent
+  has one;
 - ``playouts(tree, leaves, judged, rng)``: the result of a random playout from each
   judged leaf for its player to move (1 a win, 0.5 a draw, 0 a loss);
 - ``encode(tree, leaves, judged, kind)``: the network's input for each judged leaf, as
   ``Game.encode`` ("flat") or ``Game.encode_planes`` ("planes") gives it, row for row;
-- ``state(tree, g, node)``: the Python state of a node that has a position.
+- ``state(tree, g, node)``: the Python state of a node that has a position (by default
+  the root's with the path's moves played).
 
 Each game's kernels are tested equal to its Python methods, move for move.
 """
@@ -46,12 +52,17 @@ class GameKernels:
     max_depth: int = 0
     #: the network inputs ``encode`` can give ("flat": ``Game.encode``, "planes": ``encode_planes``)
     encodings: tuple[str, ...] = ()
+    #: whether ``moves`` runs the game's threat search (``Game.forced_win`` at a new node,
+    #: ``Game.threat_defences``); a game that has one and kernels without it stay on objects
+    threat_search: bool = False
 
     def set_root(self, tree: Any, g: int, state: Any) -> None:
         raise NotImplementedError
 
     def rooted(self, tree: Any, g: int, state: Any) -> None:
-        pass
+        if getattr(tree, "root_states", None) is None or len(tree.root_states) != tree.trees:
+            tree.root_states = [None] * tree.trees
+        tree.root_states[g] = state
 
     def positions(self, tree: Any, leaves: np.ndarray, batch: np.ndarray) -> None:
         raise NotImplementedError
@@ -60,7 +71,7 @@ class GameKernels:
         raise NotImplementedError
 
     def moves(self, tree: Any, leaves: np.ndarray, judged: np.ndarray, masks: np.ndarray, forced: np.ndarray,
-              forced_move: np.ndarray, threats: bool) -> None:
+              forced_move: np.ndarray, plies: np.ndarray, threats: bool) -> None:
         raise NotImplementedError
 
     def playouts(self, tree: Any, leaves: np.ndarray, judged: np.ndarray, rng: np.ndarray) -> np.ndarray:
@@ -70,7 +81,14 @@ class GameKernels:
         raise NotImplementedError
 
     def state(self, tree: Any, g: int, node: int) -> Any:
-        raise NotImplementedError
+        path = []
+        while node > 0:
+            path.append(int(tree.action[g, node]))
+            node = int(tree.parent[g, node])
+        state = tree.root_states[g]
+        for action in reversed(path):
+            state = self.game.next_state(state, action)
+        return state
 
 
 # ---- kernels many games share -----------------------------------------------------------------
