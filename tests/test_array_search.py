@@ -183,16 +183,18 @@ def test_puct_with_a_network_visits_exactly_as_the_object_search(model, name, pa
                 break
 
 
-def test_uct_with_random_playouts_judges_positions_as_the_object_search():
+@pytest.mark.parametrize("policy, params", [("uct", {"c": 1.4}), ("puct", {})])
+def test_random_playouts_judge_positions_as_on_the_object_search(policy, params):
     """Random playouts draw other numbers: what either proves is what a perfect solver
-    says, and where neither proves they value the root alike."""
+    says, and where neither proves they value the root alike (PUCT without a network:
+    uniform priors on both)."""
     from hexzero.games.hex_solver import HexSolver
 
     game = mctsfw.make_game("hex", size=4)
     solver = HexSolver(game)
     for state in random_positions(game, 8, seed=5, longest=6):
-        objects = MCTS(game, make_tree_policy("uct", c=1.4), RandomRollouts(game, seed=2), seed=2)
-        ours = ArrayMCTS(game, make_tree_policy("uct", c=1.4), RandomRollouts(game, seed=2), seed=2)
+        objects = MCTS(game, make_tree_policy(policy, **params), RandomRollouts(game, seed=2), seed=2)
+        ours = ArrayMCTS(game, make_tree_policy(policy, **params), RandomRollouts(game, seed=2), seed=2)
         objects.search(state, 3000)
         ours.search(state, 3000)
         theirs, mine = objects.progress(0, 0), ours.progress(0, 0)

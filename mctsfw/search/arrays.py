@@ -259,7 +259,8 @@ def expand(parent, action, prior, visits, value, edge_first, edge_count, tried, 
     every stop of the opponent's win leaves another (proven lost in 2), or neither: then
     each judged leaf (``judged[g, b]``) gets an edge a move of
     ``masks[g, b]`` (the moves the search considers there), ordered as ``policy`` takes
-    them: PUCT by ``priors[g, b]``, the highest first (ties: the larger action first); UCT
+    them: PUCT by ``priors[g, b]``, the highest first (ties: the larger action first;
+    uniform where ``priors`` holds none: the object search's order without a network); UCT
     at random (``rng[g]``)."""
     trees, batch = leaves.shape
     num_actions = masks.shape[2]
@@ -295,7 +296,11 @@ def expand(parent, action, prior, visits, value, edge_first, edge_count, tried, 
             if n == 0:
                 continue
             start = edges[g]
-            if policy == PUCT:
+            if policy == PUCT and priors.shape[2] < num_actions:  # no priors given: uniform ones, in
+                for i in range(n):  # the order of their ties (the larger action first)
+                    edge_action[g, start + i] = order[n - 1 - i]
+                    edge_prior[g, start + i] = 1.0 / n
+            elif policy == PUCT:
                 # stable descending by prior, ties the larger action first: the reverse of a
                 # stable ascending sort, as the object search pops its sorted list
                 for i in range(n):
