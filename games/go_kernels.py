@@ -38,6 +38,14 @@ def _scratch(points):
 
 
 @njit(cache=True)
+def _groups_scratch(points):
+    """``_legal_points``' working arrays: a stack, marks, each point's group, each group's
+    liberties and hash."""
+    return (np.empty(points, np.int64), np.zeros(points, np.int64), np.empty(points, np.int64),
+            np.empty(points, np.int64), np.empty(points, np.uint64))
+
+
+@njit(cache=True)
 def positions(parent, action, slot, player, proven, depth, board, aux, hashes, states, leaves, batch, size,
               max_moves, komi, keys, point_of):
     """Each leaf without a position gets it: its parent's with its move played (a stone
@@ -105,19 +113,75 @@ def _has(sorted_hashes, count, h):
 @njit(cache=True)
 def _legal_points(row, who, size, h, keys, point_of, root_hashes, nroot, path_hashes, npath, scratch, stamp, out):
     """``out[a]`` whether a stone of ``who`` is legal on point ``a`` (empty, no suicide, no
-    board that stood before); (how many are, the last ``stamp`` used)."""
-    stack, mark, taken, group, captured = scratch
+    board that stood before); (how many are, the last ``stamp`` used). The board's groups
+    are found once (each stone's group, each group's liberties and hash); then a point is
+    no suicide where it has an empty neighbour, a neighbour of its own colour whose group
+    has another liberty, or an opponent's group whose last liberty it is (a capture: the
+    new board's hash without the group's stones)."""
+    stack, mark, group_of, libs, group_hash = scratch
     stride = size + 2
+    keys_own, keys_other = keys[who], keys[3 - who]
+    # the groups: a flood from each stone not yet in one; its liberties counted once each
+    groups = 0
+    for a in range(size * size):
+        p = point_of[a]
+        group_of[p] = -1
+    for a in range(size * size):
+        p = point_of[a]
+        colour = row[p]
+        if colour == EMPTY or group_of[p] >= 0:
+            continue
+        stamp += 1
+        group_of[p] = groups
+        stack[0] = p
+        top, count, gh = 1, 0, np.uint64(0)
+        colour_keys = keys[colour]
+        while top > 0:
+            top -= 1
+            q = stack[top]
+            gh ^= colour_keys[q]
+            for d in (1, -1, stride, -stride):
+                r = q + d
+                v = row[r]
+                if v == EMPTY:
+                    if mark[r] != stamp:
+                        mark[r] = stamp
+                        count += 1
+                elif v == colour and group_of[r] < 0:
+                    group_of[r] = groups
+                    stack[top] = r
+                    top += 1
+        libs[groups], group_hash[groups] = count, gh
+        groups += 1
     count = 0
     for a in range(size * size):
         p = point_of[a]
         out[a] = False
         if row[p] != EMPTY:
             continue
-        row[p] = who
-        ncaptured, nh, stamp = place(row, p, who, stride, h, keys, stack, mark, taken, group, captured, stamp)
-        row[p] = EMPTY
-        if ncaptured >= 0 and not _has(root_hashes, nroot, nh) and not _has(path_hashes, npath, nh):
+        alive = False
+        nh = h ^ keys_own[p]
+        taken0 = taken1 = taken2 = -1  # the groups this stone captures (at most four: the fourth is never seen twice)
+        for d in (1, -1, stride, -stride):
+            q = p + d
+            v = row[q]
+            if v == EMPTY:
+                alive = True
+            elif v == who:
+                if libs[group_of[q]] >= 2:
+                    alive = True
+            elif v != 3:
+                gid = group_of[q]
+                if libs[gid] == 1 and gid != taken0 and gid != taken1 and gid != taken2:
+                    alive = True
+                    nh ^= group_hash[gid]
+                    if taken0 < 0:
+                        taken0 = gid
+                    elif taken1 < 0:
+                        taken1 = gid
+                    else:
+                        taken2 = gid
+        if alive and not _has(root_hashes, nroot, nh) and not _has(path_hashes, npath, nh):
             out[a] = True
             count += 1
     return count, stamp
@@ -143,7 +207,7 @@ def _own_eye(row, p, who, stride):
 @njit(cache=True)
 def legal(parent, slot, board, aux, hashes, root_hashes, nroot, leaves, judged, size, keys, point_of, out):
     """The legal moves of each judged leaf as float32 rows (``Go.legal_mask``: pass always)."""
-    scratch = _scratch(board.shape[2])
+    scratch = _groups_scratch(board.shape[2])
     path = np.empty(board.shape[1] + 1, np.uint64)
     points = np.empty(size * size, np.bool_)
     stamp = 0
@@ -168,7 +232,7 @@ def moves(parent, slot, board, aux, hashes, root_hashes, nroot, leaves, judged, 
     """The moves the search considers at each judged leaf (``Go.search_actions``): the
     legal points; pass as well where the opponent has just passed or every legal point
     fills one of the mover's own eyes (pass alone where there is none)."""
-    scratch = _scratch(board.shape[2])
+    scratch = _groups_scratch(board.shape[2])
     path = np.empty(board.shape[1] + 1, np.uint64)
     stamp = 0
     n2 = size * size

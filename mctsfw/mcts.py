@@ -68,6 +68,7 @@ import numpy as np
 
 from hexzero.mctsfw.evaluators import LeafEvaluator, RandomRollouts, evaluate_together
 from hexzero.mctsfw.game import Action, Game, IllegalMoveError, State, opponent
+from hexzero.mctsfw.sampling import distribution
 from hexzero.mctsfw.schema import Parameters
 
 
@@ -556,11 +557,9 @@ class MCTS:
         return np.rint(np.asarray(own, dtype=np.float64) * TARGET_SCALE).astype(np.int64)
 
     def visit_distribution(self, root: Node | None = None) -> np.ndarray:
-        """The root's ``targets`` as a probability vector over all actions (float32
-        weights over their float32 sum): what players sample from and self-play learns."""
-        counts = self.targets(root).astype(np.float32)
-        total = counts.sum()
-        return counts / total if total else counts
+        """The root's ``targets`` as a probability vector over all actions (``distribution``):
+        what players sample from and self-play learns."""
+        return distribution(self.targets(root))
 
     def progress(self, simulations: int, seconds: float) -> SearchProgress:
         """The root as a person watching the search reads it (the array search says the same)."""
@@ -602,16 +601,18 @@ class MCTS:
             return root.untried[-1]
         return best.action
 
-    def advance(self, action: Action) -> None:
+    def advance(self, action: Action, state: State | None = None) -> None:
         """Keep the subtree under ``action`` as the new root (statistics and all); a root
         that knows its ID extends it by ``action``. An action never entered by the search
-        starts a fresh root (IllegalMoveError if it is not legal)."""
+        starts a fresh root (IllegalMoveError if it is not legal); ``state``: the position
+        after it, where the caller has it already."""
         root = self.root
         if root is None:
             return
         child = root.child(action)
         if child is None:
-            child = Node(self.game, self.game.next_state(root.state, action), action, root.player)
+            child = Node(self.game, self.game.next_state(root.state, action) if state is None else state, action,
+                         root.player)
         self._set_root(child, child.action)
 
     def reset(self) -> None:

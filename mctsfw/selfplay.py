@@ -67,7 +67,7 @@ from hexzero.mctsfw.records import RecordedGame
 from hexzero.mctsfw.replay import ReplayBuffer, game_result
 from hexzero.mctsfw.roles import POLICY_VALUE, require_role, role_problem
 from hexzero.mctsfw.runs import ResumableRun
-from hexzero.mctsfw.sampling import sample_action, temperature_problem
+from hexzero.mctsfw.sampling import distribution, sample_action, temperature_problem
 from hexzero.mctsfw.sgf import resigned_result, to_sgf, write_sgf
 from hexzero.mctsfw.schema import Section, SectionSettings, Setting
 
@@ -397,7 +397,6 @@ class SelfPlayGame:
             self.proven_winner = None if result == 0.5 else mover if result == 1.0 else opponent(mover)
             self.over = True
             return
-        distribution = mcts.visit_distribution(root)
         targets = mcts.targets(root)
         self.counts.append(targets if self.full else np.zeros_like(targets))  # a fast search teaches nothing
         self.movers.append(mover)
@@ -407,10 +406,10 @@ class SelfPlayGame:
             action = mcts.best_action(root)
         else:
             tau = s.temperature if len(self.moves) < s.temperature_moves else s.temperature_final
-            action = sample_action(distribution, tau, self.rng)
+            action = sample_action(distribution(targets), tau, self.rng)
         self.moves.append(int(action))
-        mcts.advance(action)
         self.state = game.next_state(state, action)
+        mcts.advance(action, self.state)
         self.over = game.is_final(self.state)
 
     def result(self) -> tuple[dict[str, Any], RecordedGame]:

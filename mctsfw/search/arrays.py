@@ -423,49 +423,54 @@ def prove(proven, depth, edge_first, edge_count, tried, edge_child, paths, path_
 
 # ---- tree reuse ---------------------------------------------------------------------------
 @njit(cache=True)
-def keep_subtree(src, dst, edge_action, edge_prior, edge_child, n_edge_action, n_edge_prior, n_edge_child, board, aux,
-                 n_board, n_aux, g, root, queue):
-    """Tree g's subtree under ``root`` copied into fresh arrays (``src`` and ``dst``: the
-    node fields in ``NODE_FIELDS``' order), breadth first, ``root`` becoming node 0, each
-    node's edges kept as a block, their positions too. (nodes, edges, positions) copied."""
-    (parent, action, prior, visits, value, edge_first, edge_count, tried, player, mover, proven, depth, slot) = src
-    (n_parent, n_action, n_prior, n_visits, n_value, n_edge_first, n_edge_count, n_tried, n_player, n_mover, n_proven,
-     n_depth, n_slot) = dst
+def keep_subtree(nodes, edge_action, edge_prior, edge_child, board, aux, size, edges, states, g, root):
+    """Tree g's subtree under ``root`` made the whole of its row, ``root`` node 0: the
+    used part of the row copied aside, the row cleared, then the subtree copied back
+    breadth first, each node's edges kept as a block, their positions too (``nodes``: the
+    node fields in ``NODE_FIELDS``' order)."""
+    (parent, action, prior, visits, value, edge_first, edge_count, tried, player, mover, proven, depth, slot) = nodes
+    n, m, k = size[g], edges[g], states[g]
+    o_action, o_prior, o_visits, o_value = action[g, :n].copy(), prior[g, :n].copy(), visits[g, :n].copy(), \
+        value[g, :n].copy()
+    o_first, o_count, o_tried = edge_first[g, :n].copy(), edge_count[g, :n].copy(), tried[g, :n].copy()
+    o_player, o_mover, o_proven, o_depth = player[g, :n].copy(), mover[g, :n].copy(), proven[g, :n].copy(), \
+        depth[g, :n].copy()
+    o_slot = slot[g, :n].copy()
+    o_eaction, o_eprior, o_echild = edge_action[g, :m].copy(), edge_prior[g, :m].copy(), edge_child[g, :m].copy()
+    o_board, o_aux = board[g, :k].copy(), aux[g, :k].copy()
+    # (the fills of NODE_FIELDS and EDGE_FIELDS)
+    parent[g, :n], action[g, :n], prior[g, :n], visits[g, :n], value[g, :n] = -1, -1, 0, 0, 0
+    edge_first[g, :n], edge_count[g, :n], tried[g, :n] = -1, 0, 0
+    player[g, :n], mover[g, :n], proven[g, :n], depth[g, :n], slot[g, :n] = 0, 0, UNKNOWN, 0, -1
+    edge_action[g, :m], edge_prior[g, :m], edge_child[g, :m] = -1, 0, -1
+    queue = np.empty(n, np.int64)
     queue[0] = root
-    head, tail = 0, 1
-    edges = 0
-    states = 0
+    head, tail, used_edges, used_states = 0, 1, 0, 0
     while head < tail:
         old, new = queue[head], head
         head += 1
-        n_action[g, new] = -1 if new == 0 else action[g, old]
-        n_prior[g, new] = prior[g, old]
-        n_visits[g, new] = visits[g, old]
-        n_value[g, new] = value[g, old]
-        n_tried[g, new] = tried[g, old]
-        n_player[g, new] = player[g, old]
-        n_mover[g, new] = mover[g, old]
-        n_proven[g, new] = proven[g, old]
-        n_depth[g, new] = depth[g, old]
-        if slot[g, old] >= 0:
-            n_board[g, states] = board[g, slot[g, old]]
-            n_aux[g, states] = aux[g, slot[g, old]]
-            n_slot[g, new] = states
-            states += 1
-        if edge_first[g, old] >= 0:
-            count = edge_count[g, old]
-            n_edge_first[g, new], n_edge_count[g, new] = edges, count
-            for k in range(count):
-                e = edge_first[g, old] + k
-                n_edge_action[g, edges + k] = edge_action[g, e]
-                n_edge_prior[g, edges + k] = edge_prior[g, e]
-                child = edge_child[g, e]
+        action[g, new] = -1 if new == 0 else o_action[old]
+        prior[g, new], visits[g, new], value[g, new], tried[g, new] = o_prior[old], o_visits[old], o_value[old], \
+            o_tried[old]
+        player[g, new], mover[g, new], proven[g, new], depth[g, new] = o_player[old], o_mover[old], o_proven[old], \
+            o_depth[old]
+        if o_slot[old] >= 0:
+            board[g, used_states] = o_board[o_slot[old]]
+            aux[g, used_states] = o_aux[o_slot[old]]
+            slot[g, new] = used_states
+            used_states += 1
+        if o_first[old] >= 0:
+            count = o_count[old]
+            edge_first[g, new], edge_count[g, new] = used_edges, count
+            for j in range(count):
+                e = o_first[old] + j
+                edge_action[g, used_edges + j] = o_eaction[e]
+                edge_prior[g, used_edges + j] = o_eprior[e]
+                child = o_echild[e]
                 if child >= 0:
                     queue[tail] = child
-                    n_edge_child[g, edges + k] = tail
-                    n_parent[g, tail] = new
+                    edge_child[g, used_edges + j] = tail
+                    parent[g, tail] = new
                     tail += 1
-                else:
-                    n_edge_child[g, edges + k] = -1
-            edges += count
-    return tail, edges, states
+            used_edges += count
+    size[g], edges[g], states[g] = tail, used_edges, used_states

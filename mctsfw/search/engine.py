@@ -28,7 +28,7 @@ import numpy as np
 
 from hexzero.mctsfw.evaluators import LeafEvaluator, MixedEvaluator, NetValue, RandomRollouts
 from hexzero.mctsfw.game import Action, Game, State
-from hexzero.mctsfw.sampling import masked_policy
+from hexzero.mctsfw.sampling import distribution, masked_policy
 from hexzero.mctsfw.search import arrays
 from hexzero.mctsfw.search.arrays import LOSS, PUCT, UCT, UNKNOWN, WIN, ArrayTree
 
@@ -186,9 +186,7 @@ class ArrayMCTS:
         return counts
 
     def visit_distribution(self, root: Any = None) -> np.ndarray:
-        counts = self.targets().astype(np.float32)
-        total = counts.sum()
-        return counts / total if total else counts
+        return distribution(self.targets())
 
     def root_result(self) -> float | None:
         """The root's proven result for its player to move (1, 0.5, 0), None while unknown."""
@@ -212,11 +210,12 @@ class ArrayMCTS:
         found = np.flatnonzero(self.tree.action[self.g, children] == action)
         return int(children[found[0]]) if len(found) else None
 
-    def advance(self, action: Action) -> None:
-        """The subtree under ``action`` kept as the new root (a move never entered starts afresh)."""
+    def advance(self, action: Action, state: State | None = None) -> None:
+        """The subtree under ``action`` kept as the new root (a move never entered starts
+        afresh); ``state``: the position after it, where the caller has it already."""
         if self.root_state is None:
             return
-        state = self.game.next_state(self.root_state, action)
+        state = self.game.next_state(self.root_state, action) if state is None else state
         child = self._child(action)
         if child is None:
             self.reset()
@@ -270,9 +269,9 @@ class ArrayMCTS:
             self._clean_priors = t.edge_prior[g, start:start + count].astype(np.float64)
         clean = self._clean_priors[order - start]
         noisy = self.tree_policy.noisy_priors(clean, self.np_rng)
-        for e, p in zip(order[:tried], noisy[:tried]):
-            t.edge_prior[g, e] = p
-            t.prior[g, t.edge_child[g, e]] = p
+        made = order[:tried]
+        t.edge_prior[g, made] = noisy[:tried]
+        t.prior[g, t.edge_child[g, made]] = noisy[:tried]
         if tried < count:  # the untried moves, by noisy prior (a stable sort of their lowest-first order)
             rest_edges, rest = order[tried:], noisy[tried:]
             ranked = rest.argsort(kind="stable")[::-1]  # highest first, ties the later first
@@ -339,20 +338,10 @@ class ArrayMCTS:
         self.root_state, self.root_move, self._clean_priors, self.threats_searched = state, None, None, False
 
     def _keep(self, node: int) -> None:
-        """Node ``node``'s subtree becomes the whole of this search's tree, ``node`` its root:
-        copied out of the row (the used part), then back in, breadth first."""
-        t, g = self.tree, self.g
-        size, edges, states = int(t.size[g]), int(t.edges[g]), int(t.states[g])
-        src = tuple(field[g:g + 1, :size].copy() for field in t.nodes())
-        old_edges = tuple(field[g:g + 1, :edges].copy() for field in (t.edge_action, t.edge_prior, t.edge_child))
-        board, aux = t.board[g:g + 1, :states].copy(), t.aux[g:g + 1, :states].copy()
-        dst = tuple(field[g:g + 1] for field in t.nodes())
-        for field, (_, fill) in zip(dst, arrays.NODE_FIELDS.values()):
-            field[0, :size] = fill
-        kept = arrays.keep_subtree(src, dst, *old_edges, t.edge_action[g:g + 1], t.edge_prior[g:g + 1],
-                                   t.edge_child[g:g + 1], board, aux, t.board[g:g + 1], t.aux[g:g + 1], 0, node,
-                                   np.empty(size, np.int64))
-        t.size[g], t.edges[g], t.states[g] = kept
+        """Node ``node``'s subtree becomes the whole of this search's row, ``node`` its root."""
+        t = self.tree
+        arrays.keep_subtree(t.nodes(), t.edge_action, t.edge_prior, t.edge_child, t.board, t.aux, t.size, t.edges,
+                            t.states, self.g, node)
         self._clean_priors = None
 
 
