@@ -4,16 +4,17 @@
     python benchmarks/search_speed.py --only go     # section 1's Go rows alone
     python benchmarks/search_speed.py --only hex --against 4fb5503   # beside an older revision, in turns
 
-1. UCT with random rollouts from the empty board on 5x5 and 7x7 Hex, NIM 3,4,5 and
-   Gomoku 9x9 and 15x15 (a tenth of ``--games`` for Gomoku, whose playouts are long):
-   hexzero, OpenSpiel's Python ``MCTSBot`` and OpenSpiel's C++ ``MCTSBot`` (game logic
-   in C++ for both, one random rollout per search game, c = 1.4), and the ratios.
-   Targets: at least 10x the Python bot and 0.5x the C++ bot. Go 9x9 (komi 7.5, a
-   tenth of ``--games`` too) is there beside them, and its random playouts per second
-   from the empty board: hexzero's light playouts (never filling an own eye; compiled,
-   ``games/go_playout.py``) against
-   OpenSpiel's ``go`` played from Python (uniformly random legal moves, pass included:
-   what a Python search over pyspiel does; OpenSpiel exposes no C++ playout alone).
+1. UCT with random rollouts from the empty board on 5x5, 7x7 and 11x11 Hex, Connect
+   Four, NIM 3,4,5, Gomoku 9x9 and 15x15 and Go 9x9 (komi 7.5; a tenth of ``--games``
+   for Gomoku and Go, whose playouts are long, a quarter for 11x11 Hex): hexzero's search
+   on the compiled array tree (the default wherever a game has kernels) and on the
+   object tree (``engine = "objects"``), OpenSpiel's Python ``MCTSBot`` and its C++
+   ``MCTSBot`` (game logic in C++ for both, one random rollout per search game, c =
+   1.4), and the ratios; with ``--against REV`` that revision's search too (the array
+   tree where it has one). Targets: at least 3x the C++ bot, 4x on Go. Go's random
+   playouts per second follow: hexzero's light playouts (never filling an own eye;
+   compiled, ``games/go_playout.py``) against OpenSpiel's ``go`` played from Python
+   (uniformly random legal moves, pass included; OpenSpiel exposes no C++ playout alone).
 2. 5x5 Hex with the ANET's greedy rollouts (epsilon 0, the shipped model by default),
    batched (32, 64 or 128 leaves judged by one lock-step playout, virtual loss) against
    random rollouts, after a warm-up; then as ``cli.py play`` searches: the actor made
@@ -40,7 +41,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from hexzero import mctsfw  # noqa: E402
-from hexzero.mctsfw import MCTS, make_tree_policy  # noqa: E402
+from hexzero.mctsfw import make_tree_policy  # noqa: E402
+from hexzero.mctsfw.evaluators import RandomRollouts  # noqa: E402
+from hexzero.mctsfw.search.engine import make_search  # noqa: E402
 from revisions import run_in  # noqa: E402
 from shipped import shipped_model  # noqa: E402
 import revisions  # noqa: E402
@@ -50,9 +53,11 @@ C = 1.4
 BATCHES = (32, 64, 128)
 
 
-def ours(game, games: int, seed: int, evaluator=None, batch_size=None) -> float:
-    """Search games per second of one search from the initial state."""
-    mcts = MCTS(game, make_tree_policy("uct", c=C), evaluator, seed=seed, batch_size=batch_size)
+def ours(game, games: int, seed: int, evaluator=None, batch_size=None, engine: str = "auto") -> float:
+    """Search games per second of one search from the initial state: on the array tree
+    where the game has kernels and ``engine`` allows (the default), else on objects."""
+    evaluator = evaluator or RandomRollouts(game, seed=seed)
+    mcts = make_search(game, make_tree_policy("uct", c=C), evaluator, seed=seed, batch_size=batch_size, engine=engine)
     start = time.perf_counter()
     mcts.search(game.initial_state(), search_games=games)
     return games / (time.perf_counter() - start)
@@ -108,6 +113,8 @@ def ratio(a: float | None, b: float | None) -> str:
 CASES = [
     ("hex 5x5", ("hex", {"size": 5}), ("hex", {"board_size": 5})),
     ("hex 7x7", ("hex", {"size": 7}), ("hex", {"board_size": 7})),
+    ("hex 11x11", ("hex", {"size": 11}), ("hex", {"board_size": 11})),
+    ("connect4", ("connect4", {}), ("connect_four", {})),
     ("nim 3,4,5", ("nim", {"piles": [3, 4, 5]}), ("nim", {"pile_sizes": "3;4;5", "is_misere": False})),
     ("gomoku 9x9", ("gomoku", {"size": 9}), ("gomoku", {"size": 9})),
     ("gomoku 15x15", ("gomoku", {"size": 15}), ("gomoku", {"size": 15})),
@@ -116,6 +123,8 @@ CASES = [
 #: games whose search games cost more (a random Gomoku game is some 40 to 100 moves):
 #: their rows measure this share of --games
 SLOW = {"gomoku": 0.1, "go": 0.1}
+#: and 11x11 Hex this share (its playouts fill 121 cells)
+SLOW_CASES = {"hex 11x11": 0.25}
 
 
 def go_playouts(size: int, seconds: float, seed: int) -> tuple[float, float]:
@@ -170,10 +179,18 @@ TREE_RUN = """
 import json, sys, time
 from hexzero import mctsfw
 from hexzero.mctsfw import MCTS, make_tree_policy
+try:  # the array tree where the revision has it, else its object search
+    from hexzero.mctsfw.search.engine import make_search
+    from hexzero.mctsfw.evaluators import RandomRollouts
+    def search(game, c, seed):
+        return make_search(game, make_tree_policy("uct", c=c), RandomRollouts(game, seed=seed), seed=seed)
+except ImportError:
+    def search(game, c, seed):
+        return MCTS(game, make_tree_policy("uct", c=c), seed=seed)
 name, params, games, seed, c = json.loads(sys.argv[1])
 game = mctsfw.make_game(name, **params)
-MCTS(game, make_tree_policy("uct", c=c), seed=seed).search(game.initial_state(), search_games=max(games // 10, 1))
-mcts = MCTS(game, make_tree_policy("uct", c=c), seed=seed)
+search(game, c, seed).search(game.initial_state(), search_games=max(games // 10, 1))
+mcts = search(game, c, seed)
 start = time.perf_counter()
 mcts.search(game.initial_state(), search_games=games)
 print(json.dumps(games / (time.perf_counter() - start)))
@@ -182,30 +199,36 @@ print(json.dumps(games / (time.perf_counter() - start)))
 
 def uct_table(games: int, repeats: int, with_python: bool = True, only: str | None = None,
               against: str | None = None) -> None:
-    """Section 1; with ``against`` (a git revision) the hexzero column of this tree and of
-    that revision, each measured in fresh processes, in turns with OpenSpiel's."""
+    """Section 1: this tree's search on the array tree (the default where a game has
+    kernels) and on objects (``--engine objects``), OpenSpiel's Python and C++ bots, and
+    with ``against`` (a git revision) that revision's search, each of its measurements
+    in a fresh process; all in turns."""
     with revisions.trees(against) as found:
         old = f"{against[:9]}/s" if against else ""
-        print(f"{'case':<12} {'hexzero/s':>10} {old:>10} {'os-py/s':>10} {'os-c++/s':>10} {'vs py':>7} {'vs c++':>7}"
-              + (f" {'vs old':>7}" if against else "") + "   (targets: >= 10x py, >= 0.5x c++)")
+        print(f"{'case':<12} {'arrays/s':>10} {'objects/s':>10} {old:>10} {'os-py/s':>10} {'os-c++/s':>10} "
+              f"{'vs c++':>7} {'vs obj':>7}" + (f" {'vs old':>7}" if against else "") + "   (targets: >= 3x c++; "
+              "Go >= 4x)")
         for label, (name, params), (spiel_name, spiel_params) in CASES:
             if only and name != only:
                 continue
             game = mctsfw.make_game(name, **params)
-            count = int(games * SLOW.get(name, 1.0))
+            count = int(games * SLOW_CASES.get(label, SLOW.get(name, 1.0)))
+            ours(game, max(count // 10, 1), 0)  # compiled kernels loaded, caches warm
 
             def tree(path):
                 return lambda seed: run_in(path, TREE_RUN, [name, params, count, seed, C])
 
-            rate, before, py, cpp = best_of(
+            rate, objects, before, py, cpp = best_of(
                 repeats,
-                tree(found["this tree"]) if against else lambda seed: ours(game, count, seed),
+                lambda seed: ours(game, count, seed),
+                lambda seed: ours(game, count, seed, engine="objects"),
                 tree(found[against]) if against else lambda seed: None,
                 lambda seed: openspiel_python(spiel_name, spiel_params, max(count // 10, 200), seed) if with_python else None,
                 lambda seed: openspiel_cpp(spiel_name, spiel_params, count, seed),
             )
-            print(f"{label:<12} {text(rate)} {text(before) if against else '':>10} {text(py)} {text(cpp)} "
-                  f"{ratio(rate, py)} {ratio(rate, cpp)}" + (f" {ratio(rate, before)}" if against else ""), flush=True)
+            print(f"{label:<12} {text(rate)} {text(objects)} {text(before) if against else '':>10} {text(py)} "
+                  f"{text(cpp)} {ratio(rate, cpp)} {ratio(rate, objects)}"
+                  + (f" {ratio(rate, before)}" if against else ""), flush=True)
 
 
 def main() -> None:

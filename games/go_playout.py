@@ -41,9 +41,10 @@ def _next_uniform(uniforms, cursor, state):
 
 @njit(cache=True)
 def _slot(table, key):
-    """The slot of ``key`` in the open-addressing ``table``, or the free slot it would take."""
+    """The slot of ``key`` in the open-addressing ``table`` (a power of two long), or the
+    free slot it would take."""
     mask = np.int64(table.shape[0] - 1)
-    i = np.int64(key % np.uint64(table.shape[0]))
+    i = np.int64(key & np.uint64(mask))
     while table[i] != 0 and table[i] != key:
         i = (i + 1) & mask
     return i
