@@ -15,6 +15,9 @@
    playouts per second follow: hexzero's light playouts (never filling an own eye;
    compiled, ``games/go_playout.py``) against OpenSpiel's ``go`` played from Python
    (uniformly random legal moves, pass included; OpenSpiel exposes no C++ playout alone).
+   Last the array tree's memory after 2,000 search games on 19x19 Go: bytes a tree node
+   (every child an expansion makes, as mctx counts nodes; target at most 1 KB) and bytes
+   a position reached.
 2. 5x5 Hex with the ANET's greedy rollouts (epsilon 0, the shipped model by default),
    batched (32, 64 or 128 leaves judged by one lock-step playout, virtual loss) against
    random rollouts, after a warm-up; then as ``cli.py play`` searches: the actor made
@@ -173,6 +176,20 @@ def go_playout_table(repeats: int, seconds: float = 2.0) -> None:
     print(f"{'go 9x9':<12} {text(ours_best[0])} {text(theirs_rate)} {ratio(ours_best[0], theirs_rate)}   ({lengths})")
 
 
+def memory_line(size: int = 19, games: int = 2000) -> None:
+    """The bytes of the array tree of a UCT search of ``games`` search games from the
+    empty ``size`` x ``size`` Go board (``ArrayTree.nbytes``): a tree node counted as mctx
+    counts it (every child a move of an expanded node makes, tried or not: the edges, and
+    the root), and a position the search reached (a node of the object tree)."""
+    game = mctsfw.make_game("go", size=size)
+    search = make_search(game, make_tree_policy("uct", c=C), RandomRollouts(game, seed=0), seed=0)
+    search.search(game.initial_state(), search_games=games)
+    used = search.tree.nbytes(0)
+    print(f"go {size}x{size}    {used['bytes']:,} bytes for {games:,} search games: {used['edges'] + 1:,} tree nodes, "
+          f"{used['bytes'] / (used['edges'] + 1):,.0f} bytes a node (target <= 1,024); {used['nodes']:,} positions, "
+          f"{used['bytes'] / used['nodes']:,.0f} bytes a position")
+
+
 #: section 1's hexzero measurement on a tree, in a fresh process (``--against``): a search
 #: of a tenth of the games first (compiled kernels built), then the one timed
 TREE_RUN = """
@@ -247,6 +264,8 @@ def main() -> None:
     if args.only in (None, "go"):
         print("\n   Go random playouts from the empty board, per second")
         go_playout_table(args.repeats)
+        print("\n   The array tree's memory")
+        memory_line()
     if args.only:
         return
 

@@ -3,6 +3,7 @@
     python benchmarks/selfplay_speed.py [--games 8] [--search 16] [--lockstep 1,8,32,128]
                                         [--batch-sizes 1,16] [--max-moves 0]
     python benchmarks/selfplay_speed.py --ceiling [--against REV] [--repeats 3]
+    python benchmarks/selfplay_speed.py --shipped [--against REV] [--repeats 3]
     python benchmarks/selfplay_speed.py --workers 1,4,16 [--server off,on] [--groups 2] [--set KEY=VALUE]
 
 ``--workers``: self-play as the trainer plays it (the processes backend and the trainer's
@@ -17,6 +18,12 @@ an evaluator that costs nothing (a stand-in network: uniform priors, value 0) on
 11x11 Hex and 15x15 Gomoku, 32 simulations a move, 8 games in lock-step, one process;
 with ``--against REV`` the same measured on that git revision (extracted to a temporary
 folder) in the same run, the two taken in turns, and the ratio.
+
+``--shipped``: the same self-play with the shipped ResNets of 9x9 Go, 11x11 Hex and 15x15
+Gomoku (``SHIPPED``; the network on every core, as TensorFlow runs it), and the states the
+network judged a second as a share of the machine's float32 matrix-multiply peak
+(TensorFlow's matmul, measured first in the same run; the FLOPs of a state counted from the
+model's dense and convolution layers): what is left to gain on this machine.
 
 Each row plays real self-play games (``mctsfw.selfplay.self_play_games``, the code the
 trainer runs: PUCT with root noise, temperature, tree reuse) with an untrained network of
@@ -128,6 +135,112 @@ def ceiling_table(against: str | None, repeats: int, search: int = 32, lockstep:
                   + (f"   {rates[0] / rates[1]:.2f}x" if against else ""), flush=True)
 
 
+#: the --shipped networks: (the folder of models/ holding it, its file, config overrides of its game)
+SHIPPED = {"go9": ("models/go9/pv_resnet_gen0010.keras", ['game="go"', "games.go.size=9"]),
+           "hex11": ("models/hex11/pv_resnet_gen0004.keras", ['game="hex"', "games.hex.size=11"]),
+           "gomoku15": ("models/gomoku15/pv_resnet_rapfi_ep0002.keras",
+                        ['game="gomoku"', "games.gomoku.size=15", "games.gomoku.history=2"])}
+
+#: self-play with a shipped network, in a fresh process: the positions, the seconds and the
+#: states the network judged (what every revision has: load_net, self_play_pieces, self_play_games)
+SHIPPED_RUN = """
+import json, sys, time
+from hexzero import mctsfw
+from hexzero.mctsfw.checkpoints import load_net
+from hexzero.mctsfw.config import load_config
+from hexzero.mctsfw.selfplay import self_play_games, self_play_pieces
+
+model, overrides, search, lockstep = json.loads(sys.argv[1])
+config = load_config(None, None, overrides + [f"selfplay.search_games={search}", "selfplay.games_per_generation=1000"])
+s, game, _, policy = self_play_pieces(config, mctsfw.default_registries())
+net = load_net(model, game)
+judged = [0]
+evaluate = net.evaluate
+def counted(x):
+    judged[0] += len(x)
+    return evaluate(x)
+net.evaluate = counted
+list(self_play_games(game, net, policy, s, [1], seed=0))  # compiled kernels built, the network's calls traced
+judged[0] = 0
+start = time.perf_counter()
+positions = sum(len(record["moves"]) for record, _ in self_play_games(game, net, policy, s,
+                                                                    list(range(1, lockstep + 1)), seed=0))
+print(json.dumps([positions, time.perf_counter() - start, judged[0]]))
+"""
+
+
+def matmul_peak(size: int = 2048, seconds: float = 3.0) -> float:
+    """The machine's float32 matrix-multiply rate (FLOP/s) as the network's own library
+    gets it: TensorFlow's compiled matmul (oneDNN on a CPU, every core), the best of the
+    products of two ``size`` x ``size`` matrices made in ``seconds``."""
+    import tensorflow as tf
+
+    rng = np.random.default_rng(0)
+    a, b = (tf.constant(rng.random((size, size), np.float32)) for _ in range(2))
+    product = tf.function(tf.linalg.matmul)
+    product(a, b).numpy()
+    best, until = 0.0, time.perf_counter() + seconds
+    while time.perf_counter() < until:
+        start = time.perf_counter()
+        product(a, b).numpy()
+        best = max(best, 2.0 * size ** 3 / (time.perf_counter() - start))
+    return best
+
+
+def flops_per_state(model, side: int) -> float:
+    """The multiply-adds of one state through a Keras model's dense and convolution
+    layers, counted twice (a multiply and an add: FLOPs); a convolution of a network for
+    any board size (no height or width of its own) runs over ``side`` x ``side`` points."""
+    flops = 0.0
+    for layer in model.layers:
+        kind = type(layer).__name__
+        if kind == "Dense":
+            flops += 2.0 * layer.kernel.shape[0] * layer.kernel.shape[1]
+        elif kind == "Conv2D":
+            height, width = (d or side for d in layer.output.shape[1:3])
+            kh, kw, cin, cout = layer.kernel.shape
+            flops += 2.0 * height * width * kh * kw * cin * cout
+    return flops
+
+
+def shipped_table(against: str | None, repeats: int, search: int = 32, lockstep: int = 8) -> None:
+    """``--shipped``: self-play with the shipped ResNets (this tree, and ``against``, in
+    turns, fresh processes), and the network's states a second as a share of the machine's
+    float32 matrix-multiply peak, measured in the same run."""
+    from hexzero.mctsfw.checkpoints import load_net
+
+    peak = matmul_peak()
+    print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python "
+          f"{platform.python_version()}, float32 matmul peak {peak / 1e9:,.1f} GFLOP/s (TensorFlow, every core); "
+          f"self-play with the shipped ResNets, {search} simulations a move, {lockstep} games in lock-step, one "
+          f"process; best of {repeats}")
+    with revisions.trees(against) as found:
+        print(f"{'game':<10}" + "".join(f"{name + ' pos/s':>20}" for name in found) + ("   ratio" if against else "")
+              + f"  {'states/s':>9} {'GFLOP/s':>8} {'of peak':>7}")
+        for key, (model, overrides) in SHIPPED.items():
+            game = _game_of(overrides)
+            flops = flops_per_state(load_net(ROOT / model, game).model, game.size)
+            best = {name: (0.0, 0.0) for name in found}
+            for _ in range(repeats):
+                for name, tree in found.items():
+                    positions, seconds, judged = run_in(tree, SHIPPED_RUN, [str(ROOT / model), overrides, search,
+                                                                            lockstep])
+                    if positions / seconds > best[name][0]:
+                        best[name] = (positions / seconds, judged / seconds)
+            rates = [rate for rate, _ in best.values()]
+            states = best["this tree"][1]
+            print(f"{key:<10}" + "".join(f"{rate:>20,.1f}" for rate in rates)
+                  + (f"   {rates[0] / rates[1]:.2f}x" if against else "")
+                  + f"  {states:>9,.0f} {states * flops / 1e9:>8.1f} {states * flops / peak:>6.1%}", flush=True)
+
+
+def _game_of(overrides: list[str]):
+    """The game of ``SHIPPED``'s config overrides (``game="go"``, ``games.go.size=9``, ...)."""
+    name = overrides[0].split("=")[1].strip('"')
+    params = {o.split("=")[0].split(".")[-1]: int(o.split("=")[1]) for o in overrides[1:]}
+    return mctsfw.make_game(name, **params)
+
+
 def gpu_utilisation() -> subprocess.Popen | None:
     """``nvidia-smi`` printing the GPU's utilisation (%) every 100 ms, where there is one."""
     if not shutil.which("nvidia-smi"):
@@ -223,8 +336,11 @@ def main() -> None:
     parser.add_argument("--games-list", default="connect4,go9", help="of: connect4, go9")
     parser.add_argument("--nets", default="pv_mlp,pv_resnet")
     parser.add_argument("--ceiling", action="store_true", help="the search's ceiling (a network that costs nothing)")
-    parser.add_argument("--against", metavar="REV", help="--ceiling: also measure this git revision, in turns")
-    parser.add_argument("--repeats", type=int, default=3, help="--ceiling: measurements; the best is shown")
+    parser.add_argument("--shipped", action="store_true", help="self-play with the shipped ResNets, and the "
+                        "network's share of the machine's matrix-multiply peak")
+    parser.add_argument("--against", metavar="REV", help="--ceiling, --shipped: also measure this git revision, "
+                        "in turns")
+    parser.add_argument("--repeats", type=int, default=3, help="--ceiling, --shipped: measurements; the best is shown")
     parser.add_argument("--workers", help="worker processes to compare with and without the network server "
                         "(e.g. 1,2): self-play as the trainer plays it; --lockstep's last value, --batch-sizes' first")
     parser.add_argument("--server", default="off,on", help="--workers: the modes to measure (off, on)")
@@ -236,6 +352,9 @@ def main() -> None:
         return
     if args.ceiling:
         ceiling_table(args.against, args.repeats)
+        return
+    if args.shipped:
+        shipped_table(args.against, args.repeats)
         return
     lockstep = [int(b) for b in args.lockstep.split(",")]
     keras = _keras()  # on the GPU backend where nets.anet.gpu_backend finds one
