@@ -85,11 +85,24 @@ def positions(parent, action, slot, player, proven, depth, board, aux, states, l
 
 @njit(cache=True)
 def _completing(row, n, k, exact, who, out):
-    """The empty cells where a stone of ``who`` completes a line, in ``out``; how many."""
+    """The empty cells where a stone of ``who`` completes a line, in ``out``; how many.
+    (Such a cell has a stone of ``who`` next to it: of the ``k`` - 1 others on its line,
+    one is its neighbour; the rest are not tried.)"""
     found = 0
     for p in range(n * n):
-        out[p] = row[p] == 0 and _wins_at(row, n, k, exact, p, who)
-        found += out[p]
+        out[p] = False
+        if row[p] != 0:
+            continue
+        r, c = p // n, p % n
+        near = False
+        for dr in range(-1, 2):
+            for dc in range(-1, 2):
+                rr, cc = r + dr, c + dc
+                if 0 <= rr < n and 0 <= cc < n and row[rr * n + cc] == who:
+                    near = True
+        if near and _wins_at(row, n, k, exact, p, who):
+            out[p] = True
+            found += 1
     return found
 
 
