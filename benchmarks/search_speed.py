@@ -46,7 +46,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from hexzero import mctsfw  # noqa: E402
 from hexzero.mctsfw import make_tree_policy  # noqa: E402
 from hexzero.mctsfw.evaluators import RandomRollouts  # noqa: E402
-from hexzero.mctsfw.search.engine import make_search  # noqa: E402
+from hexzero.mctsfw.search.array_search import make_search  # noqa: E402
 from revisions import run_in  # noqa: E402
 from shipped import shipped_model  # noqa: E402
 import revisions  # noqa: E402
@@ -197,7 +197,7 @@ import json, sys, time
 from hexzero import mctsfw
 from hexzero.mctsfw import MCTS, make_tree_policy
 try:  # the array tree where the revision has it, else its object search
-    from hexzero.mctsfw.search.engine import make_search
+    from hexzero.mctsfw.search.array_search import make_search
     from hexzero.mctsfw.evaluators import RandomRollouts
     def search(game, c, seed):
         return make_search(game, make_tree_policy("uct", c=c), RandomRollouts(game, seed=seed), seed=seed)

@@ -120,7 +120,7 @@ def _legal_points(row, who, size, h, keys, point_of, root_hashes, nroot, path_ha
     new board's hash without the group's stones)."""
     stack, mark, group_of, libs, group_hash = scratch
     stride = size + 2
-    keys_own, keys_other = keys[who], keys[3 - who]
+    keys_own = keys[who]
     # the groups: a flood from each stone not yet in one; its liberties counted once each
     groups = 0
     for a in range(size * size):

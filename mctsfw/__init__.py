@@ -30,7 +30,7 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 from hexzero.mctsfw.hookspecs import hookimpl  # noqa: E402
 from hexzero.mctsfw.game import Game, IllegalMoveError
-from hexzero.mctsfw.mcts import MCTS, Node, SearchProgress, TreePolicy
+from hexzero.mctsfw.search import MCTS, Node, SearchProgress, TreePolicy
 from hexzero.mctsfw.plugin_manager import (
     DuplicatePluginError,
     InvalidPluginError,

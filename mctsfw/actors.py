@@ -29,8 +29,8 @@ import numpy as np
 
 from hexzero.mctsfw.game import Action, Game, IllegalMoveError, State
 from hexzero.mctsfw.evaluators import LeafEvaluator, NetRollouts, RandomRollouts, value_evaluator
-from hexzero.mctsfw.mcts import SearchProgress, budget_problem
-from hexzero.mctsfw.search.engine import make_search
+from hexzero.mctsfw.search import SearchProgress, budget_problem
+from hexzero.mctsfw.search.array_search import make_search
 from hexzero.mctsfw.roles import POLICY_VALUE, PolicyNet, has_role
 from hexzero.mctsfw.sampling import check_temperature, masked_policy, sample_action
 
@@ -100,7 +100,7 @@ class Actor:
         """Forget anything kept from the previous game."""
 
     def watch(self, callback: "Callable[[SearchProgress], None] | None") -> bool:
-        """Have ``callback`` see the actor think (``mctsfw.mcts.SearchProgress``, several
+        """Have ``callback`` see the actor think (``mctsfw.search.nodes.SearchProgress``, several
         times a move and once at its end); None stops it. False: this actor does not search."""
         return False
 
@@ -243,7 +243,7 @@ class MCTSActor(Actor):
     exploration constant, whatever the policy calls it (``TreePolicy.exploration_param``);
     the policy's parameters not given are the game's (``Game.tree_policy_defaults``), else
     the policy's own. A player's search has no root noise: that is for self-play alone.
-    ``engine``: where the search runs (``mctsfw.search.engine.make_search``): "auto" on the
+    ``engine``: where the search runs (``mctsfw.search.array_search.make_search``): "auto" on the
     compiled array tree where the game offers kernels and the search can run there, else on
     the object tree; "arrays" or "objects" to choose. Bad parameters raise ValueError here,
     naming the problem.

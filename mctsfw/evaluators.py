@@ -1,4 +1,4 @@
-"""Leaf evaluators: how the search judges a leaf (``mctsfw.mcts``'s "evaluate" phase).
+"""Leaf evaluators: how the search judges a leaf (the "evaluate" phase of ``mctsfw.search``).
 
 An evaluator takes a batch of leaf states (none final) and gives the win probability of
 the player to move in each, and, when the tree policy reads priors, a probability for
@@ -14,7 +14,7 @@ each action. The four of the core:
 - ``MixedEvaluator``: ``weight * value + (1 - weight) * rollout`` of two evaluators (the
   lambda of AlphaGo); priors from the first.
 
-Searches in lock-step (the games of a self-play group, ``mctsfw.mcts.search_together``)
+Searches in lock-step (the games of a self-play group, ``mctsfw.search.object_search.search_together``)
 have their leaves judged together (``evaluate_together``): an evaluator class says how
 to answer several searches at once (``LeafEvaluator.evaluate_many``); ``NetValue`` makes
 one network call for all the searches that share its network, ``MixedEvaluator`` shares

@@ -57,8 +57,8 @@ from hexzero.mctsfw.config import plugin_params
 from hexzero.mctsfw.game import Game, opponent
 from hexzero.mctsfw.evaluators import NetValue, value_evaluator
 from hexzero.mctsfw.hookspecs import hookimpl
-from hexzero.mctsfw.mcts import MCTS, Node, TreePolicy, paused_gc, search_together
-from hexzero.mctsfw.search.engine import ArrayMCTS, make_search, share_tree
+from hexzero.mctsfw.search import MCTS, Node, TreePolicy, paused_gc, search_together
+from hexzero.mctsfw.search.array_search import ArrayMCTS, make_search, share_tree
 from hexzero.mctsfw.match import BALANCED, Tally, play_match
 from hexzero.mctsfw.netserver import NetServer, ServedNet, server_problem
 from hexzero.mctsfw.plugin_manager import Registries, default_registries

@@ -25,7 +25,7 @@ from hexzero.mctsfw.config import plugin_params
 from hexzero.mctsfw.game import offers_planes_of_encoded
 from hexzero.mctsfw.evaluators import NetRollouts
 from hexzero.mctsfw.hookspecs import hookimpl
-from hexzero.mctsfw.mcts import MCTS, pairing_problem
+from hexzero.mctsfw.search import MCTS, pairing_problem
 from hexzero.mctsfw.plugin_manager import Registries, default_registries
 from hexzero.mctsfw.records import RecordedGame
 from hexzero.mctsfw.replay import ReplayBuffer, game_result

@@ -18,7 +18,7 @@ from typing import TextIO
 
 from hexzero import mctsfw
 from hexzero.mctsfw.game import Game, State
-from hexzero.mctsfw.mcts import SearchProgress
+from hexzero.mctsfw.search import SearchProgress
 from hexzero.mctsfw.schema import Section, Setting
 
 #: ``[show]``: how actual games are shown (read by every command that draws games)

@@ -27,7 +27,7 @@ import numpy as np
 
 from hexzero import mctsfw
 from hexzero.mctsfw.evaluators import MEAN_SYMMETRY, RANDOM_SYMMETRY, VALUE_WEIGHT, symmetry_problems
-from hexzero.mctsfw.mcts import Node, TreePolicy, best_child
+from hexzero.mctsfw.search import NEW, Node, TreePolicy, best_child
 from hexzero.mctsfw.schema import Parameters, Setting
 
 #: priors below this count as this (log 0 is -inf)
@@ -91,7 +91,6 @@ class Gumbel(TreePolicy):
         self.value_weight = float(value_weight)
         self.random_symmetry = bool(random_symmetry)
         self.mean_symmetry = bool(mean_symmetry)
-        self._pending = None  # the untried action select_child chose (``untried_index`` gives it a child)
 
     @classmethod
     def param_problems(cls, params: dict) -> list[str]:
@@ -117,14 +116,14 @@ class Gumbel(TreePolicy):
             values.append(q)
         mixed = (own + total * known_pq / known_p) / (1.0 + total) if known_p > 0 else own
         values = [mixed if q is None else q for q in values]
-        every = values + [mixed] if type(node.untried) is list and node.untried else values
+        every = values + [mixed] if node.untried else values
         low, high = min(every), max(every)
         return values, mixed, low, (self.c_visit + most) * self.c_scale / max(high - low, 1e-8), total
 
     @staticmethod
     def moves(node: Node) -> tuple[list, list[Node | None], list[float]]:
         """Every searched move of ``node``: (actions, child or None, prior), children first."""
-        untried = node.untried if type(node.untried) is list else []
+        untried = node.untried or []
         actions = [ch.action for ch in node.children] + list(untried)
         children: list[Node | None] = list(node.children) + [None] * len(untried)
         priors = [ch.prior for ch in node.children] + [node.untried_prior(i) for i in range(len(untried))]
@@ -177,7 +176,7 @@ class Gumbel(TreePolicy):
         gumbel = root.stats.gumbel
         return {a: x + gumbel.get(a, 0.0) for a, x in zip(actions, logs)}, dict(zip(actions, children))
 
-    def _root_child(self, root: Node) -> Node | None:
+    def _root_child(self, root: Node) -> Node | int:
         plan: RootPlan = root.stats
         scores, children = self._root_scores(root)
         alive = [a for a in plan.considered if children.get(a) is None or children[a].proven != 0.0] or plan.considered
@@ -196,15 +195,10 @@ class Gumbel(TreePolicy):
             least = min(searched.values())
             candidates = [a for a in alive if searched[a] == least]
         action = max(candidates, key=scores.__getitem__)
-        return self._child_or_pending(children.get(action), action)
+        child = children.get(action)
+        return child if child is not None else root.untried.index(action)
 
-    def _child_or_pending(self, child: Node | None, action) -> Node | None:
-        if child is not None:
-            return child
-        self._pending = action
-        return None
-
-    def select_child(self, node: Node) -> Node | None:
+    def select_child(self, node: Node, rng: random.Random) -> Node | int:
         """At the root, the halving's next move; elsewhere the move that maximises
         pi'(a) - N(a) / (1 + sum N). The untried moves share their value (``completion``),
         so the one of highest prior (the last) stands for them, and their sum of priors
@@ -213,7 +207,7 @@ class Gumbel(TreePolicy):
             return self._root_child(node)
         if node.stats is None:  # first entered: its visits so far are its own judgement
             node.stats = self.own_value(node)
-        children, untried = node.children, node.untried if type(node.untried) is list else None
+        children, untried = node.children, node.untried
         if untried:
             if node.priors is None:
                 each = 1.0 / (len(children) + len(untried))
@@ -236,15 +230,8 @@ class Gumbel(TreePolicy):
             if score > best_score and child.proven != 0.0:  # a move proven lost is never searched again
                 best, best_score = child, score
         if untried and math.exp(math.log(max(untried_best, TINY)) + untried_log - top) / norm > best_score:
-            return None  # the untried move of highest prior (``untried_index``: the last)
+            return NEW  # the untried move of highest prior
         return best
-
-    def untried_index(self, node: Node, rng: random.Random) -> int:
-        if self._pending is not None and type(node.untried) is list and self._pending in node.untried:
-            i = node.untried.index(self._pending)
-            self._pending = None
-            return i
-        return len(node.untried) - 1
 
     def noisy_priors(self, priors: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         return priors  # the noise is Gumbel's, drawn in ``begin``

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import math
+import random
 
 import numpy as np
 
 from hexzero import mctsfw
 from hexzero.mctsfw.evaluators import MEAN_SYMMETRY, RANDOM_SYMMETRY, VALUE_WEIGHT, symmetry_problems
-from hexzero.mctsfw.mcts import Node, TreePolicy
+from hexzero.mctsfw.search import NEW, Node, TreePolicy
 from hexzero.mctsfw.schema import Parameters, Setting
 
 
@@ -80,9 +81,9 @@ class PUCT(TreePolicy):
             problems.append("dirichlet_alpha: must be > 0 when dirichlet_epsilon > 0")
         return problems
 
-    def select_child(self, node: Node) -> Node | None:
+    def select_child(self, node: Node, rng: random.Random) -> Node | int:
         scale = self.c_puct * math.sqrt(node.visits)
-        best, best_score = None, -math.inf
+        best, best_score = NEW, -math.inf
         if node.untried:  # the untried action of highest prior (the last) stands for them all
             best_score = self.first_play_value(node) + scale * node.untried_prior(len(node.untried) - 1)
         for child in node.children:

@@ -25,7 +25,7 @@ from typing import Sequence
 
 from hexzero import mctsfw
 from hexzero.mctsfw.game import Action
-from hexzero.mctsfw.mcts import Node, TreePolicy
+from hexzero.mctsfw.search import Node, TreePolicy
 from hexzero.mctsfw.schema import Parameters, Setting
 
 #: what a move no playout has made is worth: tried before any other
@@ -48,9 +48,8 @@ class RAVE(TreePolicy):
     def __init__(self, c: float = parameters.default("c"), equivalence: int = parameters.default("equivalence")):
         self.c = float(c)
         self.equivalence = float(equivalence)
-        self._pick = 0  # the untried action ``select_child`` chose, for ``untried_index``
 
-    def select_child(self, node: Node) -> Node | None:
+    def select_child(self, node: Node, rng: random.Random) -> Node | int:
         stats = node.stats or {}
         c, k = self.c, self.equivalence
         log_n = math.log(node.visits) if node.visits > 1 else 0.0
@@ -76,12 +75,8 @@ class RAVE(TreePolicy):
                 if value > top:
                     top, top_i = value, i
             if top + explore > best_score:
-                self._pick = top_i
-                return None
+                return top_i
         return best
-
-    def untried_index(self, node: Node, rng: random.Random) -> int:
-        return self._pick
 
     def observe(self, path: list[Node], value_p1: float, played: tuple[Sequence[Action], Sequence[Action]]) -> None:
         """Each node on the path learns, for every move its player to move made later in

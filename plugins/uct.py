@@ -6,7 +6,7 @@ import math
 import random
 
 from hexzero import mctsfw
-from hexzero.mctsfw.mcts import Node, TreePolicy
+from hexzero.mctsfw.search import Node, TreePolicy
 from hexzero.mctsfw.schema import Parameters, Setting
 
 #: 1 / sqrt(n) by n, grown on demand: a list lookup is faster than a sqrt in the hot loop
@@ -43,9 +43,9 @@ class UCT(TreePolicy):
     def __init__(self, c: float = parameters.default("c")):
         self.c = float(c)
 
-    def select_child(self, node: Node) -> Node | None:
-        if node.untried:
-            return None  # an untried action first
+    def select_child(self, node: Node, rng: random.Random) -> Node | int:
+        if node.untried:  # an untried action first, uniformly at random (no shuffle of every new node's list)
+            return int(rng.random() * len(node.untried))
         explore = self.c * math.sqrt(math.log(node.visits))
         inv_sqrt = inv_sqrt_table(node.visits)  # no child has more visits than its parent
         best, best_score = None, -1.0
@@ -55,10 +55,6 @@ class UCT(TreePolicy):
             if score > best_score and child.proven != 0.0:  # a move proven lost is never searched again
                 best, best_score = child, score
         return best
-
-    def untried_index(self, node: Node, rng: random.Random) -> int:
-        """A uniformly random untried action (no shuffle of every new node's list)."""
-        return int(rng.random() * len(node.untried))
 
 
 @mctsfw.hookimpl

@@ -37,7 +37,7 @@ from typing import Any, Callable
 from hexzero import mctsfw
 from hexzero.mctsfw.actors import Actor, ActorError, Resignation
 from hexzero.mctsfw.game import Game, IllegalMoveError
-from hexzero.mctsfw.mcts import SearchProgress
+from hexzero.mctsfw.search import SearchProgress
 from hexzero.mctsfw.records import game_line
 from hexzero.mctsfw.schema import Section, Setting
 from hexzero.mctsfw.sgf import resigned_result, to_sgf

@@ -38,7 +38,7 @@ import numpy as np  # noqa: E402
 from hexzero import mctsfw  # noqa: E402
 from hexzero.mctsfw import MCTS, make_tree_policy  # noqa: E402
 from hexzero.mctsfw.evaluators import RandomRollouts  # noqa: E402
-from hexzero.mctsfw.mcts import target_counts  # noqa: E402
+from hexzero.mctsfw.search import target_counts  # noqa: E402
 from hexzero.mctsfw.records import GameStore, RecordedGame, action_dtype  # noqa: E402
 from hexzero.mctsfw.replay import ReplayBuffer, game_result  # noqa: E402
 from hexzero.mctsfw.sampling import sample_action  # noqa: E402

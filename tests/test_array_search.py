@@ -9,10 +9,10 @@ from hexzero import mctsfw
 from hexzero.mctsfw import make_tree_policy
 from hexzero.mctsfw.checkpoints import load_net
 from hexzero.mctsfw.evaluators import RandomRollouts, value_evaluator
-from hexzero.mctsfw.mcts import MCTS
+from hexzero.mctsfw.search import MCTS
 from hexzero.mctsfw.search import arrays
 from hexzero.mctsfw.search.arrays import ArrayTree
-from hexzero.mctsfw.search.engine import ArrayMCTS, array_problem, make_search
+from hexzero.mctsfw.search.array_search import ArrayMCTS, array_problem, make_search
 
 HEX7 = "models/hex7/pv_mlp_gen0300.keras"
 HEX9 = "models/hex9/pv_resnet_gen0004.keras"  # convolutional heads: any board size
@@ -249,8 +249,8 @@ def test_self_play_searches_with_root_noise_and_in_lock_step_as_the_object_searc
     """Self-play's searches: PUCT with Dirichlet noise at every root (drawn from the
     search's seed as the object search draws it) and a group of games in lock-step sharing
     one array tree visit exactly as the object search's, game for game, move for move."""
-    from hexzero.mctsfw.mcts import search_together
-    from hexzero.mctsfw.search.engine import share_tree
+    from hexzero.mctsfw.search import search_together
+    from hexzero.mctsfw.search.array_search import share_tree
     from hexzero.nets.twohead import PolicyValueMLP
 
     game = mctsfw.make_game("hex", size=4)
@@ -322,3 +322,20 @@ def test_go_kernels_refuse_repeated_boards_and_pass_as_the_game_does():
             kernels.positions(tree, np.array([[child]], np.int32), np.ones(1, np.int32))
             node = child
     assert repeats >= 10 and passes_searched >= 20, (repeats, passes_searched)
+
+
+def test_a_round_of_forced_leaves_stays_inside_the_tree(monkeypatch):
+    """Each leaf of a round may take two nodes: its own when selected, and the winning
+    child a forcing move proves (a round once wrote past the end of a full tree). A tree
+    grown only as far as each round asks, searching Hex where most leaves have a winning
+    cell, never holds more nodes than it has room for."""
+    monkeypatch.setattr(ArrayTree, "growth", 1)  # grown to what a round asks, no more
+    monkeypatch.setattr(ArrayTree.__init__, "__defaults__", (2, 16384, None))
+    game = mctsfw.make_game("hex", size=4)
+    state = game.initial_state()
+    for action in (5, 6, 9, 10):  # the centre: a win a move away almost everywhere
+        state = game.next_state(state, action)
+    for seed in range(20):
+        search = ArrayMCTS(game, make_tree_policy("uct", c=1.4), RandomRollouts(game), seed=seed)
+        search.search(state, search_games=300)
+        assert search.tree.size.max() <= search.tree.capacity

@@ -12,7 +12,7 @@ import pytest
 
 from hexzero import mctsfw
 from hexzero.mctsfw import MCTS, make_tree_policy
-from hexzero.mctsfw.mcts import search_together
+from hexzero.mctsfw.search import NEW, search_together
 from hexzero.plugins.gumbel import RootPlan, halving_visits
 from benchmarks.shipped import shipped_model
 from tests.test_puct import UniformEvaluator
@@ -246,16 +246,14 @@ def test_the_selection_below_the_root_follows_the_improved_policy():
             stack.extend(node.children)
             if node.final or node.untried is None:
                 continue
-            if type(node.untried) is not list:  # never entered: listed as a descent would list it
-                mcts.list_actions(node)
             if not (node.children or node.untried):
                 continue
             if node.stats is None:
                 node.stats = policy.own_value(node)
             child, action = reference_choice(policy, node)
-            chosen = policy.select_child(node)
+            chosen = policy.select_child(node, mcts.rng)
             if child is None:  # an untried move: the one of highest prior
-                assert chosen is None and action == node.untried[-1]
+                assert chosen == NEW and action == node.untried[-1]
             else:
                 assert chosen is child
             compared += 1

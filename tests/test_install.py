@@ -68,7 +68,7 @@ def test_every_module_comes_from_the_install_under_hexzero(venv, tmp_path):
     lines = result.stdout.splitlines()
     assert not [line for line in lines if line.startswith("stray")]
     modules = dict(line.split()[1:] for line in lines if line.startswith("module"))
-    assert {"hexzero.mctsfw.mcts", "hexzero.games.hex", "hexzero.nets.anet", "hexzero.plugins.gtp",
+    assert {"hexzero.mctsfw.search.object_search", "hexzero.games.hex", "hexzero.nets.anet", "hexzero.plugins.gtp",
             "hexzero.cli"} <= set(modules)
     assert all(path.startswith(str(venv.site)) for path in modules.values()), modules
 

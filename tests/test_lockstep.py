@@ -15,7 +15,7 @@ from hexzero.mctsfw import MCTS, make_tree_policy
 from hexzero.mctsfw import selfplay
 from hexzero.mctsfw.config import load_config, plugin_params
 from hexzero.mctsfw.evaluators import NetValue, RandomRollouts, evaluate_together
-from hexzero.mctsfw.mcts import search_together
+from hexzero.mctsfw.search import search_together
 from hexzero.mctsfw.runs import RunDir
 from hexzero.mctsfw.sampling import sample_action
 from hexzero.mctsfw.selfplay import SelfPlayTrainer, searcher, self_play_game, self_play_games, self_play_pieces

@@ -8,7 +8,7 @@ import pytest
 from hexzero import mctsfw
 from hexzero.mctsfw import MCTS, make_tree_policy
 from hexzero.mctsfw.evaluators import RandomRollouts
-from hexzero.mctsfw.mcts import target_counts
+from hexzero.mctsfw.search import target_counts
 from hexzero.mctsfw.records import GameStore, RecordedGame, shares
 from hexzero.mctsfw.replay import ReplayBuffer, ReplayFileError, game_result
 from hexzero.mctsfw.sampling import sample_action

@@ -8,7 +8,7 @@ import pytest
 
 from hexzero import mctsfw
 from hexzero.mctsfw import MCTS, IllegalMoveError, make_tree_policy
-from hexzero.mctsfw.mcts import Node
+from hexzero.mctsfw.search import Node
 from tests.test_puct import UniformEvaluator
 
 GAMES = {

@@ -9,7 +9,7 @@ import pytest
 from hexzero import mctsfw
 from hexzero.mctsfw import MCTS, make_tree_policy
 from hexzero.mctsfw.evaluators import MixedEvaluator, NetRollouts, NetValue, RandomRollouts, value_evaluator
-from hexzero.mctsfw.mcts import TreePolicy
+from hexzero.mctsfw.search import TreePolicy
 from hexzero.mctsfw.roles import RoleError
 from benchmarks.shipped import shipped_model
 from tests.test_hex import place
@@ -153,8 +153,9 @@ def test_mcts_actor_parameters(game):
     noisy_params = mctsfw.make_actor("mcts", game, search_games=40, tree_policy="puct", seed=1,
                                      policy_params={"dirichlet_epsilon": 0.5, "dirichlet_alpha": 0.3})
     assert noisy_params.select_action(game.initial_state()) in range(16)
-    root = noisy_params.mcts.search(game.initial_state(), search_games=40)
-    assert {child.prior for child in root.children} == {1 / 16}
+    search = noisy_params.mcts.search(game.initial_state(), search_games=40)  # (on the array tree)
+    t, start = search.tree, search.tree.edge_first[0, 0]
+    assert set(t.edge_prior[0, start:start + t.edge_count[0, 0]].tolist()) == {1 / 16}
 
 
 def test_time_limited_search_stops(game):

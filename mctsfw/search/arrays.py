@@ -59,8 +59,10 @@ EDGE_FIELDS = {"edge_action": (np.int32, -1), "edge_prior": (np.float32, 0), "ed
 
 class ArrayTree:
     """G search trees, each with room for ``capacity`` nodes, ``edges`` edges and
-    ``states`` positions (grown when needed, ``reserve``); a game's state is ``state_len``
-    int8 and ``aux_len`` int64 entries."""
+    ``states`` positions (grown when needed, ``reserve``, by ``growth`` times at least); a
+    game's state is ``state_len`` int8 and ``aux_len`` int64 entries."""
+
+    growth = 2
 
     def __init__(self, trees: int, state_len: int, aux_len: int, capacity: int = 1024, edges: int = 16384,
                  states: int | None = None):
@@ -84,7 +86,7 @@ class ArrayTree:
         if int(self.edges.max()) + edges > self.edge_capacity:
             self.edge_capacity = self._grow(EDGE_FIELDS, self.edge_capacity, int(self.edges.max()) + edges)
         if int(self.states.max()) + states > self.state_capacity:
-            capacity = max(int(self.states.max()) + states, 2 * self.state_capacity)
+            capacity = max(int(self.states.max()) + states, self.growth * self.state_capacity)
             for name in ("board", "aux"):
                 old = getattr(self, name)
                 new = np.zeros((self.trees, capacity, old.shape[2]), old.dtype)
@@ -93,7 +95,7 @@ class ArrayTree:
             self.state_capacity = capacity
 
     def _grow(self, fields: dict, capacity: int, need: int) -> int:
-        grown = max(need, 2 * capacity)
+        grown = max(need, self.growth * capacity)
         for name, (dtype, fill) in fields.items():
             old = getattr(self, name)
             new = np.full((self.trees, grown), fill, dtype)

@@ -1,6 +1,6 @@
 """The search on arrays: ``ArrayMCTS``, the object search's loop over an ``ArrayTree``.
 
-It searches as ``mctsfw.mcts.MCTS`` does (select a batch of leaves under virtual loss,
+It searches as ``mctsfw.search.object_search.MCTS`` does (select a batch of leaves under virtual loss,
 judge them in one call, expand, back up, prove; root noise for self-play), with the same
 formulas and the same order of moves, so that a search that draws nothing at random
 visits alike on either (``tests/test_array_search.py``); but the tree is arrays and every
@@ -89,7 +89,7 @@ def split_evaluator(evaluator: LeafEvaluator) -> tuple[NetValue | None, RandomRo
 class ArrayMCTS:
     """The search of one game on row ``g`` of an ``ArrayTree`` (its own, or one it shares
     with the other searches of a lock-step group: ``share_tree``): the public methods of
-    ``mctsfw.mcts.MCTS`` that players and self-play use."""
+    ``mctsfw.search.object_search.MCTS`` that players and self-play use."""
 
     def __init__(self, game: Game, tree_policy: Any, evaluator: LeafEvaluator, seed: int | None = None,
                  batch_size: int | None = None, threats: bool = True, solver: bool = True, root_noise: bool = False):
@@ -132,7 +132,7 @@ class ArrayMCTS:
     def search(self, state: State, search_games: int | None = None, time_limit: float | None = None) -> "ArrayMCTS":
         """Search ``state`` until either budget is spent (a kept subtree reused); the search
         itself stands for its root (``best_action``, ``visit_distribution``, ``progress``)."""
-        from hexzero.mctsfw.mcts import budget_problem
+        from hexzero.mctsfw.search import budget_problem
 
         problem = budget_problem(search_games, time_limit)
         if problem:
@@ -240,8 +240,8 @@ class ArrayMCTS:
         return float(t.value[g, 0] / t.visits[g, 0])
 
     def progress(self, simulations: int, seconds: float):
-        """The root as a person watching it reads it (``mctsfw.mcts.SearchProgress``)."""
-        from hexzero.mctsfw.mcts import SearchProgress
+        """The root as a person watching it reads it (``mctsfw.search.nodes.SearchProgress``)."""
+        from hexzero.mctsfw.search import SearchProgress
 
         t, g = self.tree, self.g
         visits = {int(t.action[g, i]): int(t.visits[g, i]) for i in self._children().tolist() if t.visits[g, i]}
@@ -433,7 +433,8 @@ def run_rounds(searches: Sequence[ArrayMCTS], limits: Sequence[float], time_limi
             left = limits[i] - done[i]
             sizes[searches[i].g] = rounds[i] if left >= rounds[i] else int(left)
         count = int(sizes.max())
-        tree.reserve(count + 1, count * num_actions + 1, count)
+        # a leaf a node when selected, and its winning child when a forcing move proves it
+        tree.reserve(2 * count + 1, count * num_actions + 1, count)
         t = tree
         arrays.select(t.parent, t.action, t.prior, t.visits, t.value, t.edge_first, t.edge_count, t.tried, t.player,
                       t.mover, t.proven, t.depth, t.edge_action, t.edge_prior, t.edge_child, t.size, roots, sizes,
@@ -509,8 +510,8 @@ def make_search(game: Game, tree_policy: Any, evaluator: LeafEvaluator, seed: in
                 engine: str = "auto"):
     """The search a player or a self-play game uses: on arrays where it can run there
     (``array_problem``) and ``engine`` allows ("auto", "arrays"), else the object search
-    (``mctsfw.mcts.MCTS``)."""
-    from hexzero.mctsfw.mcts import MCTS
+    (``mctsfw.search.object_search.MCTS``)."""
+    from hexzero.mctsfw.search import MCTS
 
     if engine != "objects":
         problem = array_problem(game, tree_policy, evaluator, root_noise)

@@ -1,4 +1,4 @@
-"""The generic MCTS engine: one search loop, a tree policy and a leaf evaluator.
+"""The search on the object tree (``MCTS``): one search loop, a tree policy and a leaf evaluator.
 
 It knows no game (it talks to one through ``mctsfw.Game``), no network and no plugin:
 how to walk the tree is a ``TreePolicy`` (UCT, PUCT, ...) and how to judge a leaf is a
@@ -61,7 +61,6 @@ import operator
 import random
 import time
 from contextlib import contextmanager
-from dataclasses import dataclass
 from typing import Callable, Generator, Iterator, Sequence
 
 import numpy as np
@@ -69,263 +68,13 @@ import numpy as np
 from hexzero.mctsfw.evaluators import LeafEvaluator, RandomRollouts, evaluate_together
 from hexzero.mctsfw.game import Action, Game, IllegalMoveError, State, opponent
 from hexzero.mctsfw.sampling import distribution
-from hexzero.mctsfw.schema import Parameters
+from hexzero.mctsfw.search.nodes import (NOTHING_PLAYED, TARGET_SCALE, Node, SearchProgress, best_child,
+                                         proven_for_player1, target_counts)
+from hexzero.mctsfw.search.policy import TreePolicy, search_problem
 
 
 #: a search in progress (``MCTS.steps``): yields leaf states to judge, is sent (values, priors), returns the search games run
 SearchSteps = Generator[list, tuple, int]
-
-#: the ``untried`` of a node expanded without priors whose legal actions are not listed yet
-UNLISTED: tuple = ()
-
-#: the moves of no playout (a proven leaf's), for ``TreePolicy.observe``
-NOTHING_PLAYED: tuple = ((), ())
-
-
-class Node:
-    """A state in the search tree with the statistics of the move that led to it.
-
-    ``untried`` is None until the node is expanded (and for ever at a final or proven
-    node), then the legal actions without a child, the most promising last (``priors``
-    alongside, or None for uniform priors). Until a descent first goes on from the node
-    they are ``UNLISTED`` (expanded without priors), or arrays in no order (``untried``
-    the moves, ``priors`` the evaluator's over every action): tree policies see lists.
-
-    ``proven`` is the node's exact result for ``mover`` once known (1 a win, 0.5 a draw, 0
-    a loss; a final state is proven from the start), else None; ``depth`` is then the
-    moves to the end with best play (the winner hurrying, the loser holding out).
-    ``stats`` is the tree policy's own record of the node's moves (RAVE: all-moves-as-first
-    counts), None until it keeps one.
-    """
-
-    __slots__ = ("state", "action", "mover", "player", "winner", "prior", "visits", "value", "children", "untried",
-                 "priors", "proven", "depth", "stats")
-
-    def __init__(self, game: Game, state: State, action: Action | None, mover: int, prior: float = 1.0):
-        self.state = state
-        self.action = action  # the move that led here (None at a fresh root)
-        self.mover = mover  # the player who made that move: ``value`` is from their side
-        self.prior = prior  # the evaluator's probability of that move
-        self.visits = 0
-        self.value = 0.0  # sum of results for ``mover``: 1 win, 0.5 draw, 0 loss
-        self.children: list[Node] = []
-        self.untried: list[Action] | None = None
-        self.priors: list[float] | None = None
-        self.depth = 0
-        self.stats = None
-        if game.is_final(state):
-            self.player = 0  # nobody moves: a final state
-            self.winner = game.winner(state)
-            self.proven = 0.5 if self.winner is None else float(self.winner == mover)
-        else:
-            self.player = game.current_player(state)
-            self.winner = None
-            self.proven = None
-
-    @property
-    def final(self) -> bool:
-        return self.player == 0
-
-    @property
-    def q(self) -> float:
-        """Mean result for the player who moved into this node."""
-        return self.value / self.visits if self.visits else 0.0
-
-    @property
-    def result(self) -> float | None:
-        """The proven result for the player to move here (1 a win, 0.5 a draw, 0 a
-        loss), None while unknown."""
-        return None if self.proven is None else 1.0 - self.proven
-
-    def child(self, action: Action) -> "Node | None":
-        for ch in self.children:
-            if ch.action == action:
-                return ch
-        return None
-
-    def untried_prior(self, i: int) -> float:
-        """The prior of ``untried[i]`` (uniform over the legal actions without ``priors``)."""
-        if self.priors is None:
-            return 1.0 / (len(self.children) + len(self.untried))
-        return self.priors[i]
-
-    def __repr__(self) -> str:
-        return f"Node(action={self.action}, visits={self.visits}, q={self.q:.3f})"
-
-
-class TreePolicy:
-    """Chooses where a descent goes at an expanded node. Subclass per policy."""
-
-    name = ""
-    description = ""
-    #: whether ``select_child`` reads priors (the search then asks the evaluator for them,
-    #: and root noise is possible)
-    uses_priors = False
-    #: whether it is useless with uniform priors: refused with an evaluator that gives none
-    needs_informed_priors = False
-    #: the name of its exploration constant among its parameters (``c`` of ``MCTSActor``)
-    exploration_param = ""
-    #: whether it learns from the moves of the playouts (``observe``): the search then asks
-    #: an evaluator that can say them (``LeafEvaluator.records_playouts``) to do so
-    reads_playouts = False
-    #: whether its ``root_choice`` is the move self-play plays (its root noise is the
-    #: exploration: Gumbel), instead of a move drawn from the target with temperature
-    chooses_moves = False
-    #: whether it draws random numbers outside root noise (UCT tries untried moves in a
-    #: random order): a search with it plays another game each time (``Actor.deterministic``)
-    draws_at_random = False
-    #: the parameters of its root noise, which self-play alone adds (a player never does):
-    #: not part of the search a network plays with (``cli.py model`` leaves them out)
-    root_noise_params: tuple[str, ...] = ()
-
-    #: the constructor's parameters (the ``[tree_policies.<name>]`` table), each declared once
-    parameters: Parameters = Parameters()
-
-    @classmethod
-    def param_problems(cls, params: dict) -> list[str]:
-        """Unknown names and values the declared ``parameters`` refuse, as 'key: reason' lines."""
-        return cls.parameters.problems(cls.name, params)
-
-    def select_child(self, node: Node) -> Node | None:
-        """The child to descend into, or None to try an untried action (``untried_index``)."""
-        raise NotImplementedError
-
-    def untried_index(self, node: Node, rng: random.Random) -> int:
-        """Which of ``node.untried`` gets a child now. By default the last: the most
-        promising, as ``untried`` is ordered by prior."""
-        return len(node.untried) - 1
-
-    def noisy_priors(self, priors: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        """The root's priors with exploration noise mixed in (``root_noise``)."""
-        raise NotImplementedError(f"the {self.name} tree policy reads no priors: root noise would change nothing")
-
-    def observe(self, path: list[Node], value_p1: float, played: tuple[Sequence[Action], Sequence[Action]]) -> None:
-        """After backpropagation, for a policy that ``reads_playouts``: a search game's path
-        from the root, its result for player 1 and the moves each player made in its
-        playout (``played[0]`` player 1's; empty lists after a proven leaf)."""
-
-    def begin(self, root: Node, budget: float, value: float | None, noise: bool, rng: np.random.Generator) -> None:
-        """At the start of every search, the root ready (expanded, noised): ``budget`` search
-        games (``math.inf`` with a time limit alone), the evaluator's value of a new root
-        for its player to move (None for a kept one), whether the search adds root noise
-        (self-play) and the search's generator. A policy that plans the root's search
-        (Gumbel's sequential halving) plans it here."""
-
-    def root_choice(self, root: Node) -> Node | None:
-        """The child to play after a search of ``root``, for a policy with its own rule
-        (Gumbel); None: the most visited (``best_child``)."""
-        return None
-
-    def root_target(self, root: Node, num_actions: int) -> np.ndarray | None:
-        """The policy-training target of a searched ``root`` over all actions, for a policy
-        with its own (Gumbel's improved policy); None: the visits (``target_counts``)."""
-        return None
-
-
-def best_child(node: "Node") -> "Node":
-    """The child to play: a proven win if there is one (the fastest); else the most visited
-    of those not proven lost (ties broken by mean value); when every child is proven lost,
-    the one that loses last."""
-    children = node.children
-    wins = [ch for ch in children if ch.proven == 1.0]
-    if wins:
-        return min(wins, key=lambda ch: ch.depth)
-    alive = [ch for ch in children if ch.proven != 0.0]
-    if alive:
-        most = max([ch.visits for ch in alive])
-        ahead = [ch for ch in alive if ch.visits == most]
-        return ahead[0] if len(ahead) == 1 else max(ahead, key=lambda ch: ch.q)
-    return max(children, key=lambda ch: ch.depth)
-
-
-def proven_for_player1(node: Node) -> float:
-    """A proven node's exact result for player 1."""
-    return node.proven if node.mover == 1 else 1.0 - node.proven
-
-
-#: a tree policy's own training target is kept as whole-number weights in these parts of one
-#: (``MCTS.targets``: the replay records store integer visit counts)
-TARGET_SCALE = 10_000
-
-
-def target_counts(root: Node, num_actions: int) -> np.ndarray:
-    """The visits of each of the root's moves, corrected by what is proven: 1 for the
-    fastest proven win and 0 elsewhere if there is one, and 0 for a move proven lost while
-    another is not (``visit_distribution`` and the training records read these)."""
-    counts = np.zeros(num_actions, dtype=np.int64)
-    best = best_child(root) if root.children else None
-    if best is not None and best.proven == 1.0:
-        counts[best.action] = 1
-        return counts
-    for ch in root.children:
-        if ch.proven != 0.0 or best is None or best.proven == 0.0:
-            counts[ch.action] = ch.visits
-    return counts
-
-
-@dataclass(frozen=True)
-class SearchProgress:
-    """What a search has found so far, for a person watching it think."""
-
-    simulations: int  # search games of this search so far
-    seconds: float  # since this search started
-    visits: dict[Action, int]  # the root's children: action -> visits (kept subtrees included)
-    win_estimate: float  # the expected result for the player to move at the root (1 a win, 0 a loss)
-    best_action: Action | None  # the move to play so far (a proven win, else the most visited)
-    proven: float | None = None  # the root's proven result for the player to move (1, 0.5, 0), None if unknown
-    depth: int = 0  # moves to the end with best play, when proven
-
-    def share(self, action: Action) -> float:
-        """The share of the root's visits that went to ``action``."""
-        total = sum(self.visits.values())
-        return self.visits.get(action, 0) / total if total else 0.0
-
-    def verdict(self) -> str | None:
-        """"wins in N", "loses in N" or "draws" (N moves of the game, both players') once the
-        root is proven, else None."""
-        if self.proven is None:
-            return None
-        if self.proven == 0.5:
-            return "draws"
-        return f"{'wins' if self.proven == 1.0 else 'loses'} in {self.depth}"
-
-    def outlook(self) -> str:
-        """For people: the verdict once proven ("wins in 3"), else "win estimate 61%"."""
-        verdict = self.verdict()
-        return f"proven: {verdict}" if verdict else f"win estimate {self.win_estimate:.0%}"
-
-    @classmethod
-    def of(cls, root: "Node", simulations: int, seconds: float, choice: "Node | None" = None) -> "SearchProgress":
-        """``choice``: the child the tree policy plays (``TreePolicy.root_choice``), if its own."""
-        visits = {ch.action: ch.visits for ch in root.children if ch.visits}
-        best = choice.action if choice is not None else best_child(root).action if root.children else None
-        proven = root.result
-        estimate = proven if proven is not None else 1.0 - root.q if root.visits else 0.5
-        return cls(simulations, seconds, visits, estimate, best, proven, root.depth)
-
-
-def search_problem(tree_policy: TreePolicy, evaluator: LeafEvaluator, root_noise: bool) -> str | None:
-    """None if this tree policy, evaluator and root noise can search together, else why not."""
-    if not isinstance(tree_policy, TreePolicy):
-        return f"a tree policy must be a TreePolicy, not {type(tree_policy).__name__}"
-    if not isinstance(evaluator, LeafEvaluator):
-        return f"a leaf evaluator must be a LeafEvaluator (mctsfw.evaluators), not {type(evaluator).__name__}"
-    return pairing_problem(tree_policy, evaluator, root_noise)
-
-
-def pairing_problem(tree_policy: TreePolicy | type[TreePolicy], evaluator: LeafEvaluator | type[LeafEvaluator],
-                    root_noise: bool = False) -> str | None:
-    """None if what this tree policy and this evaluator declare lets them search together,
-    else why not. Either may be a class, so a config is checked before anything is built."""
-    if tree_policy.needs_informed_priors and not evaluator.informed_priors:
-        return (f"the {tree_policy.name} tree policy needs priors from a network; the {evaluator.name} evaluator "
-                "gives uniform ones")
-    if root_noise and not tree_policy.uses_priors:
-        return f"root noise perturbs priors, which the {tree_policy.name} tree policy does not read"
-    if tree_policy.reads_playouts and not evaluator.records_playouts:
-        return (f"the {tree_policy.name} tree policy learns from the moves of playouts; the {evaluator.name} "
-                "evaluator does not say them (random rollouts do)")
-    return None
 
 
 def budget_problem(search_games, time_limit) -> str | None:
@@ -486,12 +235,6 @@ class MCTS:
                     judged, priors, *_ = yield [root.state]
                     root_value = float(judged[0])
                 self.expand([root], priors, forced)
-                if root.untried is UNLISTED:  # listed now, its forced moves known already
-                    root.untried = forced.get(id(root)) or list(self.game.search_actions(root.state))
-                else:
-                    self.list_actions(root)  # its moves ordered by prior
-        elif root.untried is not None and type(root.untried) is not list:  # a kept node never entered
-            self.list_actions(root)
         if root.proven is not None:  # nothing left to learn: the result is exact
             if report is not None:
                 report(SearchProgress.of(root, 0, time.perf_counter() - started))
@@ -501,7 +244,6 @@ class MCTS:
         policy.begin(root, limit, root_value, self.root_noise, self.np_rng)
         deadline = started + time_limit if time_limit is not None else math.inf
         next_report = started + self.progress_interval
-        threats_first = self.threats and self.tree_policy.uses_priors  # else asked when a node is listed
         reads_playouts, solver, select = self.tree_policy.reads_playouts, self.solver, self.select
         done = 0
         batch = self.evaluator.batch_for(limit) if self.batch_grows else self.batch_size
@@ -510,7 +252,7 @@ class MCTS:
             leaves, values = self.leaves_to_judge(paths)
             proven = len(leaves) < len(values)  # a proven leaf (a final one too) was reached
             forced = None
-            if threats_first and leaves:
+            if self.threats and leaves:
                 forced = self.forced_actions(leaves)
                 if any(leaf.proven is not None for leaf in leaves):  # a move wins there at once
                     self.judge_proven(leaves, values)
@@ -624,36 +366,28 @@ class MCTS:
         """The path from the root to a leaf, the tree policy choosing at every expanded
         node; each node on it counts the visit now (the virtual loss of a batch). A
         proven node is a leaf: its result is known (``untried`` is None there)."""
-        select_child = self.tree_policy.select_child
-        priors_read = self.tree_policy.uses_priors
+        select_child, rng = self.tree_policy.select_child, self.rng
         node = root
         path = [node]
         while node.untried is not None:
-            if type(node.untried) is not list:  # first entered: its moves listed, or ordered by prior
-                self.list_actions(node)
-                if node.proven is not None:  # a move wins here at once: a leaf with a known result
-                    break
-            child = select_child(node)
-            if child is None:
-                if not node.untried:
+            child = select_child(node, rng)
+            if type(child) is not Node:
+                if node.untried:
+                    child = self.add_child(node, child)
+                else:  # every move tried and proven lost: the one that loses last
                     child = best_child(node)
-                else:
-                    child = self.add_child(node)
-                    if node is root and self.threats and not priors_read and not child.final:
-                        # the root's moves are weighed by their threats from their first visit
-                        # (a move that makes a double threat is proven a win at once)
-                        self.list_actions(child)
             node.visits += 1
             node = child
             path.append(node)
         node.visits += 1
         return path
 
-    def add_child(self, node: Node) -> Node:
-        """A child for the untried action the tree policy takes; its state is computed now."""
+    def add_child(self, node: Node, i: int) -> Node:
+        """A child for ``node.untried[i]`` (``NEW``: the last); its state is computed now."""
         untried, priors = node.untried, node.priors
-        i = self.tree_policy.untried_index(node, self.rng)
         last = len(untried) - 1
+        if i < 0:
+            i += len(untried)
         if i != last:  # swap to the end and pop: no shifting of the list
             untried[i], untried[last] = untried[last], untried[i]
             if priors is not None:
@@ -663,21 +397,6 @@ class MCTS:
         child = Node(self.game, self.game.next_state(node.state, action), action, node.player, prior)
         node.children.append(child)
         return child
-
-    def list_actions(self, node: Node) -> None:
-        """The actions of a node, when a descent first goes on from it. Expanded with
-        priors: its moves ordered by them (the highest last). Without: listed, the forced
-        ones where the game declares a threat (a move that wins at once proves the node
-        instead), else ``Game.search_actions``."""
-        if type(node.untried) is np.ndarray:
-            priors = node.priors.take(node.untried)
-            order = priors.argsort(kind="stable")
-            node.priors = priors.take(order).tolist()
-            node.untried = node.untried.take(order).tolist()
-            return
-        forced = self.forced_for(node) if self.threats else None
-        if node.proven is None:
-            node.untried = forced or list(self.game.search_actions(node.state))
 
     @staticmethod
     def leaves_to_judge(paths: list[list[Node]]) -> tuple[list[Node], dict[int, float]]:
@@ -726,8 +445,7 @@ class MCTS:
         Where nobody can win at once: proven won by the game's threat search
         (``Game.forced_win``), else where the opponent threatens a forced win only its
         defences are searched (``Game.threat_defences``). None: no forced moves (or the
-        node proven). Asked at expansion when the tree policy reads priors, else when the
-        node's actions are listed (``list_actions``)."""
+        node proven). Asked when a leaf is first met, before it is judged."""
         game = self.game
         forcing = game.forcing_actions(node.state)
         if forcing is None:
@@ -778,24 +496,25 @@ class MCTS:
 
     def expand(self, leaves: Sequence[Node], priors: np.ndarray | None,
                forced: dict[int, list[Action]] | None = None) -> None:
-        """Each leaf learns the actions a search considers (the forced ones where
-        ``forced`` has them, else ``Game.search_array``) and the evaluator's priors (over
-        every action), as arrays; they are ordered by prior (into lists, the highest last)
-        when a descent first goes on from the leaf (``list_actions``). Without priors the
-        list is made then (``UNLISTED`` till then). Most leaves are never entered again:
-        their moves' priors are never picked out, nor sorted."""
+        """Each leaf learns the moves a search considers (the forced ones where ``forced``
+        has them, else ``Game.search_array``), ordered by the evaluator's priors (over
+        every action) into lists, the highest last (ties: the later move last); without
+        priors in the game's order."""
         forced = forced or {}
+        search_array = self.game.search_array
         if priors is None:
             for leaf in leaves:
-                if leaf.untried is None:  # (a root's new child is listed when made)
-                    leaf.untried = UNLISTED
+                actions = forced.get(id(leaf))
+                leaf.untried = list(actions) if actions is not None else search_array(leaf.state).tolist()
             return
-        search_array = self.game.search_array
         priors = np.asarray(priors, dtype=np.float64)  # one conversion for the batch
         for leaf, leaf_priors in zip(leaves, priors):
             actions = forced.get(id(leaf))
-            leaf.untried = search_array(leaf.state) if actions is None else np.fromiter(actions, np.intp, len(actions))
-            leaf.priors = leaf_priors
+            actions = search_array(leaf.state) if actions is None else np.fromiter(actions, np.intp, len(actions))
+            chosen = leaf_priors.take(actions)
+            order = chosen.argsort(kind="stable")
+            leaf.untried = actions.take(order).tolist()
+            leaf.priors = chosen.take(order).tolist()
 
     @staticmethod
     def prove(paths: list[list[Node]]) -> None:
@@ -813,7 +532,7 @@ class MCTS:
                     break
                 if child.proven == 1.0:  # the player to move here wins with this move
                     node.proven, node.depth = 0.0, child.depth + 1
-                elif type(node.untried) is list and not node.untried and all(
+                elif node.untried is not None and not node.untried and all(
                         ch.proven is not None for ch in node.children):
                     best = max(ch.proven for ch in node.children)
                     ends = [ch.depth for ch in node.children if ch.proven == best]
@@ -981,11 +700,11 @@ def search_together(searches: Sequence[tuple[MCTS, State]], search_games: int | 
             raise ValueError(problem)
     if not searches:
         return []
-    from hexzero.mctsfw.search.engine import ArrayMCTS, search_arrays_together
+    from hexzero.mctsfw.search.array_search import ArrayMCTS, search_arrays_together
 
     if all(isinstance(search, ArrayMCTS) for search, _ in searches):  # one tree for the group (``share_tree``)
         if len({id(search.tree) for search, _ in searches}) != 1:
-            raise ValueError("array searches in lock-step share one tree (mctsfw.search.engine.share_tree)")
+            raise ValueError("array searches in lock-step share one tree (mctsfw.search.array_search.share_tree)")
         return search_arrays_together(searches, budgets)
     with_priors = {mcts.tree_policy.uses_priors for mcts, _ in searches}
     if len(with_priors) > 1:
