@@ -35,3 +35,21 @@ def test_the_time_of_the_two_commands_and_the_size_of_the_suite_are_said_once():
     setup = [(page.name, hit) for page in PAGES
              for hit in re.findall(r"\(about \d+ minutes on a 2-core machine", page.read_text())]
     assert len(setup) <= 1, setup
+
+
+def test_the_api_pages_read_every_module_the_package_installs(tmp_path):
+    """The documentation site's API source is the package laid out as the wheel lays it
+    out, subpackages included (``hexzero.mctsfw.search`` lives in ``mctsfw/search``)."""
+    import importlib.util
+    import tomllib
+
+    spec = importlib.util.spec_from_file_location("mkdocs_hooks", ROOT / "scripts" / "mkdocs_hooks.py")
+    hooks = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hooks)
+    target = hooks.lay_out_package(tmp_path / "api-src")
+    setuptools = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    for package in setuptools["packages"]:
+        laid_out = sorted(p.name for p in target.joinpath(*package.split(".")).glob("*.py"))
+        assert "__init__.py" in laid_out, package
+    search = sorted(p.name for p in (ROOT / "mctsfw" / "search").glob("*.py"))
+    assert sorted(p.name for p in (target / "hexzero" / "mctsfw" / "search").glob("*.py")) == search
