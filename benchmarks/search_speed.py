@@ -19,11 +19,12 @@
    (every child an expansion makes, as mctx counts nodes; target at most 1 KB) and bytes
    a position reached.
 2. 5x5 Hex with the ANET's greedy rollouts (epsilon 0, the shipped model by default),
-   batched (32, 64 or 128 leaves judged by one lock-step playout, virtual loss) against
-   random rollouts, after a warm-up; then as ``cli.py play`` searches: the actor made
-   from the model (its default batch for the budget, ``NetRollouts.batch_for``) against
-   the ``mcts`` actor (random rollouts), both with the game's UCT, ``--games`` / 2
-   search games from the empty board. Target: at least 0.5 of the random rate.
+   batched (32, 64 or 128 leaves judged by one lock-step playout, virtual loss; network
+   rollouts run on the object tree) against random rollouts on the array tree and on the
+   object tree (the ratio's peer: the same tree), after a warm-up; then as ``cli.py
+   play`` searches: the actor made from the model (its default batch for the budget,
+   ``NetRollouts.batch_for``) against the ``mcts`` actor (random rollouts, on the array
+   tree), both with the game's UCT, ``--games`` / 2 search games from the empty board.
 3. The same "as training runs it": TensorFlow and Keras imported and a model loaded in
    the process (section 2 loaded one), then section 1's hexzero and C++ figures again.
 
@@ -280,13 +281,16 @@ def main() -> None:
     def anet(batch):
         return lambda seed: ours(game, args.games // 2, seed, NetRollouts(game, net, seed=seed), batch_size=batch)
 
-    random_rate, *net_rates = best_of(
-        args.repeats, lambda seed: ours(game, args.games, seed, RandomRollouts(game, seed)), *map(anet, BATCHES)
+    random_rate, objects_rate, *net_rates = best_of(
+        args.repeats, lambda seed: ours(game, args.games, seed, RandomRollouts(game, seed)),
+        lambda seed: ours(game, args.games, seed, RandomRollouts(game, seed), engine="objects"), *map(anet, BATCHES)
     )
     print(f"\n2. 5x5 Hex, UCT with {Path(args.model).name} ({net.params()['hidden_layers']} hidden) greedy rollouts")
-    print(f"  random rollouts                {random_rate:10,.0f} search games/s")
+    print(f"  random rollouts, array tree    {random_rate:10,.0f} search games/s")
+    print(f"  random rollouts, object tree   {objects_rate:10,.0f} search games/s   1.00")
     for batch, rate in zip(BATCHES, net_rates):
-        print(f"  ANET rollouts, batches of {batch:<4} {rate:10,.0f} search games/s   {rate / random_rate:.2f} of random")
+        print(f"  ANET rollouts, batches of {batch:<4} {rate:10,.0f} search games/s   {rate / objects_rate:.2f} of random "
+              "on the object tree")
 
     def actor(spec):
         def measure(seed):
@@ -300,7 +304,7 @@ def main() -> None:
     batch = NetRollouts(game, net).batch_for(args.games // 2)
     print(f"  as `play` searches, {args.games // 2:,} search games: the mcts actor {random_actor:,.0f}, "
           f"the model's (batches of {batch}) {model_actor:,.0f} search games/s: "
-          f"{model_actor / random_actor:.2f} of random (target >= 0.5)")
+          f"{model_actor / random_actor:.2f} of the mcts actor's")
 
     print("\n3. As training runs it: TensorFlow/Keras imported and a model loaded in this process")
     uct_table(args.games, args.repeats, with_python=False)

@@ -421,6 +421,11 @@ class GoKernels(GameKernels):
               leaves, judged, self.n, self.keys, self.point_of, out)
         return out
 
+    def legal_after_moves(self, tree, leaves, judged, masks) -> np.ndarray:
+        out = masks[judged].astype(np.float32)  # the legal points, as ``moves`` found them
+        out[:, self.n * self.n] = 1.0  # and pass, always legal
+        return out
+
     def playouts(self, tree, leaves, judged, rng) -> np.ndarray:
         values = np.zeros(leaves.shape, np.float64)
         playouts(tree.parent, tree.slot, tree.board, tree.aux, tree.aux.view(np.uint64), tree.go_hashes,

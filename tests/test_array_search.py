@@ -65,6 +65,10 @@ def test_kernels_play_the_games_rules_move_for_move(name, params):
                 if kind in kernels.encodings:
                     assert np.array_equal(kernels.encode(tree, leaves, judged, kind)[0], encode(state))
             assert np.array_equal(kernels.legal(tree, leaves, judged)[0], game.legal_mask(state))
+            masks = np.zeros((1, 1, game.num_actions), np.bool_)
+            kernels.moves(tree, leaves, judged, masks, *(np.zeros((1, 1), t) for t in (np.int8, np.int32, np.int32)),
+                          False)  # the round's moves, without threats: what legal_after_moves may read
+            assert np.array_equal(kernels.legal_after_moves(tree, leaves, judged, masks)[0], game.legal_mask(state))
             action = int(rng.choice(game.legal_actions(state)))
             mover = game.current_player(state)
             state = game.next_state(state, action)

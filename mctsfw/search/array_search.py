@@ -313,7 +313,7 @@ class ArrayMCTS:
         masks = np.zeros((t.trees, 1, num_actions), np.bool_)
         self.kernels.moves(t, leaves, judged, masks, forced, forced_move, plies, self.threats)
         judged &= forced == arrays.SEARCH
-        priors = judge_leaves([self], leaves, judged)[1] if self.policy == PUCT and judged[g, 0] else \
+        priors = judge_leaves([self], leaves, judged, masks)[1] if self.policy == PUCT and judged[g, 0] else \
             np.zeros((t.trees, 1, 1), np.float64)
         t.reserve(2, num_actions + 1, 1)
         arrays.expand(*t.nodes()[:12], t.edge_action, t.edge_prior, t.edge_child, t.size, t.edges, leaves, judged,
@@ -355,10 +355,12 @@ def share_tree(searches: Sequence[ArrayMCTS]) -> None:
         search.reset()
 
 
-def judge_leaves(searches: Sequence[ArrayMCTS], leaves: np.ndarray, judged: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def judge_leaves(searches: Sequence[ArrayMCTS], leaves: np.ndarray, judged: np.ndarray,
+                 masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(each judged leaf's value for its player to move, by (g, b); the priors over every
     action, by (g, b): the network's masked over the legal moves), for the searches of one
-    tree (their evaluators alike: one network, or none), in one network call."""
+    tree (their evaluators alike: one network, or none), in one network call; ``masks``
+    the round's moves as the game's ``moves`` kernel wrote them."""
     first = searches[0]
     tree, kernels = first.tree, first.kernels
     values = np.zeros(leaves.shape, np.float64)
@@ -368,7 +370,7 @@ def judge_leaves(searches: Sequence[ArrayMCTS], leaves: np.ndarray, judged: np.n
         return values, priors
     if net is not None:
         x = kernels.encode(tree, leaves, judged, net.net.input_kind)
-        legal = kernels.legal(tree, leaves, judged)
+        legal = kernels.legal_after_moves(tree, leaves, judged, masks)
         probs, v = net.net.evaluate(x)
         values[judged] = np.asarray(v, dtype=np.float64)
         priors[judged] = np.asarray(masked_policy(probs, legal), dtype=np.float64)
@@ -443,7 +445,7 @@ def run_rounds(searches: Sequence[ArrayMCTS], limits: Sequence[float], time_limi
         arrays.leaves_to_judge(t.proven, t.edge_first, t.player, leaves, sizes, judged)
         kernels.moves(t, leaves, judged, masks, forced, forced_move, plies, first.threats)
         judged &= forced == arrays.SEARCH  # (a leaf a forcing move proves is judged no more)
-        values, priors = judge_leaves(searches, leaves, judged)
+        values, priors = judge_leaves(searches, leaves, judged, masks)
         arrays.expand(*t.nodes()[:12], t.edge_action, t.edge_prior, t.edge_child, t.size, t.edges, leaves, judged,
                       forced, forced_move, plies, masks, priors, first.policy, t.rng, order, keys)
         values_p1 = arrays.round_values(t.proven, t.mover, t.player, leaves, sizes, judged, values)

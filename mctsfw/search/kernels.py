@@ -14,6 +14,9 @@ call a node:
   parent's and its move: the player to move, and a final position's result (``proven``);
 - ``legal(tree, leaves, judged)``: the legal moves of each judged leaf as float32 rows
   (``Game.legal_masks``), which a network's priors are masked with;
+  ``legal_after_moves(tree, leaves, judged, masks)`` asks it after ``moves`` wrote the
+  round's masks, which a game whose search moves are its legal moves (Go: all but pass)
+  reads instead of finding them again;
 - ``moves(tree, leaves, judged, masks, forced, forced_move, plies, threats)``: the moves
   the search considers at each judged leaf, as a mask over the actions; with ``threats``,
   the game's forcing moves (``MCTS.forced_for``): where a move wins at once ``forced`` says
@@ -69,6 +72,9 @@ class GameKernels:
 
     def legal(self, tree: Any, leaves: np.ndarray, judged: np.ndarray) -> np.ndarray:
         raise NotImplementedError
+
+    def legal_after_moves(self, tree: Any, leaves: np.ndarray, judged: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        return self.legal(tree, leaves, judged)
 
     def moves(self, tree: Any, leaves: np.ndarray, judged: np.ndarray, masks: np.ndarray, forced: np.ndarray,
               forced_move: np.ndarray, plies: np.ndarray, threats: bool) -> None:
