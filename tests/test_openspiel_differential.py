@@ -209,3 +209,51 @@ def test_go_agrees_with_openspiel(size, komi, games):
     assert superko <= games // 2
     if games >= 30:
         assert outcomes == {1, 2} and 0 < cut_off < games - superko
+
+
+@pytest.mark.parametrize("name, params, spiel_name, spiel_params, games", [
+    ("hex", {"size": 5}, "hex", {"board_size": 5}, 30), ("hex", {"size": 8}, "hex", {"board_size": 8}, 10),
+    ("connect4", {}, "connect_four", {}, 40), ("gomoku", {"size": 9}, "gomoku", {"size": 9}, 20),
+    ("go", {"size": 7, "komi": 0.5}, "go", {"board_size": 7, "komi": 0.5}, 10),
+])
+def test_the_array_trees_kernels_agree_with_openspiel(name, params, spiel_name, spiel_params, games):
+    """The array search's own rules, move for move against OpenSpiel (the action numbers
+    are the same): along random games, each position the kernels work out from its
+    parent's and the move has OpenSpiel's legal moves (``legal``), and a final one
+    OpenSpiel's winner (``positions``: the result for the mover). Go's superko, which
+    OpenSpiel does not forbid, leaves a game where the two differ (as above)."""
+    from hexzero.mctsfw.search import arrays
+    from hexzero.mctsfw.search.arrays import ArrayTree
+
+    game = mctsfw.make_game(name, **params)
+    kernels = game.kernels()
+    theirs = pyspiel.load_game(spiel_name, spiel_params)
+    rng = random.Random(len(name) * 7 + games)
+    one, ones = np.ones((1, 1), np.bool_), np.ones(1, np.int32)
+    for _ in range(games):
+        spiel = theirs.new_initial_state()
+        tree = ArrayTree(1, kernels.state_len, kernels.aux_len)
+        kernels.set_root(tree, 0, game.initial_state(1))
+        node = 0
+        while not spiel.is_terminal():
+            leaves = np.array([[node]], np.int32)
+            legal = np.flatnonzero(kernels.legal(tree, leaves, one)[0]).tolist()
+            if legal != sorted(spiel.legal_actions()):
+                assert name == "go" and set(legal) < set(spiel.legal_actions())  # superko
+                break
+            mover = spiel.current_player() + 1
+            action = rng.choice(legal)
+            spiel.apply_action(action)
+            child = int(tree.size[0])
+            tree.reserve(1, 0, 1)
+            tree.size[0] += 1
+            tree.parent[0, child], tree.action[0, child] = node, action
+            kernels.positions(tree, np.array([[child]], np.int32), ones)
+            node = child
+            if spiel.is_terminal():
+                returns = spiel.returns()
+                winner = None if returns[0] == 0 else 1 if returns[0] > 0 else 2
+                assert tree.proven[0, node] == (arrays.DRAW if winner is None else
+                                                arrays.WIN if winner == mover else arrays.LOSS)
+            else:
+                assert tree.player[0, node] == spiel.current_player() + 1
