@@ -36,14 +36,6 @@ def check_temperature(value: Any) -> float:
     return float(value)
 
 
-def distribution(counts: np.ndarray) -> np.ndarray:
-    """Whole-number weights (a search's visit counts) as a probability vector: float32
-    weights over their float32 sum; all zeros stay zeros."""
-    weights = counts.astype(np.float32)
-    total = weights.sum()
-    return weights / total if total else weights
-
-
 def masked_policy(probs: np.ndarray, mask: np.ndarray) -> np.ndarray:
     """Illegal actions zeroed, the rest renormalised (uniform over legal ones if all were ~0)."""
     p = probs * mask

@@ -63,11 +63,11 @@ from hexzero.mctsfw.match import BALANCED, Tally, play_match
 from hexzero.mctsfw.netserver import NetServer, ServedNet, server_problem
 from hexzero.mctsfw.plugin_manager import Registries, default_registries
 from hexzero.mctsfw.ratings import two_player_rating
-from hexzero.mctsfw.records import RecordedGame
+from hexzero.mctsfw.records import RecordedGame, shares
 from hexzero.mctsfw.replay import ReplayBuffer, game_result
 from hexzero.mctsfw.roles import POLICY_VALUE, require_role, role_problem
 from hexzero.mctsfw.runs import ResumableRun
-from hexzero.mctsfw.sampling import distribution, sample_action, temperature_problem
+from hexzero.mctsfw.sampling import sample_action, temperature_problem
 from hexzero.mctsfw.sgf import resigned_result, to_sgf, write_sgf
 from hexzero.mctsfw.schema import Section, SectionSettings, Setting
 
@@ -406,7 +406,7 @@ class SelfPlayGame:
             action = mcts.best_action(root)
         else:
             tau = s.temperature if len(self.moves) < s.temperature_moves else s.temperature_final
-            action = sample_action(distribution(targets), tau, self.rng)
+            action = sample_action(shares(targets), tau, self.rng)
         self.moves.append(int(action))
         self.state = game.next_state(state, action)
         mcts.advance(action, self.state)

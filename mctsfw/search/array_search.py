@@ -28,7 +28,8 @@ import numpy as np
 
 from hexzero.mctsfw.evaluators import LeafEvaluator, MixedEvaluator, NetValue, RandomRollouts
 from hexzero.mctsfw.game import Action, Game, State
-from hexzero.mctsfw.sampling import distribution, masked_policy
+from hexzero.mctsfw.records import shares
+from hexzero.mctsfw.sampling import masked_policy
 from hexzero.mctsfw.search import arrays
 from hexzero.mctsfw.search.arrays import LOSS, PUCT, UCT, UNKNOWN, WIN, ArrayTree
 
@@ -186,7 +187,7 @@ class ArrayMCTS:
         return counts
 
     def visit_distribution(self, root: Any = None) -> np.ndarray:
-        return distribution(self.targets())
+        return shares(self.targets())
 
     def root_result(self) -> float | None:
         """The root's proven result for its player to move (1, 0.5, 0), None while unknown."""

@@ -67,7 +67,7 @@ import numpy as np
 
 from hexzero.mctsfw.evaluators import LeafEvaluator, RandomRollouts, evaluate_together
 from hexzero.mctsfw.game import Action, Game, IllegalMoveError, State, opponent
-from hexzero.mctsfw.sampling import distribution
+from hexzero.mctsfw.records import shares
 from hexzero.mctsfw.search.nodes import (NOTHING_PLAYED, TARGET_SCALE, Node, SearchProgress, best_child,
                                          proven_for_player1, target_counts)
 from hexzero.mctsfw.search.policy import TreePolicy, search_problem
@@ -299,9 +299,9 @@ class MCTS:
         return np.rint(np.asarray(own, dtype=np.float64) * TARGET_SCALE).astype(np.int64)
 
     def visit_distribution(self, root: Node | None = None) -> np.ndarray:
-        """The root's ``targets`` as a probability vector over all actions (``distribution``):
+        """The root's ``targets`` as a probability vector over all actions (``records.shares``):
         what players sample from and self-play learns."""
-        return distribution(self.targets(root))
+        return shares(self.targets(root))
 
     def progress(self, simulations: int, seconds: float) -> SearchProgress:
         """The root as a person watching the search reads it (the array search says the same)."""
