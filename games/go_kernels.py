@@ -28,6 +28,10 @@ from hexzero.mctsfw.search.kernels import GameKernels
 
 TO_MOVE, PASSES, MOVES, HASH, RESULT = 0, 1, 2, 3, 4
 NO_UNIFORMS = np.zeros(0, np.float64)
+#: the boards that stood before, as a bit a hash (its top bits) in ``FILTER_WORDS`` words: a
+#: move whose board's bit is clear repeats none of them, and only a set bit is looked up
+FILTER_WORDS = 64
+FILTER_SHIFT = np.uint64(64 - 12)  # 64 words of 64 bits: the top 12 bits of a hash
 
 
 @njit(cache=True)
@@ -111,13 +115,45 @@ def _has(sorted_hashes, count, h):
 
 
 @njit(cache=True)
-def _legal_points(row, who, size, h, keys, point_of, root_hashes, nroot, path_hashes, npath, scratch, stamp, out):
+def _mark(filt, h):
+    """Hash ``h``'s bit set in the filter ``filt`` (``FILTER_WORDS`` uint64 words)."""
+    bit = h >> FILTER_SHIFT
+    filt[bit >> np.uint64(6)] |= np.uint64(1) << (bit & np.uint64(63))
+
+
+@njit(cache=True)
+def _maybe(filt, h):
+    """Whether hash ``h``'s bit is set in ``filt``: False means no board it marks has it."""
+    bit = h >> FILTER_SHIFT
+    return (filt[bit >> np.uint64(6)] >> (bit & np.uint64(63))) & np.uint64(1) != np.uint64(0)
+
+
+@njit(cache=True)
+def _leaf_filter(root_filter, path, npath, out):
+    """The filter of the boards a leaf may not repeat: its tree's root's and its path's."""
+    out[:] = root_filter
+    for i in range(npath):
+        _mark(out, path[i])
+
+
+@njit(cache=True)
+def root_filter(hashes, count, out):
+    """The filter of a tree's root's earlier boards (``hashes[:count]``)."""
+    out[:] = 0
+    for i in range(count):
+        _mark(out, hashes[i])
+
+
+@njit(cache=True)
+def _legal_points(row, who, size, h, keys, point_of, root_hashes, nroot, path_hashes, npath, filt, scratch, stamp,
+                  out):
     """``out[a]`` whether a stone of ``who`` is legal on point ``a`` (empty, no suicide, no
     board that stood before); (how many are, the last ``stamp`` used). The board's groups
     are found once (each stone's group, each group's liberties and hash); then a point is
     no suicide where it has an empty neighbour, a neighbour of its own colour whose group
     has another liberty, or an opponent's group whose last liberty it is (a capture: the
-    new board's hash without the group's stones)."""
+    new board's hash without the group's stones); a board the filter ``filt`` does not
+    mark (``_leaf_filter``) is looked up no further."""
     stack, mark, group_of, libs, group_hash = scratch
     stride = size + 2
     keys_own = keys[who]
@@ -181,7 +217,7 @@ def _legal_points(row, who, size, h, keys, point_of, root_hashes, nroot, path_ha
                         taken1 = gid
                     else:
                         taken2 = gid
-        if alive and not _has(root_hashes, nroot, nh) and not _has(path_hashes, npath, nh):
+        if alive and not (_maybe(filt, nh) and (_has(root_hashes, nroot, nh) or _has(path_hashes, npath, nh))):
             out[a] = True
             count += 1
     return count, stamp
@@ -205,9 +241,11 @@ def _own_eye(row, p, who, stride):
 
 
 @njit(cache=True)
-def legal(parent, slot, board, aux, hashes, root_hashes, nroot, leaves, judged, size, keys, point_of, out):
+def legal(parent, slot, board, aux, hashes, root_hashes, nroot, root_filters, leaves, judged, size, keys, point_of,
+          out):
     """The legal moves of each judged leaf as float32 rows (``Go.legal_mask``: pass always)."""
     scratch = _groups_scratch(board.shape[2])
+    filt = np.empty(FILTER_WORDS, np.uint64)
     path = np.empty(board.shape[1] + 1, np.uint64)
     points = np.empty(size * size, np.bool_)
     stamp = 0
@@ -219,8 +257,9 @@ def legal(parent, slot, board, aux, hashes, root_hashes, nroot, leaves, judged, 
             node = leaves[g, b]
             s = slot[g, node]
             npath = _before(parent, slot, hashes, g, node, path)
+            _leaf_filter(root_filters[g], path, npath, filt)
             _, stamp = _legal_points(board[g, s], aux[g, s, TO_MOVE], size, hashes[g, s, HASH], keys, point_of,
-                                     root_hashes[g], nroot[g], path, npath, scratch, stamp, points)
+                                     root_hashes[g], nroot[g], path, npath, filt, scratch, stamp, points)
             for a in range(size * size):
                 out[k, a] = 1.0 if points[a] else 0.0
             out[k, size * size] = 1.0
@@ -228,11 +267,13 @@ def legal(parent, slot, board, aux, hashes, root_hashes, nroot, leaves, judged, 
 
 
 @njit(cache=True)
-def moves(parent, slot, board, aux, hashes, root_hashes, nroot, leaves, judged, masks, size, keys, point_of):
+def moves(parent, slot, board, aux, hashes, root_hashes, nroot, root_filters, leaves, judged, masks, size, keys,
+          point_of):
     """The moves the search considers at each judged leaf (``Go.search_actions``): the
     legal points; pass as well where the opponent has just passed or every legal point
     fills one of the mover's own eyes (pass alone where there is none)."""
     scratch = _groups_scratch(board.shape[2])
+    filt = np.empty(FILTER_WORDS, np.uint64)
     path = np.empty(board.shape[1] + 1, np.uint64)
     stamp = 0
     n2 = size * size
@@ -245,8 +286,9 @@ def moves(parent, slot, board, aux, hashes, root_hashes, nroot, leaves, judged, 
             row, who = board[g, s], aux[g, s, TO_MOVE]
             mask = masks[g, b]
             npath = _before(parent, slot, hashes, g, node, path)
+            _leaf_filter(root_filters[g], path, npath, filt)
             _, stamp = _legal_points(row, who, size, hashes[g, s, HASH], keys, point_of, root_hashes[g], nroot[g],
-                                     path, npath, scratch, stamp, mask)
+                                     path, npath, filt, scratch, stamp, mask)
             passing = aux[g, s, PASSES] > 0
             if not passing:
                 passing = True
@@ -369,6 +411,7 @@ class GoKernels(GameKernels):
             tree.go_hashes = np.zeros((tree.trees, 0), np.uint64)
             tree.go_past = np.zeros((tree.trees, self.game.history, self.state_len), np.int8)
             tree.go_npast = np.zeros(tree.trees, np.int64)
+            tree.go_filter = np.zeros((tree.trees, FILTER_WORDS), np.uint64)
         if tree.go_hashes.shape[1] < hashes:
             grown = np.zeros((tree.trees, max(hashes, 2 * tree.go_hashes.shape[1], 64)), np.uint64)
             grown[:, :tree.go_hashes.shape[1]] = tree.go_hashes
@@ -382,6 +425,7 @@ class GoKernels(GameKernels):
         super().rooted(tree, g, state)
         tree.go_hashes[g, :len(known)] = known
         tree.go_nhashes[g] = len(known)
+        root_filter(known, len(known), tree.go_filter[g])
         for j, (b, w) in enumerate(past[:self.game.history]):
             tree.go_past[g, j] = self.game._padded_board(b, w)
         tree.go_npast[g] = min(len(past), self.game.history)
@@ -413,12 +457,12 @@ class GoKernels(GameKernels):
     def moves(self, tree, leaves, judged, masks, forced, forced_move, plies, threats: bool) -> None:
         forced[:] = 0
         moves(tree.parent, tree.slot, tree.board, tree.aux, tree.aux.view(np.uint64), tree.go_hashes, tree.go_nhashes,
-              leaves, judged, masks, self.n, self.keys, self.point_of)
+              tree.go_filter, leaves, judged, masks, self.n, self.keys, self.point_of)
 
     def legal(self, tree, leaves, judged) -> np.ndarray:
         out = np.empty((int(judged.sum()), self.num_actions), np.float32)
         legal(tree.parent, tree.slot, tree.board, tree.aux, tree.aux.view(np.uint64), tree.go_hashes, tree.go_nhashes,
-              leaves, judged, self.n, self.keys, self.point_of, out)
+              tree.go_filter, leaves, judged, self.n, self.keys, self.point_of, out)
         return out
 
     def legal_after_moves(self, tree, leaves, judged, masks) -> np.ndarray:
