@@ -118,7 +118,8 @@ class ArrayMCTS:
         self.tree.rng[0] = self.xorshift
         self.root_state: State | None = None
         self.root_move: Action | None = None  # the move that made the root, when it was played (``advance``)
-        self._clean_priors: np.ndarray | None = None  # the kept root's own priors, by edge, once noised
+        self._clean_priors: np.ndarray | None = None  # the kept root's own priors, by action, once noised
+        self._noise_order: np.ndarray | None = None
         self.last_search_games = 0
         self.on_progress: Callable | None = None
         self.progress_interval = 0.1
@@ -262,25 +263,22 @@ class ArrayMCTS:
     def add_root_noise(self) -> None:
         """Fresh noise mixed into the root's clean priors (``MCTS.add_root_noise``: the same
         order of moves, so the same draw gives the same priors): the children's in the
-        order they were made, then the untried moves' in their sorted order, lowest first."""
+        order they were made, then the untried moves' in the object search's order of its
+        list (``arrays.untried_order``), lowest first."""
         t, g = self.tree, self.g
         start, count, tried = int(t.edge_first[g, 0]), int(t.edge_count[g, 0]), int(t.tried[g, 0])
-        order = np.concatenate([np.arange(start, start + tried), np.arange(start + count - 1, start + tried - 1, -1)])
-        if self._clean_priors is None or len(self._clean_priors) != count:
-            self._clean_priors = t.edge_prior[g, start:start + count].astype(np.float64)
-        clean = self._clean_priors[order - start]
-        noisy = self.tree_policy.noisy_priors(clean, self.np_rng)
-        made = order[:tried]
-        t.edge_prior[g, made] = noisy[:tried]
-        t.prior[g, t.edge_child[g, made]] = noisy[:tried]
-        if tried < count:  # the untried moves, by noisy prior (a stable sort of their lowest-first order)
-            rest_edges, rest = order[tried:], noisy[tried:]
-            ranked = rest.argsort(kind="stable")[::-1]  # highest first, ties the later first
-            actions, cleans = t.edge_action[g, rest_edges].copy(), self._clean_priors[rest_edges - start].copy()
-            block = np.arange(start + tried, start + count)
-            t.edge_action[g, block] = actions[ranked]
-            t.edge_prior[g, block] = rest[ranked]
-            self._clean_priors[block - start] = cleans[ranked]
+        order = self._noise_order
+        if order is None or len(order) < count:
+            order = self._noise_order = np.empty(self.game.num_actions + 1, np.int64)
+        order[:tried] = np.arange(start, start + tried)
+        arrays.untried_order(t.edge_prior[g], start + tried, start + count, order[tried:])
+        edges = order[:count]
+        if self._clean_priors is None:  # the root's own priors, by action, kept aside once
+            self._clean_priors = np.zeros(self.game.num_actions, np.float64)
+            self._clean_priors[t.edge_action[g, edges]] = t.edge_prior[g, edges]
+        noisy = self.tree_policy.noisy_priors(self._clean_priors[t.edge_action[g, edges]], self.np_rng)
+        arrays.set_root_noise(t.edge_action, t.edge_prior, t.edge_child, t.prior, g, start, tried, count,
+                              np.asarray(noisy, np.float64), edges, np.empty(count, np.int32))
 
     def search_root_threats(self) -> None:
         """Once a root (new or kept): the game's thorough threat search
@@ -298,8 +296,7 @@ class ArrayMCTS:
             t.reserve(2, 2, 1)
             arrays.expand(*t.nodes()[:12], t.edge_action, t.edge_prior, t.edge_child, t.size, t.edges, leaves, judged,
                           forced, forced_move, plies, np.zeros((t.trees, 1, 1), np.bool_),
-                          np.zeros((t.trees, 1, 1), np.float64), self.policy, t.rng, np.empty(1, np.int64),
-                          np.empty(1, np.float64))
+                          np.zeros((t.trees, 1, 1), np.float64), self.policy, t.rng, np.empty(1, np.int64))
             self._clean_priors = None
 
     def expand_root(self) -> None:
@@ -318,8 +315,7 @@ class ArrayMCTS:
             np.zeros((t.trees, 1, 1), np.float64)
         t.reserve(2, num_actions + 1, 1)
         arrays.expand(*t.nodes()[:12], t.edge_action, t.edge_prior, t.edge_child, t.size, t.edges, leaves, judged,
-                      forced, forced_move, plies, masks, priors, self.policy, t.rng, np.empty(num_actions, np.int64),
-                      np.empty(num_actions, np.float64))
+                      forced, forced_move, plies, masks, priors, self.policy, t.rng, np.empty(num_actions, np.int64))
         self._clean_priors = None
 
     # ---- tree reuse -------------------------------------------------------------------
@@ -424,7 +420,7 @@ def run_rounds(searches: Sequence[ArrayMCTS], limits: Sequence[float], time_limi
     forced, forced_move = np.zeros((trees, batch), np.int8), np.zeros((trees, batch), np.int32)
     plies = np.zeros((trees, batch), np.int32)
     masks = np.zeros((trees, batch, num_actions), np.bool_)
-    order, keys = np.empty(num_actions, np.int64), np.empty(num_actions, np.float64)
+    order = np.empty(num_actions, np.int64)
     sizes = np.zeros(trees, np.int32)
     rounds = {i: searches[i].round_size(limits[i]) for i in active}
     deadline = started + time_limit if time_limit is not None else math.inf
@@ -448,7 +444,7 @@ def run_rounds(searches: Sequence[ArrayMCTS], limits: Sequence[float], time_limi
         judged &= forced == arrays.SEARCH  # (a leaf a forcing move proves is judged no more)
         values, priors = judge_leaves(searches, leaves, judged, masks)
         arrays.expand(*t.nodes()[:12], t.edge_action, t.edge_prior, t.edge_child, t.size, t.edges, leaves, judged,
-                      forced, forced_move, plies, masks, priors, first.policy, t.rng, order, keys)
+                      forced, forced_move, plies, masks, priors, first.policy, t.rng, order)
         values_p1 = arrays.round_values(t.proven, t.mover, t.player, leaves, sizes, judged, values)
         arrays.backup(t.value, t.mover, paths, path_len, values_p1, sizes)
         if first.solver:

@@ -224,6 +224,8 @@ def select(parent, action, prior, visits, value, edge_first, edge_count, tried, 
                     mover[g, child] = player[g, node]
                     echild[chosen] = child
                     tri[node] = k + 1
+                    if policy == PUCT:  # the next untried move of highest prior brought forward
+                        best_untried_first(eact, epri, start + k + 1, start + ecount[node])
                 vis[node] += 1
                 node = child
                 paths[g, b, length] = node
@@ -252,9 +254,69 @@ def rng_below(rng, g, n):
 
 
 @njit(cache=True)
+def best_untried_first(eact, epri, first, end):
+    """PUCT's untried edges ``first:end`` of a block (in the order they were listed): the
+    one of highest prior (of the ties the last listed) moved to ``first``, the others
+    keeping their order. Listed in action order, that is the move the object search pops
+    next from its sorted list (ties: the larger action first); a block's untried edges are
+    found in full order only when root noise asks for it (``untried_order``), so a leaf
+    never entered again costs one pass, not a sort."""
+    if end - first < 2:
+        return
+    best, best_prior = first, epri[first]
+    for e in range(first + 1, end):
+        if epri[e] >= best_prior:
+            best, best_prior = e, epri[e]
+    if best == first:
+        return
+    a = eact[best]
+    for e in range(best, first, -1):
+        eact[e], epri[e] = eact[e - 1], epri[e - 1]
+    eact[first], epri[first] = a, best_prior
+
+
+@njit(cache=True)
+def untried_order(epri, first, end, out):
+    """The untried edges ``first:end`` of a PUCT block in the object search's order of its
+    untried list, the lowest prior first: ``first`` (the highest, ``best_untried_first``)
+    last, the others by prior, ties in the order listed. ``out[:end - first]``."""
+    n = end - first
+    if n == 0:
+        return
+    rest = np.argsort(epri[first + 1:end], kind="mergesort")
+    for i in range(n - 1):
+        out[i] = first + 1 + rest[i]
+    out[n - 1] = first
+
+
+@njit(cache=True)
+def set_root_noise(edge_action, edge_prior, edge_child, prior, g, start, tried, count, noisy, order, out):
+    """The root's noisy priors (``noisy``, float64, in ``order``: the tried edges as made,
+    then the untried as ``untried_order`` lists them) written: a tried edge's and its
+    child's prior; the untried edges listed anew by noisy prior, lowest first (a stable
+    sort of that order, as the object search sorts its list), the highest then brought
+    forward. ``out``: the untried edges' actions, in the new order, lowest first."""
+    for i in range(tried):
+        e = order[i]
+        edge_prior[g, e] = noisy[i]
+        prior[g, edge_child[g, e]] = noisy[i]
+    n = count - tried
+    if n == 0:
+        return
+    ranked = np.argsort(noisy[tried:count], kind="mergesort")
+    for i in range(n):
+        out[i] = edge_action[g, order[tried + ranked[i]]]
+    first = start + tried
+    for i in range(n):
+        edge_action[g, first + i] = out[i]
+        edge_prior[g, first + i] = noisy[tried + ranked[i]]
+    best_untried_first(edge_action[g], edge_prior[g], first, first + n)
+
+
+@njit(cache=True)
 def expand(parent, action, prior, visits, value, edge_first, edge_count, tried, player, mover, proven, depth,
            edge_action, edge_prior, edge_child, size, edges, leaves, judged, forced, forced_move, plies, masks,
-           priors, policy, rng, order, keys):
+           priors, policy, rng, order):
     """Each leaf ``leaves[g, b]`` the game's ``moves`` kernel looked at this round gets its
     edges, or its proof: ``forced[g, b]`` says a move wins there, at once or in
     ``plies[g, b]`` by the game's threat search (proven won; the winning child made), or
@@ -299,19 +361,16 @@ def expand(parent, action, prior, visits, value, edge_first, edge_count, tried, 
                 continue
             start = edges[g]
             if policy == PUCT and priors.shape[2] < num_actions:  # no priors given: uniform ones, in
-                for i in range(n):  # the order of their ties (the larger action first)
-                    edge_action[g, start + i] = order[n - 1 - i]
+                for i in range(n):  # action order, the largest (first of the ties) brought forward
+                    edge_action[g, start + i] = order[i]
                     edge_prior[g, start + i] = 1.0 / n
-            elif policy == PUCT:
-                # stable descending by prior, ties the larger action first: the reverse of a
-                # stable ascending sort, as the object search pops its sorted list
+                best_untried_first(edge_action[g], edge_prior[g], start, start + n)
+            elif policy == PUCT:  # in action order, the one of highest prior first (``best_untried_first``)
                 for i in range(n):
-                    keys[i] = priors[g, b, order[i]]
-                idx = np.argsort(keys[:n], kind="mergesort")
-                for i in range(n):
-                    a = order[idx[n - 1 - i]]
+                    a = order[i]
                     edge_action[g, start + i] = a
                     edge_prior[g, start + i] = priors[g, b, a]
+                best_untried_first(edge_action[g], edge_prior[g], start, start + n)
             else:
                 for i in range(n - 1, 0, -1):  # Fisher-Yates
                     j = rng_below(rng, g, i + 1)
