@@ -59,45 +59,55 @@ def _joins(board, n, player, cell, stack, mark, stamp):
     return start and end
 
 
-@njit(cache=True)
-def _reach(board, n, player, end, reach, stack):
-    """``reach[cell]`` set where a stone of ``player`` there touches (or lies on) the
-    player's chain from one side (``end``: the far side), or the side itself: the player's
-    stones connected to the side flooded, then every cell next to them."""
-    cells = n * n
-    for p in range(cells):
-        reach[p] = 0
-    top = 0
-    for p in range(cells):
-        if _on_side(player, p, n, end):
-            reach[p] = 1
-            if board[p] == player:
-                reach[p] = 2  # a stone of the chain
-                stack[top] = p
-                top += 1
-    while top > 0:
-        top -= 1
-        p = stack[top]
-        r, c = p // n, p % n
+def neighbour_table(n: int) -> np.ndarray:
+    """Each cell's six neighbours (-1 off the board), a row a cell."""
+    table = np.full((n * n, 6), -1, np.int64)
+    for cell in range(n * n):
+        r, c = divmod(cell, n)
         for d in range(6):
             rr, cc = r + DR[d], c + DC[d]
             if 0 <= rr < n and 0 <= cc < n:
-                q = rr * n + cc
-                if board[q] == player:
-                    if reach[q] != 2:
-                        reach[q] = 2
-                        stack[top] = q
-                        top += 1
-                elif reach[q] == 0:
-                    reach[q] = 1
+                table[cell, d] = rr * n + cc
+    return table
 
 
 @njit(cache=True)
-def _completing(board, n, player, out, near, far, stack):
+def _reach(board, n, player, end, reach, stack, nbr):
+    """``reach[cell]`` set where a stone of ``player`` there touches (or lies on) the
+    player's chain from one side (``end``: the far side), or the side itself: the player's
+    stones connected to the side flooded, then every cell next to them."""
+    reach[:] = 0
+    top = 0
+    line = n - 1 if end else 0
+    for i in range(n):  # the side's cells: a row for player 1, a column for player 2
+        p = line * n + i if player == 1 else i * n + line
+        reach[p] = 1
+        if board[p] == player:
+            reach[p] = 2  # a stone of the chain
+            stack[top] = p
+            top += 1
+    while top > 0:
+        top -= 1
+        p = stack[top]
+        for d in range(6):
+            q = nbr[p, d]
+            if q < 0:
+                continue
+            if board[q] == player:
+                if reach[q] != 2:
+                    reach[q] = 2
+                    stack[top] = q
+                    top += 1
+            elif reach[q] == 0:
+                reach[q] = 1
+
+
+@njit(cache=True)
+def _completing(board, n, player, out, near, far, stack, nbr):
     """The empty cells where one more stone of ``player`` joins its two sides, in ``out``
     (``Hex.completing_cells``); their number."""
-    _reach(board, n, player, False, near, stack)
-    _reach(board, n, player, True, far, stack)
+    _reach(board, n, player, False, near, stack, nbr)
+    _reach(board, n, player, True, far, stack, nbr)
     found = 0
     for p in range(n * n):
         out[p] = board[p] == 0 and near[p] != 0 and far[p] != 0
@@ -134,7 +144,7 @@ def positions(parent, action, slot, player, proven, depth, board, aux, states, l
 
 
 @njit(cache=True)
-def moves(slot, board, aux, leaves, judged, masks, forced, forced_move, threats, n):
+def moves(slot, board, aux, leaves, judged, masks, forced, forced_move, threats, n, nbr):
     """The moves the search considers at each judged leaf, as masks: the empty cells; with
     ``threats`` the forcing ones (``Hex.forcing_actions``): a cell that joins the player to
     move's sides wins at once (``forced`` WINS_NOW, the first such cell the move); else the
@@ -159,13 +169,13 @@ def moves(slot, board, aux, leaves, judged, masks, forced, forced_move, threats,
             if not threats or aux[g, s, STONES] < n - 1:
                 continue
             who = aux[g, s, TO_MOVE]
-            if _completing(row, n, who, mine, near, far, stack):
+            if _completing(row, n, who, mine, near, far, stack, nbr):
                 for p in range(cells):
                     if mine[p]:
                         forced[g, b], forced_move[g, b] = WINS_NOW, p
                         break
                 continue
-            if not _completing(row, n, 3 - who, theirs, near, far, stack):
+            if not _completing(row, n, 3 - who, theirs, near, far, stack, nbr):
                 continue
             alive = 0
             first = -1
@@ -175,7 +185,7 @@ def moves(slot, board, aux, leaves, judged, masks, forced, forced_move, threats,
                     if first < 0:
                         first = p
                     row[p] = who
-                    if not _completing(row, n, 3 - who, after, near, far, stack):
+                    if not _completing(row, n, 3 - who, after, near, far, stack, nbr):
                         mask[p] = True
                         alive += 1
                     row[p] = 0
@@ -258,6 +268,7 @@ class HexKernels(GameKernels):
         self.game = game
         self.n = game.size
         self.state_len = self.num_actions = self.max_depth = game.size * game.size
+        self.neighbours = neighbour_table(game.size)
 
     def set_root(self, tree, g: int, state) -> None:
         player, _, _, winner = state
@@ -276,7 +287,8 @@ class HexKernels(GameKernels):
                   tree.states, leaves, batch, self.n)
 
     def moves(self, tree, leaves, judged, masks, forced, forced_move, plies, threats: bool) -> None:
-        moves(tree.slot, tree.board, tree.aux, leaves, judged, masks, forced, forced_move, threats, self.n)
+        moves(tree.slot, tree.board, tree.aux, leaves, judged, masks, forced, forced_move, threats, self.n,
+              self.neighbours)
 
     def legal(self, tree, leaves, judged) -> np.ndarray:
         out = np.empty((int(judged.sum()), self.num_actions), np.float32)
