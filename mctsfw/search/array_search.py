@@ -174,17 +174,10 @@ class ArrayMCTS:
 
     def targets(self, root: Any = None) -> np.ndarray:
         """The root's visits over all actions, corrected by what is proven (``target_counts``)."""
-        t, g = self.tree, self.g
-        counts = np.zeros(self.game.num_actions, dtype=np.int64)
-        children = self._children()
-        if not len(children):
-            return counts
-        best = self._best_child()
-        if t.proven[g, best] == WIN:
-            counts[t.action[g, best]] = 1
-            return counts
-        kept = children if t.proven[g, best] == LOSS else children[t.proven[g, children] != LOSS]
-        counts[t.action[g, kept]] = t.visits[g, kept]
+        t = self.tree
+        counts = np.empty(self.game.num_actions, dtype=np.int64)
+        arrays.root_targets(t.visits, t.value, t.proven, t.depth, t.edge_first, t.tried, t.edge_child, t.action, self.g,
+                            counts)
         return counts
 
     def visit_distribution(self, root: Any = None) -> np.ndarray:
@@ -208,9 +201,9 @@ class ArrayMCTS:
 
     def _child(self, action: Action) -> int | None:
         """The root's child that ``action`` made, None where it has none."""
-        children = self._children()
-        found = np.flatnonzero(self.tree.action[self.g, children] == action)
-        return int(children[found[0]]) if len(found) else None
+        t = self.tree
+        child = arrays.root_child(t.edge_first, t.tried, t.edge_child, t.action, self.g, int(action))
+        return None if child < 0 else int(child)
 
     def advance(self, action: Action, state: State | None = None) -> None:
         """The subtree under ``action`` kept as the new root (a move never entered starts

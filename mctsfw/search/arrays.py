@@ -74,6 +74,7 @@ class ArrayTree:
             setattr(self, name, np.full((trees, edges), fill, dtype))
         self.board = np.zeros((trees, self.state_capacity, state_len), np.int8)
         self.aux = np.zeros((trees, self.state_capacity, self.aux_len), np.int64)
+        self._nodes: tuple | None = None
         self.rng = np.ones(trees, np.uint64)  # each tree's xorshift64* generator (playouts, UCT's move order)
         self.size = np.ones(trees, np.int32)  # nodes in use; node 0 is the root
         self.edges = np.zeros(trees, np.int32)  # edges in use
@@ -112,7 +113,10 @@ class ArrayTree:
         self.size[g], self.edges[g], self.states[g] = 1, 0, 0
 
     def nodes(self) -> tuple:
-        return tuple(getattr(self, name) for name in NODE_FIELDS)
+        """The node fields in ``NODE_FIELDS``' order (made again only when they grow)."""
+        if self._nodes is None or self._nodes[0] is not self.parent:
+            self._nodes = tuple(getattr(self, name) for name in NODE_FIELDS)
+        return self._nodes
 
     def nbytes(self, g: int = 0) -> dict[str, int]:
         """The bytes tree ``g`` uses: its nodes' (stats and positions) and its edges'."""
@@ -167,6 +171,40 @@ def best_child(visits, value, proven, depth, edge_first, tried, edge_child, node
         if depth[i] > longest:
             best, longest = i, depth[i]
     return best
+
+
+@njit(cache=True)
+def root_targets(visits, value, proven, depth, edge_first, tried, edge_child, action, g, counts):
+    """Tree g's root's visits by action into ``counts`` (``ArrayMCTS.targets``): its proven
+    win alone where it has one, else its children's visits, those proven lost left out
+    unless every child is; the best child (``best_child``), -1 where none was made."""
+    counts[:] = 0
+    start, k = edge_first[g, 0], tried[g, 0]
+    if start < 0 or k == 0:
+        return -1
+    best = best_child(visits[g], value[g], proven[g], depth[g], edge_first[g], tried[g], edge_child[g], 0)
+    if proven[g, best] == WIN:
+        counts[action[g, best]] = 1
+        return best
+    keep_lost = proven[g, best] == LOSS
+    for e in range(start, start + k):
+        i = edge_child[g, e]
+        if keep_lost or proven[g, i] != LOSS:
+            counts[action[g, i]] = visits[g, i]
+    return best
+
+
+@njit(cache=True)
+def root_child(edge_first, tried, edge_child, action, g, move):
+    """Tree g's root's child that ``move`` made, -1 where it has none."""
+    start = edge_first[g, 0]
+    if start < 0:
+        return -1
+    for e in range(start, start + tried[g, 0]):
+        i = edge_child[g, e]
+        if action[g, i] == move:
+            return i
+    return -1
 
 
 @njit(cache=True)
