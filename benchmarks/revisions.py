@@ -38,7 +38,11 @@ def trees(against: str | None) -> Iterator[dict[str, Path]]:
 def run_in(tree: Path, code: str, *args) -> object:
     """Run ``code`` in a fresh Python process with ``tree`` first on sys.path (its
     ``sys.argv[1:]``: ``args`` as JSON) and return the JSON of its last line of output."""
-    source = f"import sys; sys.path.insert(0, {str(tree)!r})\n" + code
+    source = (f"import sys; sys.path.insert(0, {str(tree)!r})\n"
+              # an editable install's finder would answer for a module the revision lacks
+              # (``hexzero.mctsfw.search`` before it existed) with this checkout's
+              "sys.meta_path[:] = [f for f in sys.meta_path if '__editable__' not in getattr(f, '__module__', '')]\n"
+              + code)
     done = subprocess.run([sys.executable, "-c", source, *(json.dumps(a) for a in args)], cwd=tree,
                           capture_output=True, text=True)
     if done.returncode:

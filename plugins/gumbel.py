@@ -152,14 +152,23 @@ class Gumbel(TreePolicy):
         searches in lock-step that share this policy keep their own."""
         own = value if value is not None else self.own_value(root)
         actions, _, priors = self.moves(root)
+        root.stats = self.plan(actions, priors, own, {ch.action: ch.visits for ch in root.children}, budget, noise,
+                               rng)
+
+    def plan(self, actions: list, priors: list[float], own: float, start: dict, budget: float, noise: bool,
+             rng: np.random.Generator) -> "RootPlan":
+        """The plan of a root whose moves are ``actions`` (children first) with ``priors``,
+        its own value ``own`` and its children's visits so far (``start``): the Gumbel
+        noise (in self-play), the top k moves and the halving of ``budget`` among them
+        (the object search's ``begin`` and the array search's)."""
         logits = np.log(np.maximum(priors, TINY))
         gumbel = (rng.gumbel(size=len(actions)) * self.gumbel_scale if noise and self.gumbel_scale > 0
                   else np.zeros(len(actions)))
         k = min(self.max_considered, len(actions))
         top = np.argsort(-(logits + gumbel), kind="stable")[:k]
         planned = int(budget) if math.isfinite(budget) else TIME_LIMIT_PLAN
-        root.stats = RootPlan(own, dict(zip(actions, gumbel.tolist())), [actions[i] for i in top],
-                              {ch.action: ch.visits for ch in root.children}, halving_visits(k, planned))
+        return RootPlan(own, dict(zip(actions, gumbel.tolist())), [actions[i] for i in top], start,
+                        halving_visits(k, planned))
 
     @staticmethod
     def own_value(node: Node) -> float:

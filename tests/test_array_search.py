@@ -161,14 +161,30 @@ def test_puct_with_a_network_visits_exactly_as_the_object_search(model, name, pa
     """A network's priors and values, nothing drawn at random: the same visit counts and
     the same move, budget after budget, from positions of random games, the tree kept from
     move to move (every first-play value)."""
+    visits_exactly_as_the_object_search("puct", model, name, params)
+
+
+@pytest.mark.parametrize("model, name, params", [
+    (HEX7, "hex", {"size": 7}), (HEX9, "hex", {"size": 5}),
+    ("models/connect4/pv_mlp_gen0617.keras", "connect4", {}),
+    ("models/go9/pv_resnet_gen0010.keras", "go", {"size": 9}),
+    ("models/gomoku9/pv_mlp_gen0051.keras", "gomoku", {"size": 9}),
+])
+def test_gumbel_with_a_network_visits_exactly_as_the_object_search(model, name, params):
+    """Gumbel without noise (a player's search) on the array tree: the halving at the
+    root and the improved policy below it give the same targets and the same move."""
+    visits_exactly_as_the_object_search("gumbel", model, name, params)
+
+
+def visits_exactly_as_the_object_search(policy, model, name, params):
     game = mctsfw.make_game(name, **params)
     net = load_net(model, game)
     rng = np.random.default_rng(game.num_actions)
     for i, state in enumerate(random_positions(game, 3, seed=game.num_actions, longest=game.num_actions - 4
                                                if name == "hex" else 40 if name == "gomoku" else 30)):
-        params = {"first_play": ("parent", "reduction", "loss", "win")[i % 4]}
-        objects = MCTS(game, make_tree_policy("puct", **params), value_evaluator(game, net), seed=1)
-        ours = ArrayMCTS(game, make_tree_policy("puct", **params), value_evaluator(game, net), seed=1)
+        params = {"first_play": ("parent", "reduction", "loss", "win")[i % 4]} if policy == "puct" else {}
+        objects = MCTS(game, make_tree_policy(policy, **params), value_evaluator(game, net), seed=1)
+        ours = ArrayMCTS(game, make_tree_policy(policy, **params), value_evaluator(game, net), seed=1)
         for _ in range(4):
             budget = int(rng.integers(1, 160))
             root = objects.search(state, budget)
@@ -226,8 +242,11 @@ def test_players_search_on_arrays_where_the_game_has_kernels_and_objects_elsewhe
     gomoku = mctsfw.make_game("gomoku", size=9)
     assert type(mctsfw.make_actor("mcts", gomoku, search_games=10).mcts) is ArrayMCTS
     assert array_problem(gomoku, make_tree_policy("rave"), RandomRollouts(gomoku)) is not None
-    with pytest.raises(ValueError, match="array search cannot run this search: the gumbel tree policy"):
-        make_search(hex5, make_tree_policy("gumbel"), value_evaluator(hex5, load_net(HEX9, hex5)), engine="arrays")
+    assert type(make_search(hex5, make_tree_policy("gumbel"), value_evaluator(hex5, load_net(HEX9, hex5)))) is ArrayMCTS
+    with pytest.raises(ValueError, match="array search cannot run this search: Gumbel without a network's priors"):
+        make_search(hex5, make_tree_policy("gumbel"), RandomRollouts(hex5), engine="arrays")
+    with pytest.raises(ValueError, match="array search cannot run this search: the rave tree policy"):
+        make_search(hex5, make_tree_policy("rave"), RandomRollouts(hex5), engine="arrays")
 
 
 def test_a_game_without_kernels_plays_on_the_object_search_as_before():
@@ -249,10 +268,12 @@ def test_a_game_without_kernels_plays_on_the_object_search_as_before():
     assert actor.select_action(game.initial_state()) in game.legal_actions(game.initial_state())
 
 
-def test_self_play_searches_with_root_noise_and_in_lock_step_as_the_object_search():
-    """Self-play's searches: PUCT with Dirichlet noise at every root (drawn from the
-    search's seed as the object search draws it) and a group of games in lock-step sharing
-    one array tree visit exactly as the object search's, game for game, move for move."""
+@pytest.mark.parametrize("policy", ["puct", "gumbel"])
+def test_self_play_searches_with_root_noise_and_in_lock_step_as_the_object_search(policy):
+    """Self-play's searches: PUCT with Dirichlet noise at every root, Gumbel with its
+    Gumbel noise (drawn from the search's seed as the object search draws it), and a group
+    of games in lock-step sharing one array tree visit exactly as the object search's,
+    game for game, move for move, and Gumbel plays the same move."""
     from hexzero.mctsfw.search import search_together
     from hexzero.mctsfw.search.array_search import share_tree
     from hexzero.nets.twohead import PolicyValueMLP
@@ -261,7 +282,7 @@ def test_self_play_searches_with_root_noise_and_in_lock_step_as_the_object_searc
     net = PolicyValueMLP(game, hidden_layers=[16], seed=1)
 
     def searches(kind):
-        made = [kind(game, make_tree_policy("puct"), value_evaluator(game, net), seed=seed, batch_size=8,
+        made = [kind(game, make_tree_policy(policy), value_evaluator(game, net), seed=seed, batch_size=8,
                      root_noise=True) for seed in range(4)]
         if kind is ArrayMCTS:
             share_tree(made)
@@ -280,6 +301,7 @@ def test_self_play_searches_with_root_noise_and_in_lock_step_as_the_object_searc
         for i, root in zip(playing, roots):
             assert np.array_equal(objects[i].targets(root), ours[i].targets())
             assert ours[i].root_value() == pytest.approx(objects[i].root_value())
+            assert ours[i].best_action() == objects[i].best_action(root)
             action = int(rng.choice(np.flatnonzero(objects[i].targets(root)))) if objects[i].targets(root).any() \
                 else objects[i].best_action(root)
             objects[i].advance(action)

@@ -31,7 +31,7 @@ from hexzero.mctsfw.game import Action, Game, State
 from hexzero.mctsfw.records import shares
 from hexzero.mctsfw.sampling import masked_policy
 from hexzero.mctsfw.search import arrays
-from hexzero.mctsfw.search.arrays import LOSS, PUCT, UCT, UNKNOWN, WIN, ArrayTree
+from hexzero.mctsfw.search.arrays import GUMBEL, LOSS, PUCT, UCT, UNKNOWN, WIN, ArrayTree, GumbelPlans
 
 #: random playouts are judged up to this many a round, and a search keeps at least
 #: ``ROUNDS_AT_LEAST`` rounds (a 64th of its budget a round): the virtual loss of a round
@@ -55,7 +55,7 @@ def array_problem(game: Game, tree_policy: Any, evaluator: LeafEvaluator, root_n
     kernels = kernels_of(game)
     if kernels is None:
         return f"{game.name} offers no compiled kernels"
-    if tree_policy.name not in ("uct", "puct"):
+    if tree_policy.name not in ("uct", "puct", "gumbel"):
         return f"the {tree_policy.name} tree policy runs on the object search"
     if not kernels.threat_search and (type(game).forced_win is not Game.forced_win
                                       or type(game).threat_defences is not Game.threat_defences):
@@ -71,7 +71,9 @@ def array_problem(game: Game, tree_policy: Any, evaluator: LeafEvaluator, root_n
         return "tactical playouts run on the object search"
     if tree_policy.name == "uct" and net is not None:
         return "UCT with a network runs on the object search"
-    if root_noise and tree_policy.name != "puct":
+    if tree_policy.name == "gumbel" and net is None:
+        return "Gumbel without a network's priors runs on the object search"
+    if root_noise and tree_policy.name == "uct":
         return "root noise perturbs priors, which UCT does not read"
     return None
 
@@ -101,8 +103,8 @@ class ArrayMCTS:
         self.kernels = kernels_of(game)
         self.net, self.rollouts = split_evaluator(evaluator)
         self.weight = evaluator.weight if type(evaluator) is MixedEvaluator else 1.0
-        self.policy = PUCT if tree_policy.name == "puct" else UCT
-        self.c = tree_policy.c_puct if self.policy == PUCT else tree_policy.c
+        self.policy = {"puct": PUCT, "gumbel": GUMBEL}.get(tree_policy.name, UCT)
+        self.c = tree_policy.c_puct if self.policy == PUCT else tree_policy.c if self.policy == UCT else 0.0
         self.first_play = FIRST_PLAY[getattr(tree_policy, "first_play", "parent")]
         self.fpu_reduction = float(getattr(tree_policy, "fpu_reduction", 0.2))
         self.batch_size = batch_size
@@ -120,6 +122,8 @@ class ArrayMCTS:
         self.root_move: Action | None = None  # the move that made the root, when it was played (``advance``)
         self._clean_priors: np.ndarray | None = None  # the kept root's own priors, by action, once noised
         self._noise_order: np.ndarray | None = None
+        self.root_plan = None  # Gumbel: the root's plan (``plugins.gumbel.RootPlan``), once searched
+        self._judged_root: float | None = None  # a new root's value as judged for its priors
         self.last_search_games = 0
         self.on_progress: Callable | None = None
         self.progress_interval = 0.1
@@ -167,14 +171,24 @@ class ArrayMCTS:
         start, tried = t.edge_first[g, 0], t.tried[g, 0]
         if tried == 0:
             return int(t.edge_action[g, start])
+        if self.root_plan is not None:  # Gumbel's own choice: the halving's winner
+            chosen = self.tree_policy.root_choice(self._root_view())
+            if chosen is not None:
+                return int(chosen.action)
         best = self._best_child()
         if t.proven[g, best] == LOSS and tried < t.edge_count[g, 0]:
             return int(t.edge_action[g, start + tried])
         return int(t.action[g, best])
 
     def targets(self, root: Any = None) -> np.ndarray:
-        """The root's visits over all actions, corrected by what is proven (``target_counts``)."""
+        """The root's visits over all actions, corrected by what is proven (``target_counts``),
+        or Gumbel's improved policy in ``TARGET_SCALE`` parts (``MCTS.targets``)."""
         t = self.tree
+        if self.root_plan is not None and t.tried[self.g, 0]:
+            from hexzero.mctsfw.search import TARGET_SCALE
+
+            own = self.tree_policy.root_target(self._root_view(), self.game.num_actions)
+            return np.rint(np.asarray(own, dtype=np.float64) * TARGET_SCALE).astype(np.int64)
         counts = np.empty(self.game.num_actions, dtype=np.int64)
         arrays.root_targets(t.visits, t.value, t.proven, t.depth, t.edge_first, t.tried, t.edge_child, t.action, self.g,
                             counts)
@@ -245,6 +259,44 @@ class ArrayMCTS:
         estimate = proven if proven is not None else self.root_value() if t.visits[g, 0] else 0.5
         return SearchProgress(simulations, seconds, visits, estimate, best, proven, int(t.depth[g, 0]))
 
+    # ---- Gumbel's root ----------------------------------------------------------------
+    def _root_view(self) -> "ViewNode":
+        """The root as Gumbel's Python methods read a ``Node`` (its children, its untried
+        moves in the object search's order and their priors, its plan)."""
+        t, g = self.tree, self.g
+        start, count, tried = int(t.edge_first[g, 0]), int(t.edge_count[g, 0]), int(t.tried[g, 0])
+        root = ViewNode()
+        root.children = [ViewNode.child(t, g, int(i)) for i in t.edge_child[g, start:start + tried].tolist()]
+        order = np.empty(max(count - tried, 1), np.int64)
+        arrays.untried_order(t.edge_prior[g], start + tried, start + count, order)
+        edges = order[:count - tried]
+        root.untried = t.edge_action[g, edges].tolist()
+        root.priors = t.edge_prior[g, edges].astype(np.float64).tolist()
+        root.stats = self.root_plan
+        return root
+
+    def begin(self, limit: float) -> None:
+        """Gumbel's plan for the root (``Gumbel.begin``): its own value (as judged when it
+        was new, else from its statistics), its moves in the object search's order."""
+        t, g = self.tree, self.g
+        if self._judged_root is not None:
+            own = self._judged_root
+        elif self.root_plan is not None:
+            own = self.root_plan.value
+        elif not np.isnan(t.own[g, 0]):
+            own = float(t.own[g, 0])
+        else:
+            own = 1.0 - t.value[g, 0] / t.visits[g, 0] if t.visits[g, 0] else 0.5
+        root = self._root_view()
+        actions, _, priors = self.tree_policy.moves(root)
+        start = {child.action: child.visits for child in root.children}
+        self.root_plan = self.tree_policy.plan(actions, priors, float(own), start, limit, self.root_noise, self.np_rng)
+        plans = t.gumbel_plans
+        if plans is None or plans.gumbel.shape[1] != self.game.num_actions:
+            plans = t.gumbel_plans = GumbelPlans(t.trees, self.game.num_actions, self.tree_policy.c_visit,
+                                                 self.tree_policy.c_scale)
+        plans.set(g, self.root_plan)
+
     # ---- the pieces of a round --------------------------------------------------------
     def round_size(self, limit: float) -> int:
         if self.batch_size is not None:
@@ -304,8 +356,10 @@ class ArrayMCTS:
         masks = np.zeros((t.trees, 1, num_actions), np.bool_)
         self.kernels.moves(t, leaves, judged, masks, forced, forced_move, plies, self.threats)
         judged &= forced == arrays.SEARCH
-        priors = judge_leaves([self], leaves, judged, masks)[1] if self.policy == PUCT and judged[g, 0] else \
-            np.zeros((t.trees, 1, 1), np.float64)
+        priors = np.zeros((t.trees, 1, 1), np.float64)
+        if self.policy != UCT and judged[g, 0]:
+            values, priors = judge_leaves([self], leaves, judged, masks)
+            self._judged_root = float(values[g, 0])
         t.reserve(2, num_actions + 1, 1)
         arrays.expand(*t.nodes()[:12], t.edge_action, t.edge_prior, t.edge_child, t.size, t.edges, leaves, judged,
                       forced, forced_move, plies, masks, priors, self.policy, t.rng, np.empty(num_actions, np.int64))
@@ -326,13 +380,37 @@ class ArrayMCTS:
                     return
         self.kernels.set_root(self.tree, self.g, state)
         self.root_state, self.root_move, self._clean_priors, self.threats_searched = state, None, None, False
+        self.root_plan = None
 
     def _keep(self, node: int) -> None:
         """Node ``node``'s subtree becomes the whole of this search's row, ``node`` its root."""
         t = self.tree
         arrays.keep_subtree(t.nodes(), t.edge_action, t.edge_prior, t.edge_child, t.board, t.aux, t.size, t.edges,
                             t.states, self.g, node)
-        self._clean_priors = None
+        self._clean_priors = self.root_plan = None
+
+
+class ViewNode:
+    """A node of the array tree as the object search's Python reads a ``Node`` (what
+    Gumbel's root choice and target read: ``ArrayMCTS._root_view``)."""
+
+    __slots__ = ("action", "visits", "value", "prior", "proven", "depth", "children", "untried", "priors", "stats")
+
+    @classmethod
+    def child(cls, t: ArrayTree, g: int, i: int) -> "ViewNode":
+        node = cls()
+        node.action, node.visits, node.value = int(t.action[g, i]), int(t.visits[g, i]), float(t.value[g, i])
+        node.prior, node.depth = float(t.prior[g, i]), int(t.depth[g, i])
+        node.proven = None if t.proven[g, i] == UNKNOWN else float(t.proven[g, i]) * 0.5
+        node.children, node.untried, node.priors, node.stats = [], None, None, None
+        return node
+
+    @property
+    def q(self) -> float:
+        return self.value / self.visits if self.visits else 0.0
+
+    def untried_prior(self, i: int) -> float:
+        return self.priors[i]
 
 
 def share_tree(searches: Sequence[ArrayMCTS]) -> None:
@@ -393,6 +471,7 @@ def run_rounds(searches: Sequence[ArrayMCTS], limits: Sequence[float], time_limi
     done = [0] * len(searches)
     active = []
     for i, search in enumerate(searches):
+        search._judged_root = None
         if search.forced_wins and not search.threats_searched and tree.proven[search.g, 0] == UNKNOWN:
             search.search_root_threats()
         if tree.edge_first[search.g, 0] < 0:  # a new root (or one a proof made without its move): expanded
@@ -400,11 +479,16 @@ def run_rounds(searches: Sequence[ArrayMCTS], limits: Sequence[float], time_limi
         if tree.proven[search.g, 0] == UNKNOWN:
             if search.root_noise:
                 search.add_root_noise()
+            if search.policy == GUMBEL:
+                search.begin(limits[i])
             active.append(i)
         elif search.on_progress is not None:
             search.on_progress(search.progress(0, time.perf_counter() - started))
     if not active:
         return done
+    if tree.gumbel_plans is None:  # (a tree policy without plans reads none)
+        tree.gumbel_plans = GumbelPlans(trees, 1)
+    plans = tree.gumbel_plans.arrays()
     batch = max(searches[i].round_size(limits[i]) for i in active)
     roots = np.zeros(trees, np.int32)
     paths = np.zeros((trees, batch, kernels.max_depth + 2), np.int32)
@@ -429,8 +513,9 @@ def run_rounds(searches: Sequence[ArrayMCTS], limits: Sequence[float], time_limi
         tree.reserve(2 * count + 1, count * num_actions + 1, count)
         t = tree
         arrays.select(t.parent, t.action, t.prior, t.visits, t.value, t.edge_first, t.edge_count, t.tried, t.player,
-                      t.mover, t.proven, t.depth, t.edge_action, t.edge_prior, t.edge_child, t.size, roots, sizes,
-                      first.policy, first.c, first.first_play, first.fpu_reduction, paths, path_len, leaves)
+                      t.mover, t.proven, t.depth, t.own, t.edge_action, t.edge_prior, t.edge_child, t.size, roots,
+                      sizes, first.policy, first.c, first.first_play, first.fpu_reduction, plans, paths, path_len,
+                      leaves)
         kernels.positions(t, leaves, sizes)
         arrays.leaves_to_judge(t.proven, t.edge_first, t.player, leaves, sizes, judged)
         kernels.moves(t, leaves, judged, masks, forced, forced_move, plies, first.threats)

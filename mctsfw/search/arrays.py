@@ -40,7 +40,9 @@ from numba import njit
 #: ``proven`` codes: the result for the node's mover
 UNKNOWN, LOSS, DRAW, WIN = -1, 0, 1, 2
 #: the tree policies the compiled selection knows
-UCT, PUCT = 0, 1
+UCT, PUCT, GUMBEL = 0, 1, 2
+#: Gumbel's floor on a prior before its log (``plugins.gumbel.TINY``)
+TINY = 1e-12
 #: PUCT's first-play values (``first_play``)
 FPU_PARENT, FPU_REDUCTION, FPU_LOSS, FPU_WIN = 0, 1, 2, 3
 #: what a game's ``moves`` kernel says of a leaf (``forced``): its moves as masked; a move
@@ -53,6 +55,7 @@ NODE_FIELDS = {  # name: (dtype, fill)
     "value": (np.float64, 0), "edge_first": (np.int32, -1), "edge_count": (np.int32, 0), "tried": (np.int32, 0),
     "player": (np.int8, 0), "mover": (np.int8, 0), "proven": (np.int8, UNKNOWN), "depth": (np.int16, 0),
     "slot": (np.int32, -1),
+    "own": (np.float64, np.nan),  # Gumbel: the node's value for its player to move when first entered
 }
 EDGE_FIELDS = {"edge_action": (np.int32, -1), "edge_prior": (np.float32, 0), "edge_child": (np.int32, -1)}
 
@@ -75,6 +78,7 @@ class ArrayTree:
         self.board = np.zeros((trees, self.state_capacity, state_len), np.int8)
         self.aux = np.zeros((trees, self.state_capacity, self.aux_len), np.int64)
         self._nodes: tuple | None = None
+        self.gumbel_plans: GumbelPlans | None = None  # Gumbel's root plans (``ArrayMCTS.begin``)
         self.rng = np.ones(trees, np.uint64)  # each tree's xorshift64* generator (playouts, UCT's move order)
         self.size = np.ones(trees, np.int32)  # nodes in use; node 0 is the root
         self.edges = np.zeros(trees, np.int32)  # edges in use
@@ -125,6 +129,48 @@ class ArrayTree:
         per_edge = sum(np.dtype(dtype).itemsize for dtype, _ in EDGE_FIELDS.values())
         return {"nodes": int(self.size[g]), "edges": int(self.edges[g]),
                 "bytes": int(self.size[g]) * per_node + int(self.states[g]) * per_state + int(self.edges[g]) * per_edge}
+
+
+class GumbelPlans:
+    """Each tree's root plan for Gumbel's sequential halving (``plugins.gumbel.RootPlan``)
+    as arrays ``select`` reads: each move's Gumbel noise and visits before the search (by
+    action), the moves considered, the halving's visits a search game, the ``counters``
+    (``PLANNED``, ...), the moves left at the plan's end (by action), the root's own value,
+    and the policy's ``c_visit`` and ``c_scale``. A tree policy without plans passes
+    ``GumbelPlans(trees, 1)``."""
+
+    def __init__(self, trees: int, num_actions: int, c_visit: float = 0.0, c_scale: float = 0.0):
+        self.gumbel = np.zeros((trees, num_actions), np.float64)
+        self.start = np.zeros((trees, num_actions), np.int64)
+        self.considered = np.zeros((trees, num_actions), np.int64)
+        self.sequence = np.zeros((trees, 1), np.int64)
+        self.counters = np.zeros((trees, 5), np.int64)
+        self.last = np.zeros((trees, num_actions), np.bool_)
+        self.value = np.zeros(trees, np.float64)
+        self.params = np.array([c_visit, c_scale], np.float64)
+
+    def set(self, g: int, plan) -> None:
+        """Tree g's root plan from a ``RootPlan`` (its moves as actions)."""
+        self.gumbel[g] = 0.0
+        self.start[g] = 0
+        self.last[g] = False
+        for a, x in plan.gumbel.items():
+            self.gumbel[g, a] = x
+        for a, n in plan.start.items():
+            self.start[g, a] = n
+        k, length = len(plan.considered), len(plan.sequence)
+        self.considered[g, :k] = plan.considered
+        if self.sequence.shape[1] < length:
+            grown = np.zeros((self.sequence.shape[0], length), np.int64)
+            grown[:, :self.sequence.shape[1]] = self.sequence
+            self.sequence = grown
+        self.sequence[g, :length] = plan.sequence
+        self.counters[g] = (1, k, length, 0, 0)
+        self.value[g] = plan.value
+
+    def arrays(self) -> tuple:
+        return (self.gumbel, self.start, self.considered, self.sequence, self.counters, self.last, self.value,
+                self.params)
 
 
 # ---- selection ------------------------------------------------------------------------------
@@ -207,16 +253,174 @@ def root_child(edge_first, tried, edge_child, action, g, move):
     return -1
 
 
+# ---- Gumbel (``plugins/gumbel.py``: its formulas term for term) ------------------------------------
+#: ``GumbelPlans.counters`` columns: whether the root has a plan, the moves considered, the
+#: plan's length, its search games so far, whether the moves left at its end are marked
+PLANNED, CONSIDERED, LENGTH, PLAYED, LAST_KNOWN = 0, 1, 2, 3, 4
+
+
+@njit(cache=True)
+def gumbel_completion(vis, val, pri, prv, efirst, ecount, tri, echild, node, own, params):
+    """``Gumbel.completion`` of ``node``: (the value of a move not visited, the least
+    value, sigma's factor, the children's visits)."""
+    start, k = efirst[node], tri[node]
+    total, most, known_p, known_pq = 0, 0, 0.0, 0.0
+    for e in range(start, start + k):
+        i = echild[e]
+        n = vis[i]
+        total += n
+        most = max(most, n)
+        if prv[i] != UNKNOWN or n:
+            q = prv[i] * 0.5 if prv[i] != UNKNOWN else val[i] / n
+            known_p += np.float64(pri[i])
+            known_pq += np.float64(pri[i]) * q
+    mixed = (own + total * known_pq / known_p) / (1.0 + total) if known_p > 0 else own
+    low, high = math.inf, -math.inf
+    for e in range(start, start + k):
+        q = gumbel_q(vis, val, prv, echild[e], mixed)
+        low, high = min(low, q), max(high, q)
+    if k < ecount[node]:
+        low, high = min(low, mixed), max(high, mixed)
+    return mixed, low, (params[0] + most) * params[1] / max(high - low, 1e-8), total
+
+
+@njit(cache=True)
+def gumbel_q(vis, val, prv, i, mixed):
+    """A child's completed value for its mover: proven, its mean, else ``mixed``."""
+    if prv[i] != UNKNOWN:
+        return prv[i] * 0.5
+    return val[i] / vis[i] if vis[i] else mixed
+
+
+@njit(cache=True)
+def gumbel_child(vis, val, pri, prv, efirst, ecount, tri, echild, epri, node, own, params):
+    """``Gumbel.select_child`` below the root: the edge that maximises pi'(a) - N(a) / (1 +
+    sum N), the untried moves sharing their value (the head of them, of highest prior,
+    standing for them all); -1 where every move is tried and proven lost."""
+    start, k, count = efirst[node], tri[node], ecount[node]
+    mixed, low, scale, total = gumbel_completion(vis, val, pri, prv, efirst, ecount, tri, echild, node, own, params)
+    top = -math.inf
+    for e in range(start, start + k):
+        i = echild[e]
+        top = max(top, math.log(max(np.float64(pri[i]), TINY)) + scale * (gumbel_q(vis, val, prv, i, mixed) - low))
+    untried_log = scale * (mixed - low)
+    norm = 0.0
+    if k < count:
+        untried_sum = 0.0
+        for e in range(start + k, start + count):
+            untried_sum += np.float64(epri[e])
+        spread = math.log(max(untried_sum, TINY)) + untried_log
+        top = max(top, spread)
+        norm = math.exp(spread - top)
+    total_exp = 0.0
+    for e in range(start, start + k):
+        i = echild[e]
+        total_exp += math.exp(math.log(max(np.float64(pri[i]), TINY))
+                              + scale * (gumbel_q(vis, val, prv, i, mixed) - low) - top)
+    norm += total_exp
+    share = 1.0 / (1 + total)
+    chosen, best_score = -1, -math.inf
+    for e in range(start, start + k):
+        i = echild[e]
+        x = math.log(max(np.float64(pri[i]), TINY)) + scale * (gumbel_q(vis, val, prv, i, mixed) - low)
+        score = math.exp(x - top) / norm - vis[i] * share
+        if score > best_score and prv[i] != LOSS:  # a move proven lost is never searched again
+            chosen, best_score = e, score
+    if k < count and math.exp(math.log(max(np.float64(epri[start + k]), TINY)) + untried_log - top) / norm > best_score:
+        return start + k
+    return chosen
+
+
+@njit(cache=True)
+def gumbel_root_edge(vis, val, pri, prv, efirst, ecount, tri, echild, eact, epri, node, own, gumbel, start_visits,
+                     considered, sequence, counters, last, params):
+    """``Gumbel._root_child``: the halving's next move at the root, as an edge (tried or
+    not): of the moves considered and not proven lost, those with the visits the plan
+    wants for this search game, the best by g + logit + sigma(q); past the plan (a time
+    limit), the moves that were left at its end take turns."""
+    start, k, count = efirst[node], tri[node], ecount[node]
+    mixed, low, scale, total = gumbel_completion(vis, val, pri, prv, efirst, ecount, tri, echild, node, own, params)
+    m = counters[CONSIDERED]
+    edge = np.empty(m, np.int64)
+    searched = np.empty(m, np.int64)
+    alive = np.zeros(m, np.bool_)
+    any_alive = False
+    for j in range(m):
+        a = considered[j]
+        edge[j] = -1
+        for e in range(start, start + count):
+            if eact[e] == a:
+                edge[j] = e
+                break
+        e = edge[j]
+        child = echild[e] if e >= 0 and e < start + k else -1
+        searched[j] = (vis[child] if child >= 0 else 0) - start_visits[a]
+        alive[j] = child < 0 or prv[child] != LOSS
+        any_alive = any_alive or alive[j]
+    if not any_alive:
+        alive[:] = True
+    searched_alive = alive.copy()  # the moves whose visits were counted (``searched``' keys)
+    i = counters[PLAYED]
+    counters[PLAYED] = i + 1
+    if i < counters[LENGTH]:
+        want = sequence[i]
+    else:  # past the plan: the moves left at its end share the rest
+        if not counters[LAST_KNOWN]:
+            most = -1
+            for j in range(m):
+                if alive[j]:
+                    most = max(most, searched[j])
+            for j in range(m):
+                last[considered[j]] = alive[j] and searched[j] == most
+            counters[LAST_KNOWN] = 1
+        kept = False
+        for j in range(m):
+            kept = kept or (alive[j] and last[considered[j]])
+        if kept:
+            for j in range(m):
+                alive[j] = alive[j] and last[considered[j]]
+        want = 1 << 62
+        for j in range(m):
+            if alive[j]:
+                want = min(want, searched[j])
+    found = False
+    for j in range(m):
+        found = found or (alive[j] and searched[j] == want)
+    if not found:  # (a move proven lost left the halving)
+        least = 1 << 62
+        for j in range(m):
+            if searched_alive[j]:
+                least = min(least, searched[j])
+        want = least
+    chosen, best_score = -1, -math.inf
+    for j in range(m):
+        if not alive[j] or searched[j] != want:
+            continue
+        e = edge[j]
+        if e < start + k:
+            i = echild[e]
+            x = math.log(max(np.float64(pri[i]), TINY)) + scale * (gumbel_q(vis, val, prv, i, mixed) - low)
+        else:
+            x = math.log(max(np.float64(epri[e]), TINY)) + scale * (mixed - low)
+        x += gumbel[considered[j]]
+        if chosen < 0 or x > best_score:
+            chosen, best_score = e, x
+    return chosen
+
+
 @njit(cache=True)
 def select(parent, action, prior, visits, value, edge_first, edge_count, tried, player, mover, proven, depth,
-           edge_action, edge_prior, edge_child, size, roots, batch, policy, c, first_play, fpu_reduction, paths,
-           path_len, leaves):
+           own, edge_action, edge_prior, edge_child, size, roots, batch, policy, c, first_play, fpu_reduction,
+           plans, paths, path_len, leaves):
     """``batch[g]`` descents in each tree g from ``roots[g]`` down to a leaf (a node not
     expanded, final or proven), each node on the way counting the visit at once (the
     virtual loss of a batch); a descent that takes an untried move makes its node.
-    ``paths[g, b, :path_len[g, b]]`` holds each descent's nodes, ``leaves[g, b]`` its last."""
+    ``paths[g, b, :path_len[g, b]]`` holds each descent's nodes, ``leaves[g, b]`` its last.
+    Gumbel: the root's move from its plan (``plans``: ``GumbelPlans.arrays()``), the
+    improved policy below it (``gumbel_child``)."""
+    gumbel, start_visits, considered, sequence, counters, last, plan_value, gumbel_params = plans
     for g in range(visits.shape[0]):
-        vis, val, prv, dep = visits[g], value[g], proven[g], depth[g]
+        vis, val, prv, dep, pri = visits[g], value[g], proven[g], depth[g], prior[g]
         efirst, ecount, tri = edge_first[g], edge_count[g], tried[g]
         eact, epri, echild = edge_action[g], edge_prior[g], edge_child[g]
         for b in range(batch[g]):
@@ -239,6 +443,16 @@ def select(parent, action, prior, visits, value, edge_first, edge_count, tried, 
                         score = val[i] / n + scale * epri[e] / (1 + n)
                         if score > best_score and prv[i] != LOSS:  # a move proven lost is never searched again
                             chosen, best_score = e, score
+                elif policy == GUMBEL:
+                    if node == roots[g] and counters[g, PLANNED]:
+                        chosen = gumbel_root_edge(vis, val, pri, prv, efirst, ecount, tri, echild, eact, epri, node,
+                                                  plan_value[g], gumbel[g], start_visits[g], considered[g],
+                                                  sequence[g], counters[g], last[g], gumbel_params)
+                    else:
+                        if np.isnan(own[g, node]):  # first entered: its visits so far are its own judgement
+                            own[g, node] = 1.0 - val[node] / vis[node] if vis[node] else 0.5
+                        chosen = gumbel_child(vis, val, pri, prv, efirst, ecount, tri, echild, epri, node,
+                                              own[g, node], gumbel_params)
                 else:
                     if k < ecount[node]:  # an untried move first (the block is in a random order)
                         chosen = start + k
@@ -256,13 +470,19 @@ def select(parent, action, prior, visits, value, edge_first, edge_count, tried, 
                 elif echild[chosen] >= 0:
                     child = echild[chosen]
                 else:  # the untried move taken: its node made (its position worked out as a leaf)
+                    if chosen != start + k:  # (Gumbel's root: any untried move) moved to the head, the rest kept in order
+                        a, p = eact[chosen], epri[chosen]
+                        for e in range(chosen, start + k, -1):
+                            eact[e], epri[e] = eact[e - 1], epri[e - 1]
+                        chosen = start + k
+                        eact[chosen], epri[chosen] = a, p
                     child = size[g]
                     size[g] = child + 1
                     parent[g, child], action[g, child], prior[g, child] = node, eact[chosen], epri[chosen]
                     mover[g, child] = player[g, node]
                     echild[chosen] = child
                     tri[node] = k + 1
-                    if policy == PUCT:  # the next untried move of highest prior brought forward
+                    if policy != UCT:  # the next untried move of highest prior brought forward
                         best_untried_first(eact, epri, start + k + 1, start + ecount[node])
                 vis[node] += 1
                 node = child
@@ -398,12 +618,12 @@ def expand(parent, action, prior, visits, value, edge_first, edge_count, tried, 
             if n == 0:
                 continue
             start = edges[g]
-            if policy == PUCT and priors.shape[2] < num_actions:  # no priors given: uniform ones, in
+            if policy != UCT and priors.shape[2] < num_actions:  # no priors given: uniform ones, in
                 for i in range(n):  # action order, the largest (first of the ties) brought forward
                     edge_action[g, start + i] = order[i]
                     edge_prior[g, start + i] = 1.0 / n
                 best_untried_first(edge_action[g], edge_prior[g], start, start + n)
-            elif policy == PUCT:  # in action order, the one of highest prior first (``best_untried_first``)
+            elif policy != UCT:  # in action order, the one of highest prior first (``best_untried_first``)
                 for i in range(n):
                     a = order[i]
                     edge_action[g, start + i] = a
@@ -527,20 +747,20 @@ def keep_subtree(nodes, edge_action, edge_prior, edge_child, board, aux, size, e
     used part of the row copied aside, the row cleared, then the subtree copied back
     breadth first, each node's edges kept as a block, their positions too (``nodes``: the
     node fields in ``NODE_FIELDS``' order)."""
-    (parent, action, prior, visits, value, edge_first, edge_count, tried, player, mover, proven, depth, slot) = nodes
+    (parent, action, prior, visits, value, edge_first, edge_count, tried, player, mover, proven, depth, slot, own) = nodes
     n, m, k = size[g], edges[g], states[g]
     o_action, o_prior, o_visits, o_value = action[g, :n].copy(), prior[g, :n].copy(), visits[g, :n].copy(), \
         value[g, :n].copy()
     o_first, o_count, o_tried = edge_first[g, :n].copy(), edge_count[g, :n].copy(), tried[g, :n].copy()
     o_player, o_mover, o_proven, o_depth = player[g, :n].copy(), mover[g, :n].copy(), proven[g, :n].copy(), \
         depth[g, :n].copy()
-    o_slot = slot[g, :n].copy()
+    o_slot, o_own = slot[g, :n].copy(), own[g, :n].copy()
     o_eaction, o_eprior, o_echild = edge_action[g, :m].copy(), edge_prior[g, :m].copy(), edge_child[g, :m].copy()
     o_board, o_aux = board[g, :k].copy(), aux[g, :k].copy()
     # (the fills of NODE_FIELDS and EDGE_FIELDS)
     parent[g, :n], action[g, :n], prior[g, :n], visits[g, :n], value[g, :n] = -1, -1, 0, 0, 0
     edge_first[g, :n], edge_count[g, :n], tried[g, :n] = -1, 0, 0
-    player[g, :n], mover[g, :n], proven[g, :n], depth[g, :n], slot[g, :n] = 0, 0, UNKNOWN, 0, -1
+    player[g, :n], mover[g, :n], proven[g, :n], depth[g, :n], slot[g, :n], own[g, :n] = 0, 0, UNKNOWN, 0, -1, np.nan
     edge_action[g, :m], edge_prior[g, :m], edge_child[g, :m] = -1, 0, -1
     queue = np.empty(n, np.int64)
     queue[0] = root
@@ -549,6 +769,7 @@ def keep_subtree(nodes, edge_action, edge_prior, edge_child, board, aux, size, e
         old, new = queue[head], head
         head += 1
         action[g, new] = -1 if new == 0 else o_action[old]
+        own[g, new] = o_own[old]
         prior[g, new], visits[g, new], value[g, new], tried[g, new] = o_prior[old], o_visits[old], o_value[old], \
             o_tried[old]
         player[g, new], mover[g, new], proven[g, new], depth[g, new] = o_player[old], o_mover[old], o_proven[old], \
