@@ -11,6 +11,8 @@ once a round; ``tests/test_array_search.py`` holds them to ``games.hex`` move fo
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from numba import njit
 
@@ -59,8 +61,9 @@ def _joins(board, n, player, cell, stack, mark, stamp):
     return start and end
 
 
+@functools.lru_cache(maxsize=None)
 def neighbour_table(n: int) -> np.ndarray:
-    """Each cell's six neighbours (-1 off the board), a row a cell."""
+    """Each cell's six neighbours (-1 off the board), a row a cell (made once a size)."""
     table = np.full((n * n, 6), -1, np.int64)
     for cell in range(n * n):
         r, c = divmod(cell, n)

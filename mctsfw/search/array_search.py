@@ -123,6 +123,7 @@ class ArrayMCTS:
         self._clean_priors: np.ndarray | None = None  # the kept root's own priors, by action, once noised
         self._noise_order: np.ndarray | None = None
         self.root_plan = None  # Gumbel: the root's plan (``plugins.gumbel.RootPlan``), once searched
+        self._view: ViewNode | None = None  # the root's view, until the tree changes (``_root_view``)
         self._judged_root: float | None = None  # a new root's value as judged for its priors
         self.last_search_games = 0
         self.on_progress: Callable | None = None
@@ -253,6 +254,7 @@ class ArrayMCTS:
         from hexzero.mctsfw.search import SearchProgress
 
         t, g = self.tree, self.g
+        self._view = None  # (a search still running changes the root)
         visits = {int(t.action[g, i]): int(t.visits[g, i]) for i in self._children().tolist() if t.visits[g, i]}
         best = self.best_action() if t.edge_first[g, 0] >= 0 else None
         proven = self.root_result()
@@ -262,7 +264,10 @@ class ArrayMCTS:
     # ---- Gumbel's root ----------------------------------------------------------------
     def _root_view(self) -> "ViewNode":
         """The root as Gumbel's Python methods read a ``Node`` (its children, its untried
-        moves in the object search's order and their priors, its plan)."""
+        moves in the object search's order and their priors, its plan), made once a
+        search (``run_rounds`` and a kept subtree forget it)."""
+        if self._view is not None:
+            return self._view
         t, g = self.tree, self.g
         start, count, tried = int(t.edge_first[g, 0]), int(t.edge_count[g, 0]), int(t.tried[g, 0])
         root = ViewNode()
@@ -273,6 +278,7 @@ class ArrayMCTS:
         root.untried = t.edge_action[g, edges].tolist()
         root.priors = t.edge_prior[g, edges].astype(np.float64).tolist()
         root.stats = self.root_plan
+        self._view = root
         return root
 
     def begin(self, limit: float) -> None:
@@ -296,6 +302,7 @@ class ArrayMCTS:
             plans = t.gumbel_plans = GumbelPlans(t.trees, self.game.num_actions, self.tree_policy.c_visit,
                                                  self.tree_policy.c_scale)
         plans.set(g, self.root_plan)
+        self._view = None
 
     # ---- the pieces of a round --------------------------------------------------------
     def round_size(self, limit: float) -> int:
@@ -380,14 +387,14 @@ class ArrayMCTS:
                     return
         self.kernels.set_root(self.tree, self.g, state)
         self.root_state, self.root_move, self._clean_priors, self.threats_searched = state, None, None, False
-        self.root_plan = None
+        self.root_plan = self._view = None
 
     def _keep(self, node: int) -> None:
         """Node ``node``'s subtree becomes the whole of this search's row, ``node`` its root."""
         t = self.tree
         arrays.keep_subtree(t.nodes(), t.edge_action, t.edge_prior, t.edge_child, t.board, t.aux, t.size, t.edges,
                             t.states, self.g, node)
-        self._clean_priors = self.root_plan = None
+        self._clean_priors = self.root_plan = self._view = None
 
 
 class ViewNode:
@@ -471,7 +478,7 @@ def run_rounds(searches: Sequence[ArrayMCTS], limits: Sequence[float], time_limi
     done = [0] * len(searches)
     active = []
     for i, search in enumerate(searches):
-        search._judged_root = None
+        search._judged_root = search._view = None
         if search.forced_wins and not search.threats_searched and tree.proven[search.g, 0] == UNKNOWN:
             search.search_root_threats()
         if tree.edge_first[search.g, 0] < 0:  # a new root (or one a proof made without its move): expanded
@@ -544,6 +551,7 @@ def run_rounds(searches: Sequence[ArrayMCTS], limits: Sequence[float], time_limi
         active = still
     for i, search in enumerate(searches):
         search.stop_requested = False
+        search._view = None
         if search.on_progress is not None:
             search.on_progress(search.progress(done[i], time.perf_counter() - started))
     return done
