@@ -868,6 +868,7 @@ def command_info(args: argparse.Namespace) -> int:
     from hexzero.nets.anet import device_line
     from hexzero.plugins.gtp import find_program
     from hexzero.plugins.mohex import find_mohex
+    from hexzero.plugins.pachi import find_pachi
     from hexzero.plugins.rapfi import find_rapfi
 
     config = load_config(local_config(), args.config, args.overrides)
@@ -890,6 +891,7 @@ def command_info(args: argparse.Namespace) -> int:
     found = {
         "GNU Go": (find_program("gnugo"), "apt-get install gnugo"),
         "MoHex": (find_mohex(), "scripts/build_mohex.sh, or $HEXZERO_MOHEX"),
+        "Pachi": (find_pachi(), "scripts/build_pachi.sh, or $HEXZERO_PACHI"),
         "Rapfi (a Gomocup brain)": (find_rapfi(), "scripts/build_rapfi.sh, or $HEXZERO_RAPFI"),
         "Chromium": (find_program("chromium") or find_program("chromium-browser"),
                      "apt-get install chromium chromium-driver (the browser board's tests)"),

@@ -26,6 +26,7 @@ BUILTIN_PLUGINS = [
     "hexzero.plugins.gtp",
     "hexzero.plugins.pbrain",  # the Gomocup brain protocol: cli.py pbrain, pbrain:COMMAND players
     "hexzero.plugins.mohex",  # MoHex 2.0 (benzene) as a player: mohex:SIMULATIONS
+    "hexzero.plugins.pachi",  # Pachi (no network) as a Go player: pachi:PLAYOUTS
     "hexzero.plugins.rapfi",  # Rapfi, a Gomocup brain, as a player: rapfi:NODES
     "hexzero.plugins.openspiel",  # OpenSpiel's MCTS as an opponent (the differential extra)
     "hexzero.plugins.web",  # declares [serve]; the web board of cli.py serve
