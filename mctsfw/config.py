@@ -84,7 +84,7 @@ MCTS_SECTION = Section("mcts", "the search of MCTS players (play, compare)", [
             "the rollouts a saved policy-and-value model's search mixes in (value_weight < 1)",
             choices=PLAYOUTS, resumable=True),
     Setting("engine", "auto", 'where a player\'s search runs: "arrays", the compiled array tree (the game\'s kernels; '
-            'UCT or PUCT with random playouts, a value head or both), "objects", the Python tree (every game, tree '
+            'UCT, PUCT or Gumbel with random playouts, a value head or both), "objects", the Python tree (every game, tree '
             'policy and evaluator); "auto": arrays where the search can run there, else objects',
             choices=("auto", "arrays", "objects"), resumable=True),
 ], checks=[_budget_problems])

@@ -13,8 +13,8 @@ The searches of a lock-step group (the games of a self-play group) share one tre
 rows (``share_tree``), so ``search_together`` runs every phase of a round for all of them
 in one call, and their leaves go to the network in one batch.
 
-``array_problem`` says whether a search can run here (a game with kernels; UCT or PUCT;
-random playouts, a value head, or the two mixed); ``make_search`` builds this search
+``array_problem`` says whether a search can run here (a game with kernels; UCT, PUCT, or
+Gumbel with a network's priors; random playouts, a value head, or the two mixed); ``make_search`` builds this search
 where it can and the object search elsewhere.
 """
 

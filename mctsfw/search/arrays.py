@@ -10,13 +10,17 @@ position is worked out then and kept in the tree's pool of states (``board`` int
 ``aux`` int64 rows: the game's fixed-size state, ``mctsfw.search.kernels``). An edge not
 taken costs 12 bytes and no position.
 
-A node's edges stay in the order its tree policy takes them: PUCT by prior, the highest
-first (ties: the larger action first, as the object search pops its sorted list), UCT in
-a random order drawn at expansion. The edges taken so far are a prefix of the block
-(``tried``), so the next untried move is ``edge_first + tried`` and a descent never scans
-the untried ones. The formulas are the object search's (``plugins/puct.py``,
-``plugins/uct.py``) term for term, so that a search that draws nothing at random visits
-alike on either.
+A node's edges keep the order its moves were taken in: the taken ones are a prefix of
+its block (``tried``), and the next untried move is ``edge_first + tried``. UCT draws the
+block's order at expansion; PUCT and Gumbel list the moves in action order and bring the
+one of highest prior to the head of the untried (ties: the larger action, as the object
+search pops its sorted list), again each time one is taken (``best_untried_first``), so a
+descent reads one untried move and a leaf never entered again costs no sort. The formulas
+are the object search's (``plugins/puct.py``, ``plugins/uct.py``, ``plugins/gumbel.py``)
+term for term, so that a search that draws nothing at random visits alike on either.
+Gumbel's root follows its plan (``GumbelPlans``: the Gumbel noise, the moves considered
+and the halving's visits, drawn and planned in Python once a search by
+``Gumbel.plan``); below the root, ``own`` keeps each node's value when first entered.
 
 Values: ``value[g, i]`` is the sum of results for ``mover[g, i]``, the player who moved
 into node i (1 a win, 0.5 a draw, 0 a loss); ``player[g, i]`` the player to move there (0
