@@ -15,7 +15,8 @@ utilisation (``nvidia-smi``, every 100 ms) where there is a GPU.
 
 ``--ceiling``: the search's own ceiling, what self-play could reach on any accelerator:
 an evaluator that costs nothing (a stand-in network: uniform priors, value 0) on 9x9 Go,
-11x11 Hex and 15x15 Gomoku, 32 simulations a move, 8 games in lock-step, one process;
+11x11 Hex and 15x15 Gomoku, 32 simulations a move, 8 games in lock-step, one process
+(PUCT, and Gumbel's root search on Go and Hex: "go9 gumbel", "hex11 gumbel");
 with ``--against REV`` the same measured on that git revision (extracted to a temporary
 folder) in the same run, the two taken in turns, and the ratio.
 
@@ -83,6 +84,9 @@ def measure(config: dict, lockstep: int, games: int) -> tuple[int, int, float]:
 #: the --ceiling games: config overrides
 CEILING_GAMES = {"go9": ['game="go"', "games.go.size=9"], "hex11": ['game="hex"', "games.hex.size=11"],
                  "gomoku15": ['game="gomoku"', "games.gomoku.size=15"]}
+#: the same with Gumbel's root search (``selfplay.tree_policy = "gumbel"``), where it differs most
+GUMBEL = 'selfplay.tree_policy="gumbel"'
+CEILING_GAMES.update({"go9 gumbel": [*CEILING_GAMES["go9"], GUMBEL], "hex11 gumbel": [*CEILING_GAMES["hex11"], GUMBEL]})
 
 #: run in a fresh process with the tree to measure first on sys.path: only what every
 #: revision has (load_config, self_play_pieces, self_play_games), one JSON line out
@@ -124,14 +128,14 @@ def ceiling_table(against: str | None, repeats: int, search: int = 32, lockstep:
           f"{platform.python_version()}; the search's ceiling: uniform priors, value 0, {search} simulations a "
           f"move, {lockstep} games in lock-step, one process; best of {repeats}")
     with revisions.trees(against) as found:
-        print(f"{'game':<10}" + "".join(f"{name + ' pos/s':>22}" for name in found) + ("   ratio" if against else ""))
+        print(f"{'game':<14}" + "".join(f"{name + ' pos/s':>22}" for name in found) + ("   ratio" if against else ""))
         for key, overrides in CEILING_GAMES.items():
             best = {name: 0.0 for name in found}
             for _ in range(repeats):
                 for name, tree in found.items():  # in turns: a busy machine slows both alike
                     best[name] = max(best[name], ceiling_rate(tree, overrides, search, lockstep))
             rates = list(best.values())
-            print(f"{key:<10}" + "".join(f"{rate:>22,.0f}" for rate in rates)
+            print(f"{key:<14}" + "".join(f"{rate:>22,.0f}" for rate in rates)
                   + (f"   {rates[0] / rates[1]:.2f}x" if against else ""), flush=True)
 
 
