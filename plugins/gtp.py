@@ -646,6 +646,22 @@ def find_built_program(variable: str, name: str) -> str | None:
     return shutil.which(name)
 
 
+def check_game(spec: str, title: str, game: Game, plays: str) -> None:
+    """``ActorError`` where the outside engine of player ``spec`` (``title``) does not play ``game``."""
+    if game.name != plays:
+        raise ActorError(f"{spec}: {title} plays {plays.capitalize()}, not {game.name}")
+
+
+def built_program(spec: str, title: str, variable: str, name: str, script: str) -> str:
+    """The program of player ``spec``, an outside engine built from source by ``script``
+    (``find_built_program``), or ``ActorError`` saying how to get it."""
+    program = find_built_program(variable, name)
+    if program is None:
+        raise ActorError(f"{spec}: {title} not found: build it with {script} and put it on PATH or name it in "
+                         f"${variable}")
+    return program
+
+
 def budget_of_spec(kind: str, argument: str, what: str, example: int) -> int:
     """The whole number >= 1 of a spec ``KIND:N`` (an outside engine's budget a move), or
     ``ActorError`` saying what N is."""

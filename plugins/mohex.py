@@ -16,9 +16,9 @@ from __future__ import annotations
 from typing import Any
 
 from hexzero import mctsfw
-from hexzero.mctsfw.actors import ActorError
 from hexzero.mctsfw.game import Game
-from hexzero.plugins.gtp import GtpActor, GtpCommandRefused, budget_of_spec, find_built_program
+from hexzero.plugins.gtp import (GtpActor, GtpCommandRefused, budget_of_spec, built_program, check_game,
+                                 find_built_program)
 
 #: where the program is looked for first (a path), then ``mohex`` on PATH
 MOHEX_VARIABLE = "HEXZERO_MOHEX"
@@ -48,12 +48,8 @@ class MoHexActor(GtpActor):
         return cls(game, budget_of_spec("mohex", argument, "simulations", 1000), seed=params.get("seed"))
 
     def __init__(self, game: Game, simulations: int, seed: int | None = None):
-        if game.name != "hex":
-            raise ActorError(f"mohex:{simulations}: MoHex plays Hex, not {game.name}")
-        program = find_mohex()
-        if program is None:
-            raise ActorError(f"mohex:{simulations}: MoHex not found: build it with scripts/build_mohex.sh and put "
-                             f"it on PATH or name it in ${MOHEX_VARIABLE}")
+        check_game(f"mohex:{simulations}", "MoHex", game, "hex")
+        program = built_program(f"mohex:{simulations}", "MoHex", MOHEX_VARIABLE, "mohex", "scripts/build_mohex.sh")
         argv = [program, "--quiet", "--use-logfile=0"] + ([f"--seed={seed % 2**31}"] if seed is not None else [])
         super().__init__(game, argv)
         self.simulations = simulations

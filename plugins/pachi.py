@@ -19,7 +19,7 @@ from typing import Any
 from hexzero import mctsfw
 from hexzero.mctsfw.actors import ActorError
 from hexzero.mctsfw.game import Game
-from hexzero.plugins.gtp import GtpActor, budget_of_spec, find_built_program
+from hexzero.plugins.gtp import GtpActor, budget_of_spec, built_program, check_game, find_built_program
 
 #: where the program is looked for first (a path), then ``pachi`` on PATH
 PACHI_VARIABLE = "HEXZERO_PACHI"
@@ -52,15 +52,11 @@ class PachiActor(GtpActor):
         return cls(game, budget_of_spec("pachi", argument, "playouts", 5000), seed=params.get("seed"))
 
     def __init__(self, game: Game, playouts: int, seed: int | None = None):
-        if game.name != "go":
-            raise ActorError(f"pachi:{playouts}: Pachi plays Go, not {game.name}")
+        check_game(f"pachi:{playouts}", "Pachi", game, "go")
         if playouts < LEAST_PLAYOUTS:
             raise ActorError(f"pachi:{playouts}: Pachi plays at least {LEAST_PLAYOUTS} playouts a move "
                              f"(pachi:{LEAST_PLAYOUTS})")
-        program = find_pachi()
-        if program is None:
-            raise ActorError(f"pachi:{playouts}: Pachi not found: build it with scripts/build_pachi.sh and put "
-                             f"it on PATH or name it in ${PACHI_VARIABLE}")
+        program = built_program(f"pachi:{playouts}", "Pachi", PACHI_VARIABLE, "pachi", "scripts/build_pachi.sh")
         super().__init__(game, pachi_argv(program, playouts, seed))
         self.playouts = playouts
 

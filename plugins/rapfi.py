@@ -17,9 +17,8 @@ import tempfile
 from typing import Any
 
 from hexzero import mctsfw
-from hexzero.mctsfw.actors import ActorError
 from hexzero.mctsfw.game import Game
-from hexzero.plugins.gtp import budget_of_spec, find_built_program
+from hexzero.plugins.gtp import budget_of_spec, built_program, check_game, find_built_program
 from hexzero.plugins.pbrain import PbrainActor
 
 #: where the program is looked for first (a path), then ``pbrain-rapfi`` on PATH
@@ -46,12 +45,8 @@ class RapfiActor(PbrainActor):
         return cls(game, budget_of_spec("rapfi", argument, "search nodes", 100), time_limit=params.get("time_limit"))
 
     def __init__(self, game: Game, nodes: int, time_limit: float | None = None):
-        if game.name != "gomoku":
-            raise ActorError(f"rapfi:{nodes}: Rapfi plays Gomoku, not {game.name}")
-        program = find_rapfi()
-        if program is None:
-            raise ActorError(f"rapfi:{nodes}: Rapfi not found: build it with scripts/build_rapfi.sh and put it on "
-                             f"PATH or name it in ${RAPFI_VARIABLE}")
+        check_game(f"rapfi:{nodes}", "Rapfi", game, "gomoku")
+        program = built_program(f"rapfi:{nodes}", "Rapfi", RAPFI_VARIABLE, "pbrain-rapfi", "scripts/build_rapfi.sh")
         self.nodes = nodes
         # Rapfi reads a config.toml from its working directory if there is one (a run
         # directory has ours): it starts in an empty one and keeps its built-in config
