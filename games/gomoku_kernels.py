@@ -84,25 +84,29 @@ def positions(parent, action, slot, player, proven, depth, board, aux, states, l
 
 
 @njit(cache=True)
-def _completing(row, n, k, exact, who, out):
+def _completing(row, n, k, exact, who, out, tried):
     """The empty cells where a stone of ``who`` completes a line, in ``out``; how many.
     (Such a cell has a stone of ``who`` next to it: of the ``k`` - 1 others on its line,
-    one is its neighbour; the rest are not tried.)"""
+    one is its neighbour; so only the empty neighbours of ``who``'s stones are tried, each
+    once: ``tried``, a scratch row.)"""
     found = 0
-    for p in range(n * n):
+    cells = n * n
+    for p in range(cells):
         out[p] = False
-        if row[p] != 0:
+        tried[p] = False
+    for s in range(cells):
+        if row[s] != who:
             continue
-        r, c = p // n, p % n
-        near = False
-        for dr in range(-1, 2):
-            for dc in range(-1, 2):
-                rr, cc = r + dr, c + dc
-                if 0 <= rr < n and 0 <= cc < n and row[rr * n + cc] == who:
-                    near = True
-        if near and _wins_at(row, n, k, exact, p, who):
-            out[p] = True
-            found += 1
+        r, c = s // n, s % n
+        for rr in range(max(r - 1, 0), min(r + 2, n)):
+            for cc in range(max(c - 1, 0), min(c + 2, n)):
+                p = rr * n + cc
+                if row[p] != 0 or tried[p]:
+                    continue
+                tried[p] = True
+                if _wins_at(row, n, k, exact, p, who):
+                    out[p] = True
+                    found += 1
     return found
 
 
@@ -127,6 +131,7 @@ def moves(slot, board, aux, leaves, judged, masks, forced, forced_move, plies, t
     stops that do not, or the answers to a three, masked."""
     cells = n * n
     mine, theirs, after = np.empty(cells, np.bool_), np.empty(cells, np.bool_), np.empty(cells, np.bool_)
+    tried = np.empty(cells, np.bool_)
     padded = np.empty((n + 2 * k) * (n + 1), np.int8)
     for g in range(leaves.shape[0]):
         for b in range(leaves.shape[1]):
@@ -143,13 +148,13 @@ def moves(slot, board, aux, leaves, judged, masks, forced, forced_move, plies, t
                 continue
             who = aux[g, s, TO_MOVE]
             if stones >= 2 * k - 3:  # (fewer: nobody has k - 1 stones, ``Gomoku.forcing_actions``)
-                if _completing(row, n, k, exact, who, mine):
+                if _completing(row, n, k, exact, who, mine, tried):
                     for p in range(cells):
                         if mine[p]:
                             forced[g, b], forced_move[g, b], plies[g, b] = WINS_NOW, p, 1
                             break
                     continue
-                if _completing(row, n, k, exact, 3 - who, theirs):
+                if _completing(row, n, k, exact, 3 - who, theirs, tried):
                     alive, first = 0, -1
                     for p in range(cells):
                         mask[p] = False
@@ -157,7 +162,7 @@ def moves(slot, board, aux, leaves, judged, masks, forced, forced_move, plies, t
                             if first < 0:
                                 first = p
                             row[p] = who
-                            if stones + 1 == cells or not _completing(row, n, k, exact, 3 - who, after):
+                            if stones + 1 == cells or not _completing(row, n, k, exact, 3 - who, after, tried):
                                 mask[p] = True
                                 alive += 1
                             row[p] = 0
