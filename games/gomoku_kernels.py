@@ -12,8 +12,10 @@ player to move wins at once; else the opponent's such cells must be taken (lost 
 where each leaves another); else, in freestyle, a victory by continuous fours proves the
 leaf won (``gomoku_threats.forced_fours_on``, the compiled search ``Gomoku.forced_win``
 calls, on its padded board), and where the opponent has a three only its answers are
-searched (``gomoku_threats.threat_defences_on``). The thorough search of a root (victories
-by threes) stays ``Gomoku.forced_win(thorough=True)``, once a root
+searched (``gomoku_threats.defences_marked``: both players' four cells are found in one
+pass, ``_scan_both``, which also skips the victory by fours where the mover has none). The
+thorough search of a root (victories by threes) stays ``Gomoku.forced_win(thorough=True)``,
+once a root
 (``ArrayMCTS.search_root_threats``). ``tests/test_array_search.py`` holds the kernels to
 the game and to the object search.
 """
@@ -23,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from hexzero.games.gomoku_threats import GUARD, OTHER, OWN, forced_fours_on, threat_defences_on
+from hexzero.games.gomoku_threats import GUARD, OTHER, OWN, _dirs, _scan_both, defences_marked, forced_fours_on
 from hexzero.mctsfw.search.arrays import DRAW, LOST_IN_2, SEARCH, UNKNOWN, WIN, WINS_NOW, rng_below
 from hexzero.mctsfw.search.kernels import GameKernels, empty_cells
 
@@ -132,7 +134,11 @@ def moves(slot, board, aux, leaves, judged, masks, forced, forced_move, plies, t
     cells = n * n
     mine, theirs, after = np.empty(cells, np.bool_), np.empty(cells, np.bool_), np.empty(cells, np.bool_)
     tried = np.empty(cells, np.bool_)
-    padded = np.empty((n + 2 * k) * (n + 1), np.int8)
+    padded_cells = (n + 2 * k) * (n + 1)
+    padded = np.empty(padded_cells, np.int8)
+    dirs = _dirs(n)
+    fours, threes = np.zeros(padded_cells, np.int64), np.zeros(padded_cells, np.int64)  # marked by a stamp a leaf
+    stamp = 0
     for g in range(leaves.shape[0]):
         for b in range(leaves.shape[1]):
             forced[g, b] = SEARCH
@@ -172,13 +178,18 @@ def moves(slot, board, aux, leaves, judged, masks, forced, forced_move, plies, t
             if exact or stones < 2 * (k - 2) - 1:  # (``Gomoku.forced_win``, ``threat_defences``)
                 continue
             _padded(row, n, k, who, padded)
-            line = forced_fours_on(padded, lines, windows, through, k, VCF_DEPTH, VCF_POSITIONS, zobrist)
-            if line.shape[0] and line[0] >= 0:
-                forced[g, b], forced_move[g, b] = WINS_NOW, action_of_padded[line[0]]
-                plies[g, b] = line.shape[0] + 2
+            stamp += 1  # both players' four cells: without one of the mover's, no victory by fours
+            fours_of_mover = _scan_both(padded, lines, dirs, k, fours, threes, stamp)
+            if fours_of_mover > 0:
+                line = forced_fours_on(padded, lines, windows, through, k, VCF_DEPTH, VCF_POSITIONS, zobrist)
+                if line.shape[0] and line[0] >= 0:
+                    forced[g, b], forced_move[g, b] = WINS_NOW, action_of_padded[line[0]]
+                    plies[g, b] = line.shape[0] + 2
+                    continue
+                _padded(row, n, k, who, padded)  # (the search changed it)
+            if fours_of_mover < 0:  # (a line completes at once: the threat search makes no claim)
                 continue
-            _padded(row, n, k, who, padded)
-            replies = threat_defences_on(padded, lines, n, k)
+            replies = defences_marked(padded, lines, dirs, k, fours, threes, stamp)
             if replies.shape[0] and replies[0] >= 0:
                 mask[:] = False
                 for i in range(replies.shape[0]):
