@@ -121,7 +121,8 @@ class ArrayMCTS:
         self.root_state: State | None = None
         self.root_move: Action | None = None  # the move that made the root, when it was played (``advance``)
         self._clean_priors: np.ndarray | None = None  # the kept root's own priors, by action, once noised
-        self._noise_order: np.ndarray | None = None
+        self._noise_order: np.ndarray | None = None  # root noise's scratch: the edges in order, their clean priors
+        self._noise_clean: np.ndarray | None = None
         self.root_plan = None  # Gumbel: the root's plan (``plugins.gumbel.RootPlan``), once searched
         self._view: ViewNode | None = None  # the root's view, until the tree changes (``_root_view``)
         self._judged_root: float | None = None  # a new root's value as judged for its priors
@@ -317,20 +318,19 @@ class ArrayMCTS:
         order of moves, so the same draw gives the same priors): the children's in the
         order they were made, then the untried moves' in the object search's order of its
         list (``arrays.untried_order``), lowest first."""
-        t, g = self.tree, self.g
-        start, count, tried = int(t.edge_first[g, 0]), int(t.edge_count[g, 0]), int(t.tried[g, 0])
-        order = self._noise_order
-        if order is None or len(order) < count:
-            order = self._noise_order = np.empty(self.game.num_actions + 1, np.int64)
-        order[:tried] = np.arange(start, start + tried)
-        arrays.untried_order(t.edge_prior[g], start + tried, start + count, order[tried:])
-        edges = order[:count]
-        if self._clean_priors is None:  # the root's own priors, by action, kept aside once
-            self._clean_priors = np.zeros(self.game.num_actions, np.float64)
-            self._clean_priors[t.edge_action[g, edges]] = t.edge_prior[g, edges]
-        noisy = self.tree_policy.noisy_priors(self._clean_priors[t.edge_action[g, edges]], self.np_rng)
-        arrays.set_root_noise(t.edge_action, t.edge_prior, t.edge_child, t.prior, g, start, tried, count,
-                              np.asarray(noisy, np.float64), edges, np.empty(count, np.int32))
+        t, g, num_actions = self.tree, self.g, self.game.num_actions
+        if self._noise_order is None:
+            self._noise_order, self._noise_clean = np.empty(num_actions, np.int64), np.empty(num_actions, np.float64)
+        fresh = self._clean_priors is None
+        if fresh:  # the root's own priors, by action, kept aside once
+            self._clean_priors = np.zeros(num_actions, np.float64)
+        count = arrays.root_noise_order(t.edge_first, t.edge_count, t.tried, t.edge_action, t.edge_prior, g,
+                                        self._clean_priors, fresh, self._noise_order, self._noise_clean)
+        edges = self._noise_order[:count]
+        noisy = self.tree_policy.noisy_priors(self._noise_clean[:count], self.np_rng)
+        arrays.set_root_noise(t.edge_action, t.edge_prior, t.edge_child, t.prior, g, int(t.edge_first[g, 0]),
+                              int(t.tried[g, 0]), count, np.asarray(noisy, np.float64), edges,
+                              np.empty(count, np.int32))
 
     def search_root_threats(self) -> None:
         """Once a root (new or kept): the game's thorough threat search

@@ -552,6 +552,24 @@ def untried_order(epri, first, end, out):
 
 
 @njit(cache=True)
+def root_noise_order(edge_first, edge_count, tried, edge_action, edge_prior, g, clean, fresh, order, out):
+    """Tree g's root's edges in the order its noise is drawn for (the tried as made, then
+    the untried as ``untried_order`` lists them) into ``order``, and their clean priors
+    into ``out``, from ``clean`` (by action; first filled from the edges' priors where
+    ``fresh``); how many edges."""
+    start, count, k = edge_first[g, 0], edge_count[g, 0], tried[g, 0]
+    for i in range(k):
+        order[i] = start + i
+    untried_order(edge_prior[g], start + k, start + count, order[k:])
+    if fresh:
+        for e in range(start, start + count):
+            clean[edge_action[g, e]] = edge_prior[g, e]
+    for i in range(count):
+        out[i] = clean[edge_action[g, order[i]]]
+    return count
+
+
+@njit(cache=True)
 def set_root_noise(edge_action, edge_prior, edge_child, prior, g, start, tried, count, noisy, order, out):
     """The root's noisy priors (``noisy``, float64, in ``order``: the tried edges as made,
     then the untried as ``untried_order`` lists them) written: a tried edge's and its
