@@ -39,6 +39,8 @@ from hexzero.mctsfw.search.arrays import GUMBEL, LOSS, PUCT, UCT, UNKNOWN, WIN, 
 #: a network's leaves come its own batch a round (``LeafEvaluator.batch_for``)
 ROLLOUT_ROUND = 64
 ROUNDS_AT_LEAST = 64
+#: the priors of a round without a network's (``judge_leaves``, ``arrays.expand``)
+NO_PRIORS = np.zeros((0, 1), np.float32)
 FIRST_PLAY = {"parent": arrays.FPU_PARENT, "reduction": arrays.FPU_REDUCTION, "loss": arrays.FPU_LOSS,
               "win": arrays.FPU_WIN}
 
@@ -348,7 +350,7 @@ class ArrayMCTS:
             t.reserve(2, 2, 1)
             arrays.expand(*t.nodes()[:12], t.edge_action, t.edge_prior, t.edge_child, t.size, t.edges, leaves, judged,
                           forced, forced_move, plies, np.zeros((t.trees, 1, 1), np.bool_),
-                          np.zeros((t.trees, 1, 1), np.float64), self.policy, t.rng, np.empty(1, np.int64))
+                          NO_PRIORS, self.policy, t.rng, np.empty(1, np.int64))
             self._clean_priors = None
 
     def expand_root(self) -> None:
@@ -363,7 +365,7 @@ class ArrayMCTS:
         masks = np.zeros((t.trees, 1, num_actions), np.bool_)
         self.kernels.moves(t, leaves, judged, masks, forced, forced_move, plies, self.threats)
         judged &= forced == arrays.SEARCH
-        priors = np.zeros((t.trees, 1, 1), np.float64)
+        priors = NO_PRIORS
         if self.policy != UCT and judged[g, 0]:
             values, priors = judge_leaves([self], leaves, judged, masks)
             self._judged_root = float(values[g, 0])
@@ -433,14 +435,15 @@ def share_tree(searches: Sequence[ArrayMCTS]) -> None:
 def judge_leaves(searches: Sequence[ArrayMCTS], leaves: np.ndarray, judged: np.ndarray,
                  masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(each judged leaf's value for its player to move, by (g, b); the priors over every
-    action, by (g, b): the network's masked over the legal moves), for the searches of one
-    tree (their evaluators alike: one network, or none), in one network call; ``masks``
-    the round's moves as the game's ``moves`` kernel wrote them."""
+    action of the judged leaves, a row each in (g, b) order: the network's masked over the
+    legal moves, none without a network), for the searches of one tree (their evaluators
+    alike: one network, or none), in one network call; ``masks`` the round's moves as the
+    game's ``moves`` kernel wrote them."""
     first = searches[0]
     tree, kernels = first.tree, first.kernels
     values = np.zeros(leaves.shape, np.float64)
     net = first.net
-    priors = np.zeros((*leaves.shape, first.game.num_actions if net is not None else 1), np.float64)
+    priors = NO_PRIORS
     if not judged.any():
         return values, priors
     if net is not None:
@@ -448,7 +451,7 @@ def judge_leaves(searches: Sequence[ArrayMCTS], leaves: np.ndarray, judged: np.n
         legal = kernels.legal_after_moves(tree, leaves, judged, masks)
         probs, v = net.net.evaluate(x)
         values[judged] = np.asarray(v, dtype=np.float64)
-        priors[judged] = np.asarray(masked_policy(probs, legal), dtype=np.float64)
+        priors = np.ascontiguousarray(masked_policy(probs, legal), dtype=np.float32)
         rows = judged.sum(axis=1)
         for search in searches:  # each counts its call and its states, as ``NetValue.evaluate_many``
             if rows[search.g]:

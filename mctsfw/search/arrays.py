@@ -603,11 +603,13 @@ def expand(parent, action, prior, visits, value, edge_first, edge_count, tried, 
     every stop of the opponent's win leaves another (proven lost in 2), or neither: then
     each judged leaf (``judged[g, b]``) gets an edge a move of
     ``masks[g, b]`` (the moves the search considers there), ordered as ``policy`` takes
-    them: PUCT by ``priors[g, b]``, the highest first (ties: the larger action first;
-    uniform where ``priors`` holds none: the object search's order without a network); UCT
-    at random (``rng[g]``)."""
+    them: PUCT and Gumbel in action order, the one of highest prior first (ties: the larger
+    action), each judged leaf's priors a row of ``priors`` in (g, b) order (uniform where
+    ``priors`` holds none: the object search's order without a network); UCT at random
+    (``rng[g]``)."""
     trees, batch = leaves.shape
     num_actions = masks.shape[2]
+    row = -1  # the judged leaf's row of ``priors``
     for g in range(trees):
         for b in range(batch):
             leaf = leaves[g, b]
@@ -632,6 +634,7 @@ def expand(parent, action, prior, visits, value, edge_first, edge_count, tried, 
                 continue
             if not judged[g, b]:
                 continue
+            row += 1
             n = 0
             for a in range(num_actions):
                 if masks[g, b, a]:
@@ -640,7 +643,7 @@ def expand(parent, action, prior, visits, value, edge_first, edge_count, tried, 
             if n == 0:
                 continue
             start = edges[g]
-            if policy != UCT and priors.shape[2] < num_actions:  # no priors given: uniform ones, in
+            if policy != UCT and priors.shape[1] < num_actions:  # no priors given: uniform ones, in
                 for i in range(n):  # action order, the largest (first of the ties) brought forward
                     edge_action[g, start + i] = order[i]
                     edge_prior[g, start + i] = 1.0 / n
@@ -649,7 +652,7 @@ def expand(parent, action, prior, visits, value, edge_first, edge_count, tried, 
                 for i in range(n):
                     a = order[i]
                     edge_action[g, start + i] = a
-                    edge_prior[g, start + i] = priors[g, b, a]
+                    edge_prior[g, start + i] = priors[row, a]
                 best_untried_first(edge_action[g], edge_prior[g], start, start + n)
             else:
                 for i in range(n - 1, 0, -1):  # Fisher-Yates
