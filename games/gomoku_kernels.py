@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from hexzero.games.gomoku_threats import GUARD, OTHER, OWN, _dirs, _scan_both, defences_marked, forced_fours_on
+from hexzero.games.gomoku_threats import GUARD, OTHER, OWN, _dirs, defences_marked, forced_fours_on, scan_lines
 from hexzero.mctsfw.search.arrays import DRAW, LOST_IN_2, SEARCH, UNKNOWN, WIN, WINS_NOW, rng_below
 from hexzero.mctsfw.search.kernels import GameKernels, empty_cells
 
@@ -113,6 +113,27 @@ def _completing(row, n, k, exact, who, out, tried):
 
 
 @njit(cache=True)
+def stop_threats(row, n, k, exact, who, stones, theirs, after, tried, mask, forced, forced_move, plies, g, b):
+    """Where the opponent has cells that complete its line (``theirs``): only those that
+    leave it none masked; where each leaves another, the leaf lost in 2 (``LOST_IN_2``,
+    the first of them the move)."""
+    cells = n * n
+    alive, first = 0, -1
+    for p in range(cells):
+        mask[p] = False
+        if theirs[p]:
+            if first < 0:
+                first = p
+            row[p] = who
+            if stones + 1 == cells or not _completing(row, n, k, exact, 3 - who, after, tried):
+                mask[p] = True
+                alive += 1
+            row[p] = 0
+    if alive == 0:
+        forced[g, b], forced_move[g, b], plies[g, b] = LOST_IN_2, first, 2
+
+
+@njit(cache=True)
 def _padded(row, n, k, who, out):
     """The threat search's padded board of ``row`` (``gomoku_threats._board``), ``who`` OWN."""
     width = n + 1
@@ -137,8 +158,14 @@ def moves(slot, board, aux, leaves, judged, masks, forced, forced_move, plies, t
     padded_cells = (n + 2 * k) * (n + 1)
     padded = np.empty(padded_cells, np.int8)
     dirs = _dirs(n)
-    fours, threes = np.zeros(padded_cells, np.int64), np.zeros(padded_cells, np.int64)  # marked by a stamp a leaf
+    # the cells that complete a line, of the mover and of the opponent, and their four cells:
+    # marked by a stamp a leaf (``gomoku_threats.scan_lines``)
+    wins, stops = np.zeros(padded_cells, np.int64), np.zeros(padded_cells, np.int64)
+    fours, threes = np.zeros(padded_cells, np.int64), np.zeros(padded_cells, np.int64)
     stamp = 0
+    padded_of = np.empty(cells, np.int64)  # each cell's place on the padded board (``_padded``)
+    for p in range(cells):
+        padded_of[p] = (p // n + k) * (n + 1) + p % n
     for g in range(leaves.shape[0]):
         for b in range(leaves.shape[1]):
             forced[g, b] = SEARCH
@@ -153,6 +180,37 @@ def moves(slot, board, aux, leaves, judged, masks, forced, forced_move, plies, t
             if not threats:
                 continue
             who = aux[g, s, TO_MOVE]
+            if not exact:  # one pass over the lines finds the cells that complete a line and the four cells
+                if stones < 2 * (k - 2) - 1:  # (fewer: no threat of any kind)
+                    continue
+                _padded(row, n, k, who, padded)
+                stamp += 1
+                own_fours, own_wins, other_wins = scan_lines(padded, lines, dirs, k, wins, stops, fours, threes, stamp)
+                if own_wins:  # a move wins at once: the first
+                    for p in range(cells):
+                        if wins[padded_of[p]] == stamp:
+                            forced[g, b], forced_move[g, b], plies[g, b] = WINS_NOW, p, 1
+                            break
+                    continue
+                if other_wins:  # the opponent's must be stopped
+                    for p in range(cells):
+                        theirs[p] = stops[padded_of[p]] == stamp
+                    stop_threats(row, n, k, exact, who, stones, theirs, after, tried, mask, forced, forced_move,
+                                 plies, g, b)
+                    continue
+                if own_fours:  # (without a four cell of the mover's, no victory by fours)
+                    line = forced_fours_on(padded, lines, windows, through, k, VCF_DEPTH, VCF_POSITIONS, zobrist)
+                    if line.shape[0] and line[0] >= 0:
+                        forced[g, b], forced_move[g, b] = WINS_NOW, action_of_padded[line[0]]
+                        plies[g, b] = line.shape[0] + 2
+                        continue
+                    _padded(row, n, k, who, padded)  # (the search changed it)
+                replies = defences_marked(padded, lines, dirs, k, fours, threes, stamp)
+                if replies.shape[0] and replies[0] >= 0:
+                    mask[:] = False
+                    for i in range(replies.shape[0]):
+                        mask[action_of_padded[replies[i]]] = True
+                continue
             if stones >= 2 * k - 3:  # (fewer: nobody has k - 1 stones, ``Gomoku.forcing_actions``)
                 if _completing(row, n, k, exact, who, mine, tried):
                     for p in range(cells):
@@ -161,39 +219,9 @@ def moves(slot, board, aux, leaves, judged, masks, forced, forced_move, plies, t
                             break
                     continue
                 if _completing(row, n, k, exact, 3 - who, theirs, tried):
-                    alive, first = 0, -1
-                    for p in range(cells):
-                        mask[p] = False
-                        if theirs[p]:
-                            if first < 0:
-                                first = p
-                            row[p] = who
-                            if stones + 1 == cells or not _completing(row, n, k, exact, 3 - who, after, tried):
-                                mask[p] = True
-                                alive += 1
-                            row[p] = 0
-                    if alive == 0:
-                        forced[g, b], forced_move[g, b], plies[g, b] = LOST_IN_2, first, 2
-                    continue
-            if exact or stones < 2 * (k - 2) - 1:  # (``Gomoku.forced_win``, ``threat_defences``)
-                continue
-            _padded(row, n, k, who, padded)
-            stamp += 1  # both players' four cells: without one of the mover's, no victory by fours
-            fours_of_mover = _scan_both(padded, lines, dirs, k, fours, threes, stamp)
-            if fours_of_mover > 0:
-                line = forced_fours_on(padded, lines, windows, through, k, VCF_DEPTH, VCF_POSITIONS, zobrist)
-                if line.shape[0] and line[0] >= 0:
-                    forced[g, b], forced_move[g, b] = WINS_NOW, action_of_padded[line[0]]
-                    plies[g, b] = line.shape[0] + 2
-                    continue
-                _padded(row, n, k, who, padded)  # (the search changed it)
-            if fours_of_mover < 0:  # (a line completes at once: the threat search makes no claim)
-                continue
-            replies = defences_marked(padded, lines, dirs, k, fours, threes, stamp)
-            if replies.shape[0] and replies[0] >= 0:
-                mask[:] = False
-                for i in range(replies.shape[0]):
-                    mask[action_of_padded[replies[i]]] = True
+                    stop_threats(row, n, k, exact, who, stones, theirs, after, tried, mask, forced, forced_move,
+                                 plies, g, b)
+                # (exactly five: no threat search, ``Gomoku.forced_win``, ``threat_defences``)
 
 
 @njit(cache=True)

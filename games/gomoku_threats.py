@@ -222,6 +222,55 @@ def _scan_both(board, lines, dirs, k, own_mark, other_mark, stamp):
 
 
 @njit(cache=True)
+def scan_lines(board, lines, dirs, k, own_wins, other_wins, own_fours, other_fours, stamp):
+    """One pass over every window of ``k`` cells (the padded ``board``, OWN to move): the
+    empty cell of each window with ``k - 1`` of one player's stones and none of the
+    other's (a cell that completes that player's line) marked ``stamp`` in ``own_wins`` or
+    ``other_wins``, and each player's four cells (``_scan``) in ``own_fours`` and
+    ``other_fours``; (OWN's windows of four cells, OWN's completing windows, OTHER's)."""
+    own_four_windows, own_win_windows, other_win_windows = 0, 0, 0
+    for di in range(4):
+        d = dirs[di]
+        for li in range(lines.shape[1]):
+            p = lines[di, li]
+            if p < 0:
+                break
+            own = 0
+            other = 0
+            length = 0
+            while board[p] != GUARD:
+                v = board[p]
+                if v == OWN:
+                    own += 1
+                elif v == OTHER:
+                    other += 1
+                length += 1
+                if length > k:
+                    u = board[p - k * d]
+                    if u == OWN:
+                        own -= 1
+                    elif u == OTHER:
+                        other -= 1
+                if length >= k and (own == 0 or other == 0) and own + other >= k - 2:
+                    if other == 0 and own == k - 1:
+                        own_win_windows += 1
+                        marks = own_wins
+                    elif own == 0 and other == k - 1:
+                        other_win_windows += 1
+                        marks = other_wins
+                    elif other == 0 and own == k - 2:
+                        own_four_windows += 1
+                        marks = own_fours
+                    else:
+                        marks = other_fours
+                    for j in range(k):
+                        if board[p - j * d] == EMPTY:
+                            marks[p - j * d] = stamp
+                p += d
+    return own_four_windows, own_win_windows, other_win_windows
+
+
+@njit(cache=True)
 def _dirs(size):
     """The padded board's steps along a line: across, down, diagonal \\ and diagonal /."""
     width = size + 1
