@@ -13,11 +13,10 @@ where each leaves another); else, in freestyle, a victory by continuous fours pr
 leaf won (``gomoku_threats.forced_fours_on``, the compiled search ``Gomoku.forced_win``
 calls, on its padded board), and where the opponent has a three only its answers are
 searched (``gomoku_threats.defences_marked``: both players' four cells are found in one
-pass, ``_scan_both``, which also skips the victory by fours where the mover has none). The
+pass, ``scan_lines``, which also skips the victory by fours where the mover has none). The
 thorough search of a root (victories by threes) stays ``Gomoku.forced_win(thorough=True)``,
-once a root
-(``ArrayMCTS.search_root_threats``). ``tests/test_array_search.py`` holds the kernels to
-the game and to the object search.
+once a root (``ArrayMCTS.search_root_threats``). ``tests/test_array_search.py`` holds the
+kernels to the game and to the object search.
 """
 
 from __future__ import annotations

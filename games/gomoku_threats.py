@@ -177,51 +177,6 @@ def _scan(board, lines, dirs, k, colour, mark, stamp, threes=False):
 
 
 @njit(cache=True)
-def _scan_both(board, lines, dirs, k, own_mark, other_mark, stamp):
-    """``_scan`` for OWN and for OTHER in one pass: each one's four cells marked ``stamp``
-    in ``own_mark`` and ``other_mark``; how many windows give OWN four cells, or -1 (the
-    pass stopped there, its marks incomplete) where either completes a line with one more
-    stone, where both ``_scan``s would answer other than -1."""
-    own_windows = 0
-    for di in range(4):
-        d = dirs[di]
-        for li in range(lines.shape[1]):
-            p = lines[di, li]
-            if p < 0:
-                break
-            own = 0
-            other = 0
-            length = 0
-            while board[p] != GUARD:
-                v = board[p]
-                if v == OWN:
-                    own += 1
-                elif v == OTHER:
-                    other += 1
-                length += 1
-                if length > k:
-                    u = board[p - k * d]
-                    if u == OWN:
-                        own -= 1
-                    elif u == OTHER:
-                        other -= 1
-                if length >= k:
-                    if (own == 0 and other == k - 1) or (other == 0 and own == k - 1):
-                        return -1
-                    if other == 0 and own == k - 2:
-                        own_windows += 1
-                        for j in range(k):
-                            if board[p - j * d] == EMPTY:
-                                own_mark[p - j * d] = stamp
-                    elif own == 0 and other == k - 2:
-                        for j in range(k):
-                            if board[p - j * d] == EMPTY:
-                                other_mark[p - j * d] = stamp
-                p += d
-    return own_windows
-
-
-@njit(cache=True)
 def scan_lines(board, lines, dirs, k, own_wins, other_wins, own_fours, other_fours, stamp):
     """One pass over every window of ``k`` cells (the padded ``board``, OWN to move): the
     empty cell of each window with ``k - 1`` of one player's stones and none of the
@@ -576,7 +531,9 @@ def threat_defences_on(board, lines, size, k):
     dirs = _dirs(size)
     fours = np.zeros(board.shape[0], dtype=np.int64)  # OWN's four cells, marked 1
     threes = np.zeros(board.shape[0], dtype=np.int64)  # OTHER's four cells, marked 1: its threes among them
-    if _scan_both(board, lines, dirs, k, fours, threes, 1) < 0:
+    wins = np.zeros(board.shape[0], dtype=np.int64)  # the cells that complete a line (either's)
+    _, own_wins, other_wins = scan_lines(board, lines, dirs, k, wins, wins, fours, threes, 1)
+    if own_wins or other_wins:
         return np.full(1, -1, dtype=np.int64)  # (OTHER completes a line at once, or OWN does)
     return defences_marked(board, lines, dirs, k, fours, threes, 1)
 
@@ -584,7 +541,7 @@ def threat_defences_on(board, lines, size, k):
 @njit(cache=True)
 def defences_marked(board, lines, dirs, k, fours, threes, stamp):
     """``threat_defences_on`` once the four cells of both are marked ``stamp``
-    (``_scan_both``: OWN's in ``fours``, OTHER's in ``threes``) and neither completes a line."""
+    (``scan_lines``: OWN's in ``fours``, OTHER's in ``threes``) and neither completes a line."""
     hits = np.empty(board.shape[0], dtype=np.int64)  # the threats each cell stops
     found = np.empty(3, dtype=np.int64)
     replies = np.empty(lines.shape[1], dtype=np.int64)
