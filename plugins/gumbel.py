@@ -28,10 +28,9 @@ import numpy as np
 from hexzero import mctsfw
 from hexzero.mctsfw.evaluators import MEAN_SYMMETRY, RANDOM_SYMMETRY, VALUE_WEIGHT, symmetry_problems
 from hexzero.mctsfw.search import NEW, Node, TreePolicy, best_child
+from hexzero.mctsfw.search.arrays import TINY
 from hexzero.mctsfw.schema import Parameters, Setting
 
-#: priors below this count as this (log 0 is -inf)
-TINY = 1e-12
 #: the search games a search with a time limit alone plans its halving for (then the last
 #: two moves share what is left)
 TIME_LIMIT_PLAN = 200

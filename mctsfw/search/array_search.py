@@ -14,8 +14,8 @@ rows (``share_tree``), so ``search_together`` runs every phase of a round for al
 in one call, and their leaves go to the network in one batch.
 
 ``array_problem`` says whether a search can run here (a game with kernels; UCT, PUCT, or
-Gumbel with a network's priors; random playouts, a value head, or the two mixed); ``make_search`` builds this search
-where it can and the object search elsewhere.
+Gumbel with a network's priors; random playouts, a value head, or the two mixed);
+``make_search`` builds this search where it can and the object search elsewhere.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from hexzero.mctsfw.game import Action, Game, State
 from hexzero.mctsfw.records import shares
 from hexzero.mctsfw.sampling import masked_policy
 from hexzero.mctsfw.search import arrays
-from hexzero.mctsfw.search.arrays import GUMBEL, LOSS, PUCT, UCT, UNKNOWN, WIN, ArrayTree, GumbelPlans
+from hexzero.mctsfw.search.arrays import GUMBEL, LOSS, PUCT, UCT, UNKNOWN, ArrayTree, GumbelPlans
 
 #: random playouts are judged up to this many a round, and a search keeps at least
 #: ``ROUNDS_AT_LEAST`` rounds (a 64th of its budget a round): the virtual loss of a round

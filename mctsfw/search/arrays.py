@@ -45,7 +45,8 @@ from numba import njit
 UNKNOWN, LOSS, DRAW, WIN = -1, 0, 1, 2
 #: the tree policies the compiled selection knows
 UCT, PUCT, GUMBEL = 0, 1, 2
-#: Gumbel's floor on a prior before its log (``plugins.gumbel.TINY``)
+#: Gumbel's floor on a prior before its log (log 0 is -inf), the compiled selection's and
+#: ``plugins/gumbel.py``'s
 TINY = 1e-12
 #: PUCT's first-play values (``first_play``)
 FPU_PARENT, FPU_REDUCTION, FPU_LOSS, FPU_WIN = 0, 1, 2, 3
@@ -297,16 +298,18 @@ def gumbel_q(vis, val, prv, i, mixed):
 
 
 @njit(cache=True)
-def gumbel_child(vis, val, pri, prv, efirst, ecount, tri, echild, epri, node, own, params):
+def gumbel_child(vis, val, pri, prv, efirst, ecount, tri, echild, epri, node, own, params, logs):
     """``Gumbel.select_child`` below the root: the edge that maximises pi'(a) - N(a) / (1 +
     sum N), the untried moves sharing their value (the head of them, of highest prior,
-    standing for them all); -1 where every move is tried and proven lost."""
+    standing for them all); -1 where every move is tried and proven lost. ``logs``: scratch
+    for each child's logit + sigma(q)."""
     start, k, count = efirst[node], tri[node], ecount[node]
     mixed, low, scale, total = gumbel_completion(vis, val, pri, prv, efirst, ecount, tri, echild, node, own, params)
     top = -math.inf
-    for e in range(start, start + k):
-        i = echild[e]
-        top = max(top, math.log(max(np.float64(pri[i]), TINY)) + scale * (gumbel_q(vis, val, prv, i, mixed) - low))
+    for j in range(k):
+        i = echild[start + j]
+        logs[j] = math.log(max(np.float64(pri[i]), TINY)) + scale * (gumbel_q(vis, val, prv, i, mixed) - low)
+        top = max(top, logs[j])
     untried_log = scale * (mixed - low)
     norm = 0.0
     if k < count:
@@ -317,17 +320,15 @@ def gumbel_child(vis, val, pri, prv, efirst, ecount, tri, echild, epri, node, ow
         top = max(top, spread)
         norm = math.exp(spread - top)
     total_exp = 0.0
-    for e in range(start, start + k):
-        i = echild[e]
-        total_exp += math.exp(math.log(max(np.float64(pri[i]), TINY))
-                              + scale * (gumbel_q(vis, val, prv, i, mixed) - low) - top)
+    for j in range(k):
+        total_exp += math.exp(logs[j] - top)
     norm += total_exp
     share = 1.0 / (1 + total)
     chosen, best_score = -1, -math.inf
-    for e in range(start, start + k):
+    for j in range(k):
+        e = start + j
         i = echild[e]
-        x = math.log(max(np.float64(pri[i]), TINY)) + scale * (gumbel_q(vis, val, prv, i, mixed) - low)
-        score = math.exp(x - top) / norm - vis[i] * share
+        score = math.exp(logs[j] - top) / norm - vis[i] * share
         if score > best_score and prv[i] != LOSS:  # a move proven lost is never searched again
             chosen, best_score = e, score
     if k < count and math.exp(math.log(max(np.float64(epri[start + k]), TINY)) + untried_log - top) / norm > best_score:
@@ -337,33 +338,30 @@ def gumbel_child(vis, val, pri, prv, efirst, ecount, tri, echild, epri, node, ow
 
 @njit(cache=True)
 def gumbel_root_edge(vis, val, pri, prv, efirst, ecount, tri, echild, eact, epri, node, own, gumbel, start_visits,
-                     considered, sequence, counters, last, params):
+                     considered, sequence, counters, last, params, ints, flags):
     """``Gumbel._root_child``: the halving's next move at the root, as an edge (tried or
     not): of the moves considered and not proven lost, those with the visits the plan
     wants for this search game, the best by g + logit + sigma(q); past the plan (a time
-    limit), the moves that were left at its end take turns."""
+    limit), the moves that were left at its end take turns. ``ints`` (3 rows) and
+    ``flags`` (2 rows), each row an action long: scratch."""
     start, k, count = efirst[node], tri[node], ecount[node]
     mixed, low, scale, total = gumbel_completion(vis, val, pri, prv, efirst, ecount, tri, echild, node, own, params)
     m = counters[CONSIDERED]
-    edge = np.empty(m, np.int64)
-    searched = np.empty(m, np.int64)
-    alive = np.zeros(m, np.bool_)
+    edge_of, edge, searched = ints[0], ints[1], ints[2]
+    alive, searched_alive = flags[0], flags[1]
+    for e in range(start, start + count):
+        edge_of[eact[e]] = e
     any_alive = False
     for j in range(m):
         a = considered[j]
-        edge[j] = -1
-        for e in range(start, start + count):
-            if eact[e] == a:
-                edge[j] = e
-                break
-        e = edge[j]
-        child = echild[e] if e >= 0 and e < start + k else -1
+        edge[j] = e = edge_of[a]
+        child = echild[e] if e < start + k else -1
         searched[j] = (vis[child] if child >= 0 else 0) - start_visits[a]
         alive[j] = child < 0 or prv[child] != LOSS
         any_alive = any_alive or alive[j]
     if not any_alive:
-        alive[:] = True
-    searched_alive = alive.copy()  # the moves whose visits were counted (``searched``' keys)
+        alive[:m] = True
+    searched_alive[:m] = alive[:m]  # the moves whose visits were counted (``searched``' keys)
     i = counters[PLAYED]
     counters[PLAYED] = i + 1
     if i < counters[LENGTH]:
@@ -423,6 +421,8 @@ def select(parent, action, prior, visits, value, edge_first, edge_count, tried, 
     Gumbel: the root's move from its plan (``plans``: ``GumbelPlans.arrays()``), the
     improved policy below it (``gumbel_child``)."""
     gumbel, start_visits, considered, sequence, counters, last, plan_value, gumbel_params = plans
+    logs = np.empty(gumbel.shape[1], np.float64)  # Gumbel's scratch: a node's children's log weights
+    root_ints, root_flags = np.empty((3, gumbel.shape[1]), np.int64), np.empty((2, gumbel.shape[1]), np.bool_)
     for g in range(visits.shape[0]):
         vis, val, prv, dep, pri = visits[g], value[g], proven[g], depth[g], prior[g]
         efirst, ecount, tri = edge_first[g], edge_count[g], tried[g]
@@ -451,12 +451,13 @@ def select(parent, action, prior, visits, value, edge_first, edge_count, tried, 
                     if node == roots[g] and counters[g, PLANNED]:
                         chosen = gumbel_root_edge(vis, val, pri, prv, efirst, ecount, tri, echild, eact, epri, node,
                                                   plan_value[g], gumbel[g], start_visits[g], considered[g],
-                                                  sequence[g], counters[g], last[g], gumbel_params)
+                                                  sequence[g], counters[g], last[g], gumbel_params, root_ints,
+                                                  root_flags)
                     else:
                         if np.isnan(own[g, node]):  # first entered: its visits so far are its own judgement
                             own[g, node] = 1.0 - val[node] / vis[node] if vis[node] else 0.5
                         chosen = gumbel_child(vis, val, pri, prv, efirst, ecount, tri, echild, epri, node,
-                                              own[g, node], gumbel_params)
+                                              own[g, node], gumbel_params, logs)
                 else:
                     if k < ecount[node]:  # an untried move first (the block is in a random order)
                         chosen = start + k
