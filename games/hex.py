@@ -16,6 +16,7 @@ connected first: stones never leave).
 from __future__ import annotations
 
 import random
+import threading
 from typing import Any, Callable, Sequence
 
 import networkx as nx
@@ -29,6 +30,9 @@ from hexzero.mctsfw.schema import Parameters, Setting
 MIN_SIZE, MAX_SIZE = 3, 19
 
 HexState = tuple  # (player_to_move, stones_of_1, stones_of_2, winner)
+#: ``Hex._pairing``'s working arrays by (board size, thread): a thread's own, kept off the
+#: game (which pickles)
+_PAIRING_WORK: dict[tuple[int, int], tuple] = {}
 
 
 def hex_graph(n: int) -> nx.Graph:
@@ -64,6 +68,9 @@ class Hex(Game):
         Setting("size", 5, "board side (5: cli.py train's run; the shipped networks play 5, 7, 9 and 11)", low=MIN_SIZE, high=MAX_SIZE),
         Setting("swap", False, "the pie rule: after the first move the second player may take it (HexGui's "
                                "swap-pieces: the stone mirrored across the long diagonal becomes theirs)"),
+        Setting("pairing", True, "searches prove a position won where the player to move holds a chain of bridges "
+                                 "and edge templates with at most one gap, and keep only the moves inside the "
+                                 "opponent's such chains (games/hex_pairing.py; with the search's threats)"),
     )
     #: SGF's Hex (``mctsfw.sgf``): cells as HexGui writes them, ``a1`` = action 0 = row 0
     #: (the top row, player 1's first side), column a; player 1 is Black. The board is
@@ -79,11 +86,13 @@ class Hex(Game):
     #: positions against perfect play than an MLP's, in about twice the time (docs/hex.md)
     net_defaults = {"anet": {"conv_layers": [16, 16, 16], "hidden_layers": []}}
 
-    def __init__(self, size: int = parameters.default("size"), swap: bool = parameters.default("swap")):
-        problems = self.param_problems({"size": size, "swap": swap})
+    def __init__(self, size: int = parameters.default("size"), swap: bool = parameters.default("swap"),
+                 pairing: bool = parameters.default("pairing")):
+        problems = self.param_problems({"size": size, "swap": swap, "pairing": pairing})
         if problems:
             raise ValueError("; ".join(problems))
         self.swap = bool(swap)
+        self.pairing = bool(pairing)
         n = self.size = int(size)
         self.num_actions = n * n
         self.move_help = (
@@ -123,8 +132,14 @@ class Hex(Game):
         return None if module is None else module.HexKernels(self)
 
     def params(self) -> dict[str, Any]:
-        # the pie rule only when it is on: records and names of games without it stay as they were
-        return {"size": self.size, "swap": True} if self.swap else {"size": self.size}
+        # the pie rule only when it is on, the pairing proofs only when off: records and names
+        # of games without them stay as they were
+        params = {"size": self.size}
+        if self.swap:
+            params["swap"] = True
+        if not self.pairing:
+            params["pairing"] = False
+        return params
 
     # ---- the pie rule ---------------------------------------------------------------------
     def swap_problem(self, starting_player: int, moves) -> str | None:
@@ -316,6 +331,48 @@ class Hex(Game):
             if cells:
                 return Forcing(tuple(iter_bits(cells)), wins)
         return None
+
+    # ---- what the stones already hold: pairing connections (``games.hex_pairing``) --------
+    def _pairing(self):
+        """(the compiled ``hex_pairing`` module, the neighbour table, this thread's working
+        arrays), or None where the pairing proofs are off (or without numba)."""
+        module = compiled_module("hexzero.games.hex_pairing") if self.pairing else None
+        if module is None:
+            return None
+        key = (self.size, threading.get_ident())
+        work = _PAIRING_WORK.get(key)
+        if work is None:
+            nbr = compiled_module("hexzero.games.hex_kernels").neighbour_table(self.size)
+            work = _PAIRING_WORK[key] = (module, nbr, module.scratch(self.size))
+        return work
+
+    def forced_win(self, state: HexState, thorough: bool = False) -> list[int] | None:
+        """Where the player to move holds a pairing connection with at most one gap (its
+        bridges and second-row edge templates; ``games.hex_pairing``): a winning line, the
+        gap first, then each bridge's intrusion and answer (``Game.forced_win``). Sound: the
+        owner of such a chain answers every intrusion. ``thorough`` changes nothing."""
+        pairing = self._pairing()
+        if pairing is None or state[3]:
+            return None
+        module, nbr, work = pairing
+        line = np.empty(self.num_actions + 1, np.int64)
+        k = module.won_line(self.boards([state])[0], self.size, state[0], nbr, work, line)
+        return line[:k].tolist() if k else None
+
+    def threat_defences(self, state: HexState) -> tuple[int, ...] | None:
+        """Where the opponent holds pairing connections with a gap (``games.hex_pairing``),
+        the empty cells common to every one found (``Game.threat_defences``): a move
+        elsewhere leaves the opponent the gap to fill. Where they share none, or the
+        opponent's chain has no gap, every move loses, and the first chain's cells are the
+        moves kept. None where the opponent holds no such chain."""
+        pairing = self._pairing()
+        if pairing is None or state[3]:
+            return None
+        module, nbr, work = pairing
+        mask = np.zeros(self.num_actions, np.bool_)
+        if not module.defences(self.boards([state])[0], self.size, state[0], nbr, work, mask):
+            return None
+        return tuple(int(a) for a in np.flatnonzero(mask))
 
     def _decided(self, x: np.ndarray) -> np.ndarray:
         """The winner of each encoded position of a batch so far: 1 or 2 where that

@@ -16,6 +16,8 @@ import functools
 import numpy as np
 from numba import njit
 
+from hexzero.games.hex_pairing import defences, won_line
+from hexzero.games.hex_pairing import scratch as pairing_scratch
 from hexzero.mctsfw.search.arrays import LOST_IN_2, SEARCH, UNKNOWN, WIN, WINS_NOW, rng_below
 from hexzero.mctsfw.search.kernels import GameKernels, empty_cells, encode_stones
 
@@ -147,12 +149,17 @@ def positions(parent, action, slot, player, proven, depth, board, aux, states, l
 
 
 @njit(cache=True)
-def moves(slot, board, aux, leaves, judged, masks, forced, forced_move, threats, n, nbr):
+def moves(slot, board, aux, leaves, judged, masks, forced, forced_move, plies, threats, pairing, n, nbr, work, line):
     """The moves the search considers at each judged leaf, as masks: the empty cells; with
     ``threats`` the forcing ones (``Hex.forcing_actions``): a cell that joins the player to
     move's sides wins at once (``forced`` WINS_NOW, the first such cell the move); else the
     cells that would join the opponent's must be taken, and where each of them leaves the
-    opponent another the leaf is lost in 2 (``LOST_IN_2``, the first of them the move)."""
+    opponent another the leaf is lost in 2 (``LOST_IN_2``, the first of them the move).
+    Where neither, with ``pairing`` (``Hex.pairing``), the pairing connections
+    (``Hex.forced_win``, ``Hex.threat_defences``):
+    the player to move's wins (WINS_NOW, ``plies`` the line's length and 2), else only the
+    cells of the opponent's chains masked (``work`` and ``line``: ``hex_pairing``'s
+    working arrays, a line's room)."""
     cells = n * n
     mine, theirs = np.empty(cells, np.bool_), np.empty(cells, np.bool_)
     after = np.empty(cells, np.bool_)
@@ -168,17 +175,26 @@ def moves(slot, board, aux, leaves, judged, masks, forced, forced_move, threats,
             mask = masks[g, b]
             for p in range(cells):
                 mask[p] = row[p] == 0
-            # (a chain across the board has at least n stones: with fewer than n - 1, no threat)
-            if not threats or aux[g, s, STONES] < n - 1:
+            if not threats:
                 continue
             who = aux[g, s, TO_MOVE]
-            if _completing(row, n, who, mine, near, far, stack, nbr):
-                for p in range(cells):
-                    if mine[p]:
-                        forced[g, b], forced_move[g, b] = WINS_NOW, p
-                        break
-                continue
-            if not _completing(row, n, 3 - who, theirs, near, far, stack, nbr):
+            # (a chain across the board has at least n stones: with fewer than n - 1, no threat)
+            if aux[g, s, STONES] >= n - 1:
+                if _completing(row, n, who, mine, near, far, stack, nbr):
+                    for p in range(cells):
+                        if mine[p]:
+                            forced[g, b], forced_move[g, b] = WINS_NOW, p
+                            break
+                    continue
+                threatened = _completing(row, n, 3 - who, theirs, near, far, stack, nbr)
+            else:
+                threatened = False
+            if not threatened and pairing:
+                k = won_line(row, n, who, nbr, work, line)
+                if k:
+                    forced[g, b], forced_move[g, b], plies[g, b] = WINS_NOW, line[0], k + 2
+                else:
+                    defences(row, n, who, nbr, work, mask)
                 continue
             alive = 0
             first = -1
@@ -266,12 +282,15 @@ class HexKernels(GameKernels):
 
     aux_len = 3
     encodings = ("flat", "planes")
+    threat_search = True  # the pairing connections (``games.hex_pairing``)
 
     def __init__(self, game):
         self.game = game
         self.n = game.size
         self.state_len = self.num_actions = self.max_depth = game.size * game.size
         self.neighbours = neighbour_table(game.size)
+        self.pairing = pairing_scratch(game.size)  # (``moves``' working arrays, made once)
+        self.line = np.empty(game.size * game.size + 1, np.int64)
 
     def set_root(self, tree, g: int, state) -> None:
         player, _, _, winner = state
@@ -290,8 +309,8 @@ class HexKernels(GameKernels):
                   tree.states, leaves, batch, self.n)
 
     def moves(self, tree, leaves, judged, masks, forced, forced_move, plies, threats: bool) -> None:
-        moves(tree.slot, tree.board, tree.aux, leaves, judged, masks, forced, forced_move, threats, self.n,
-              self.neighbours)
+        moves(tree.slot, tree.board, tree.aux, leaves, judged, masks, forced, forced_move, plies, threats,
+              self.game.pairing, self.n, self.neighbours, self.pairing, self.line)
 
     def legal(self, tree, leaves, judged) -> np.ndarray:
         out = np.empty((int(judged.sum()), self.num_actions), np.float32)

@@ -6,13 +6,15 @@ the player to move. ``HexSolver`` answers by depth-first proof search (negamax o
 booleans) with a transposition table of every position it settled, pruned by what a
 player's stones already guarantee:
 
-- **Pairing connections.** A chain of groups from one side to the other in which each
-  link is solid, a bridge (two empty cells next to both groups, or to a group and its
-  side) or, for the player to move, at most one gap (a single such cell), with the
-  cells of the links all different. Its owner answers an intrusion into a bridge with
-  the bridge's other cell, so it cannot be cut: whoever holds one (with the gap, when
-  they are to move and fill it) wins. A chain of groups that touch the sides is
-  itself such a connection, and a cell that completes one is a gap.
+- **Pairing connections** (``games.hex_pairing``, which the searches prove with too). A
+  chain of groups from one side to the other in which each link is solid, a bridge (two
+  empty cells next to both groups, or to a group and its side) or, for the player to
+  move, at most one gap (a single such cell), with the cells of the links all different.
+  Its owner answers an intrusion into a bridge with the bridge's other cell, so it
+  cannot be cut: whoever holds one (with the gap, when they are to move and fill it)
+  wins. A chain of groups that touch the sides is itself such a connection, and a cell
+  that completes one is a gap. (At most ``hex_pairing.MAX_CHAINS`` chains a position, found in a
+  capped walk: the solver stays exact, the chains only prune.)
 - **Must-play.** Where the opponent has such a chain with one gap, a move outside its
   cells (the gap and the bridges' cells) lets the opponent fill the gap and win, so only
   moves inside every such chain found are searched; none left means a loss.
@@ -29,9 +31,6 @@ from __future__ import annotations
 
 from hexzero.games.hex import Hex, HexState, iter_bits
 
-#: chains of groups examined per player and position (the search stays exact beyond: the
-#: chains only prune)
-MAX_CHAINS = 64
 
 
 class HexSolver:
@@ -48,6 +47,8 @@ class HexSolver:
                                                              abs(a // n + a % n - 2 * middle)), a))
         self.known: dict[tuple[int, int, int], tuple[bool, int]] = {}
         self.positions = 0  # positions settled by search (not found in the table)
+        # ``hex_pairing``'s kernel, whatever the game's ``pairing`` says (the solver's own pruning)
+        self.pairing = (game if game.pairing else Hex(n))._pairing()
 
     # ---- the public API -------------------------------------------------------------
     def wins(self, state: HexState) -> bool:
@@ -135,59 +136,14 @@ class HexSolver:
     def chains(self, own: int, player: int, empty: int, gaps: int, first: bool = False) -> list[tuple[int, int]]:
         """Pairing connections of ``own`` between the player's sides as ``(cells, gap)``:
         the empty cells of their bridges and the gap's cell (0 for none), at most
-        ``gaps`` gaps. ``first``: stop at the first one found; else up to ``MAX_CHAINS``,
-        a gapless one ending the list."""
+        ``gaps`` gaps (``games.hex_pairing.chains``, the walk the search proves with).
+        ``first``: stop at the first one found; else up to ``hex_pairing.MAX_CHAINS``, a gapless one
+        ending the list."""
         game = self.game
-        start, end = game.sides[player]
-        groups, rest = [], own
-        while rest:
-            group = game._group(own, rest & -rest)
-            groups.append((group, game._around(group)))
-            rest &= ~group
-        # the links of each node: 0 the start side, 1 the end side, 2.. the groups
-        links: list[list[tuple[int, int]]] = [[] for _ in range(len(groups) + 2)]
-
-        def link(a: int, b: int, common: int, touching: bool) -> None:
-            if touching:
-                common = 0  # solid: no cell needed
-            elif not common:
-                return
-            links[a].append((b, common))
-            links[b].append((a, common))
-
-        for i, (group, around) in enumerate(groups, start=2):
-            link(0, i, around & start & empty, bool(group & start))
-            link(1, i, around & end & empty, bool(group & end))
-            for j in range(i + 1, len(groups) + 2):
-                other, other_around = groups[j - 2]
-                link(i, j, around & other_around & empty, False)
-        found: list[tuple[int, int]] = []
-        seen = {0}
-
-        def walk(node: int, cells: int, gap: int) -> bool:
-            """Extends the chain at ``node``; True to stop the walk."""
-            for nxt, common in links[node]:
-                if nxt in seen or common & (cells | gap):
-                    continue
-                if common & (common - 1) or not common:  # solid or a bridge
-                    grown, grown_gap = cells | common, gap
-                elif not gap and gaps:  # a single cell: the gap
-                    grown, grown_gap = cells, common
-                else:
-                    continue
-                if nxt == 1:
-                    found.append((grown, grown_gap))
-                    if first or not grown_gap or len(found) >= MAX_CHAINS:
-                        return True
-                    continue
-                seen.add(nxt)
-                stop = walk(nxt, grown, grown_gap)
-                seen.discard(nxt)
-                if stop:
-                    return True
-            return False
-
-        walk(0, 0, 0)
-        if found and not found[-1][1]:
-            return [found[-1]]
-        return found
+        others = game.full & ~empty & ~own
+        ones, twos = (own, others) if player == 1 else (others, own)
+        module, nbr, work = self.pairing
+        found = module.chains(game.boards([(player, ones, twos, 0)])[0], game.size, player, nbr, gaps, first, work)
+        cells, gap = work[15], work[16]
+        return [(int.from_bytes(cells[i].tobytes(), "little"), 1 << int(gap[i]) if gap[i] >= 0 else 0)
+                for i in range(found)]

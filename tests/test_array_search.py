@@ -92,9 +92,10 @@ def test_kernels_play_the_games_rules_move_for_move(name, params):
                                           ("gomoku", {"size": 9}), ("gomoku", {"size": 15}),
                                           ("gomoku", {"size": 9, "exactly_five": True})])
 def test_kernels_force_the_moves_the_object_search_forces(name, params):
-    """Where the player to move wins at once (or, in Gomoku, by continuous fours), where
-    every stop of the opponent's win leaves another, and otherwise which stops (or answers
-    to a three) are searched: as ``MCTS.forced_for`` finds them, the proofs as deep."""
+    """Where the player to move wins at once (or, in Gomoku, by continuous fours, in Hex by
+    a pairing connection), where every stop of the opponent's win leaves another, and
+    otherwise which stops (or answers to a three, or cells of the opponent's pairing
+    connections) are searched: as ``MCTS.forced_for`` finds them, the proofs as deep."""
     game = mctsfw.make_game(name, **params)
     kernels = game.kernels()
     search = MCTS(game, make_tree_policy("uct"), RandomRollouts(game, seed=0))
@@ -119,8 +120,8 @@ def test_kernels_force_the_moves_the_object_search_forces(name, params):
             assert sorted(np.flatnonzero(masks[0, 0])) == sorted(legal)
         kinds.add((int(forced[0, 0]), stops is not None, int(plies[0, 0]) > 2))
     assert {(arrays.WINS_NOW, False, False), (arrays.SEARCH, True, False), (arrays.SEARCH, False, False)} <= kinds
-    if name == "gomoku" and not params.get("exactly_five"):
-        assert (arrays.WINS_NOW, False, True) in kinds  # a victory by continuous fours
+    if name == "gomoku" and not params.get("exactly_five") or name == "hex" and params["size"] > 4:
+        assert (arrays.WINS_NOW, False, True) in kinds  # a victory by continuous fours, a pairing connection
 
 
 @pytest.mark.parametrize("name, params", [("hex", {"size": 5}), ("connect4", {}), ("nim", {"piles": [4, 6, 9]}),
