@@ -189,12 +189,13 @@ def moves(slot, board, aux, leaves, judged, masks, forced, forced_move, plies, t
                 threatened = _completing(row, n, 3 - who, theirs, near, far, stack, nbr)
             else:
                 threatened = False
-            if not threatened and pairing:
-                k = won_line(row, n, who, nbr, work, line)
-                if k:
-                    forced[g, b], forced_move[g, b], plies[g, b] = WINS_NOW, line[0], k + 2
-                else:
-                    defences(row, n, who, nbr, work, mask)
+            if not threatened:
+                if pairing:
+                    k = won_line(row, n, who, nbr, work, line)
+                    if k:
+                        forced[g, b], forced_move[g, b], plies[g, b] = WINS_NOW, line[0], k + 2
+                    else:
+                        defences(row, n, who, nbr, work, mask)
                 continue
             alive = 0
             first = -1

@@ -88,7 +88,7 @@ def test_kernels_play_the_games_rules_move_for_move(name, params):
 
 
 @pytest.mark.parametrize("name, params", [("hex", {"size": 4}), ("hex", {"size": 6}), ("hex", {"size": 9}),
-                                          ("connect4", {}), ("connect4", {"rows": 5, "columns": 4}),
+                                          ("hex", {"size": 9, "pairing": False}), ("connect4", {}), ("connect4", {"rows": 5, "columns": 4}),
                                           ("gomoku", {"size": 9}), ("gomoku", {"size": 15}),
                                           ("gomoku", {"size": 9, "exactly_five": True})])
 def test_kernels_force_the_moves_the_object_search_forces(name, params):
@@ -121,7 +121,8 @@ def test_kernels_force_the_moves_the_object_search_forces(name, params):
         kinds.add((int(forced[0, 0]), stops is not None, int(plies[0, 0]) > 2))
     assert {(arrays.WINS_NOW, False, False), (arrays.SEARCH, True, False), (arrays.SEARCH, False, False)} <= kinds
     if name == "gomoku" and not params.get("exactly_five") or name == "hex" and params["size"] > 4:
-        assert (arrays.WINS_NOW, False, True) in kinds  # a victory by continuous fours, a pairing connection
+        # a victory by continuous fours, a pairing connection (none where the pairing proofs are off)
+        assert ((arrays.WINS_NOW, False, True) in kinds) == params.get("pairing", True)
 
 
 @pytest.mark.parametrize("name, params", [("hex", {"size": 5}), ("connect4", {}), ("nim", {"piles": [4, 6, 9]}),

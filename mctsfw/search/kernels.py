@@ -23,10 +23,10 @@ call a node:
   so (``arrays.WINS_NOW``, the first winning move in ``forced_move``), where every stop of
   the opponent's win leaves another it says ``LOST_IN_2`` (the first stop), and otherwise
   only the stopping moves are masked (the search proves the first two, ``arrays.expand``);
-  a game with a threat search of its own (``threat_search``: Gomoku's) also says
-  ``WINS_NOW`` where it finds a forced win, in ``plies`` to the end (0 leaves it: 1 for a
-  win at once, 2 for a loss in 2), and masks the defences to a threat where the opponent
-  has one;
+  a game with a threat search of its own (``threat_search``: Gomoku's, Hex's pairing
+  connections) also says ``WINS_NOW`` where it finds a forced win, in ``plies`` to the end
+  (0 leaves it: 1 for a win at once, 2 for a loss in 2), and masks the defences to a
+  threat where the opponent has one;
 - ``playouts(tree, leaves, judged, rng)``: the result of a random playout from each
   judged leaf for its player to move (1 a win, 0.5 a draw, 0 a loss);
 - ``encode(tree, leaves, judged, kind)``: the network's input for each judged leaf, as
