@@ -356,7 +356,7 @@ class Hex(Game):
             return None
         module, nbr, work = pairing
         line = np.empty(self.num_actions + 1, np.int64)
-        k = module.won_line(self.boards([state])[0], self.size, state[0], nbr, work, line)
+        k = module.won_line(self.boards([state])[0], self.size, state[0], nbr, *work, line)
         return line[:k].tolist() if k else None
 
     def threat_defences(self, state: HexState) -> tuple[int, ...] | None:
@@ -370,7 +370,7 @@ class Hex(Game):
             return None
         module, nbr, work = pairing
         mask = np.zeros(self.num_actions, np.bool_)
-        if not module.defences(self.boards([state])[0], self.size, state[0], nbr, work, mask):
+        if not module.defences(self.boards([state])[0], self.size, state[0], nbr, *work, mask):
             return None
         return tuple(int(a) for a in np.flatnonzero(mask))
 

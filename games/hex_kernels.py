@@ -149,7 +149,8 @@ def positions(parent, action, slot, player, proven, depth, board, aux, states, l
 
 
 @njit(cache=True)
-def moves(slot, board, aux, leaves, judged, masks, forced, forced_move, plies, threats, pairing, n, nbr, work, line):
+def moves(slot, board, aux, leaves, judged, masks, forced, forced_move, plies, threats, pairing, n, nbr, ints, bits,
+          line):
     """The moves the search considers at each judged leaf, as masks: the empty cells; with
     ``threats`` the forcing ones (``Hex.forcing_actions``): a cell that joins the player to
     move's sides wins at once (``forced`` WINS_NOW, the first such cell the move); else the
@@ -158,7 +159,7 @@ def moves(slot, board, aux, leaves, judged, masks, forced, forced_move, plies, t
     Where neither, with ``pairing`` (``Hex.pairing``), the pairing connections
     (``Hex.forced_win``, ``Hex.threat_defences``):
     the player to move's wins (WINS_NOW, ``plies`` the line's length and 2), else only the
-    cells of the opponent's chains masked (``work`` and ``line``: ``hex_pairing``'s
+    cells of the opponent's chains masked (``ints``, ``bits`` and ``line``: ``hex_pairing``'s
     working arrays, a line's room)."""
     cells = n * n
     mine, theirs = np.empty(cells, np.bool_), np.empty(cells, np.bool_)
@@ -191,11 +192,11 @@ def moves(slot, board, aux, leaves, judged, masks, forced, forced_move, plies, t
                 threatened = False
             if not threatened:
                 if pairing:
-                    k = won_line(row, n, who, nbr, work, line)
+                    k = won_line(row, n, who, nbr, ints, bits, line)
                     if k:
                         forced[g, b], forced_move[g, b], plies[g, b] = WINS_NOW, line[0], k + 2
                     else:
-                        defences(row, n, who, nbr, work, mask)
+                        defences(row, n, who, nbr, ints, bits, mask)
                 continue
             alive = 0
             first = -1
@@ -311,7 +312,7 @@ class HexKernels(GameKernels):
 
     def moves(self, tree, leaves, judged, masks, forced, forced_move, plies, threats: bool) -> None:
         moves(tree.slot, tree.board, tree.aux, leaves, judged, masks, forced, forced_move, plies, threats,
-              self.game.pairing, self.n, self.neighbours, self.pairing, self.line)
+              self.game.pairing, self.n, self.neighbours, *self.pairing, self.line)
 
     def legal(self, tree, leaves, judged) -> np.ndarray:
         out = np.empty((int(judged.sum()), self.num_actions), np.float32)

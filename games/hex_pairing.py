@@ -22,7 +22,8 @@ they are made), as ``HexSolver`` and the search use them:
   loses, and the first chain's cells are kept.
 
 The walk is capped (``STEPS`` links examined): it may miss a chain, never report a false
-one, so proofs stay sound. The cells of a chain are bitsets of 64-bit words (``words``).
+one, so proofs stay sound. The cells of a chain are bitsets of 64-bit words; the walk's
+arrays lie in two, ``layout`` says where.
 """
 
 from __future__ import annotations
@@ -36,47 +37,77 @@ MAX_CHAINS = 64
 STEPS = 4096
 
 
-def words(cells: int) -> int:
-    """The 64-bit words of a bitset of ``cells`` cells."""
-    return (cells + 63) // 64
+@njit(cache=True)
+def _set(bits, at, cell):
+    """Cell ``cell`` set in the bitset at ``bits[at:]``."""
+    bits[at + (cell >> 6)] |= np.uint64(1) << np.uint64(cell & 63)
 
 
 @njit(cache=True)
-def _set(bits, cell):
-    bits[cell >> 6] |= np.uint64(1) << np.uint64(cell & 63)
+def _clear(bits, at, cell):
+    bits[at + (cell >> 6)] &= ~(np.uint64(1) << np.uint64(cell & 63))
 
 
 @njit(cache=True)
-def _has(bits, cell):
-    return (bits[cell >> 6] >> np.uint64(cell & 63)) & np.uint64(1) != np.uint64(0)
+def _has(bits, at, cell):
+    return (bits[at + (cell >> 6)] >> np.uint64(cell & 63)) & np.uint64(1) != np.uint64(0)
+
+
+@njit(cache=True)
+def layout(n):
+    """Where each of the walk's arrays lies for an n x n board: offsets into the int64
+    array ``ints`` (the groups' numbers, a stack, the links' ends and cell counts, each pair
+    of nodes' link, each node's links, the walk's path, the chains found) and the uint64
+    array ``bits`` (the links' cells, the path's, the chains found's, two spare bitsets), in
+    ``w``-word bitsets; and the sizes. Two arrays, not twenty: every array a call passes
+    costs its reference count twice, more than a small board's walk."""
+    cells = n * n
+    w = (cells + 63) // 64
+    g = cells // 2 + 2  # nodes: a player's groups (never above half the cells) and the two sides
+    links = 2 * g + g * (g - 1) // 2
+    gid = 0
+    stack = gid + cells
+    touch = stack + cells
+    ends = touch + 8
+    count = ends + 2 * links
+    pair = count + links
+    adj = pair + g * g
+    deg = adj + g * g
+    seen = deg + g
+    path_gap = seen + g
+    path_node = path_gap + g + 1
+    path_pos = path_node + g + 1
+    path_link = path_pos + g + 1
+    found_gap = path_link + g + 1
+    found_links = found_gap + MAX_CHAINS
+    found_nlinks = found_links + MAX_CHAINS * (g + 1)
+    ints = found_nlinks + MAX_CHAINS
+    cells_of = 0
+    path_cells = cells_of + links * w
+    found_cells = path_cells + (g + 1) * w
+    spare = found_cells + MAX_CHAINS * w
+    nbits = spare + 2 * w
+    return (w, g, links, gid, stack, touch, ends, count, pair, adj, deg, seen, path_gap, path_node, path_pos,
+            path_link, found_gap, found_links, found_nlinks, ints, cells_of, path_cells, found_cells, spare, nbits)
 
 
 @njit(cache=True)
 def scratch(n):
-    """The walk's working arrays for an n x n board (made once a kernel call)."""
-    cells = n * n
-    w = (cells + 63) // 64
-    groups = cells // 2 + 2  # (a player's groups never exceed half the cells, plus the sides)
-    links = 2 * groups + groups * (groups - 1) // 2
-    return (np.empty(cells, np.int64),            # 0 gid: each stone's group
-            np.empty(cells, np.int64),            # 1 stack
-            np.empty(8, np.int64),                # 2 the nodes an empty cell touches; two cells
-            np.empty((links, 2), np.int64),       # 3 link ends
-            np.zeros((links, w), np.uint64),      # 4 link cells
-            np.empty(links, np.int64),            # 5 link cell counts (0: solid)
-            np.zeros((groups, groups), np.int64),  # 6 link index of each pair of groups (-1: none yet)
-            np.empty((groups, groups), np.int64),  # 7 each node's links in order
-            np.zeros(groups, np.int64),           # 8 each node's link count
-            np.zeros(groups, np.bool_),           # 9 seen
-            np.zeros((groups + 1, w), np.uint64),  # 10 the walk's cells by depth
-            np.empty(groups + 1, np.int64),       # 11 the walk's gap by depth (-1: none)
-            np.empty(groups + 1, np.int64),       # 12 the walk's node by depth
-            np.empty(groups + 1, np.int64),       # 13 the walk's next link position by depth
-            np.empty(groups + 1, np.int64),       # 14 the walk's link taken into each depth
-            np.zeros((MAX_CHAINS, w), np.uint64),  # 15 chains found: cells
-            np.empty(MAX_CHAINS, np.int64),       # 16 chains found: gap cell (-1: none)
-            np.empty((MAX_CHAINS, groups + 1), np.int64),  # 17 chains found: their links
-            np.empty(MAX_CHAINS, np.int64))       # 18 chains found: how many links
+    """The walk's working arrays for an n x n board, ``(ints, bits)`` (``layout``), made once
+    a kernel (or a thread)."""
+    at = layout(n)
+    return np.zeros(at[19], np.int64), np.zeros(at[24], np.uint64)
+
+
+def found(work, n: int, i: int) -> tuple[int, int]:
+    """Chain ``i`` of the last ``chains`` call, as Python ints: (its cells as a bitmask, its
+    gap's bit or 0)."""
+    ints, bits = work
+    at = layout(n)
+    w = at[0]
+    gap = int(ints[at[16] + i])
+    return (int.from_bytes(bits[at[22] + i * w:at[22] + (i + 1) * w].tobytes(), "little"),
+            1 << gap if gap >= 0 else 0)
 
 
 @njit(cache=True)
@@ -105,82 +136,77 @@ def spans(row, n, player):
 
 
 @njit(cache=True)
-def chains(row, n, player, nbr, gaps, first, work):
+def chains(row, n, player, nbr, gaps, first, ints, bits):
     """The pairing connections of ``player`` on the board ``row`` (int8 cells: 0 empty),
     with at most ``gaps`` gaps (0 or 1); ``first``: stop at the first found. Written into
-    ``work[15..18]`` (cells, gap, links, link counts); their number returned. Without
-    ``first``, up to ``MAX_CHAINS``; a chain without a gap ends the walk and is the only
-    one returned."""
-    (gid, stack, touch, ends, cells_of, count_of, pair, adj, deg, seen, path_cells, path_gap, path_node, path_pos,
-     path_link, found_cells, found_gap, found_links, found_nlinks) = work
+    ``ints`` and ``bits`` (``layout``: each chain's cells, gap and links); their number
+    returned. Without ``first``, up to ``MAX_CHAINS``; a chain without a gap ends the walk
+    and is the only one returned."""
+    (w, g, _, GID, STACK, TOUCH, ENDS, COUNT, PAIR, ADJ, DEG, SEEN, PGAP, PNODE, PPOS, PLINK, FGAP, FLINKS,
+     FNLINKS, _, CELLS, PCELLS, FCELLS, _, _) = layout(n)
     ncells = n * n
-    w = found_cells.shape[1]
     # the groups, numbered in the order of their lowest cell
     for p in range(ncells):
-        gid[p] = -1
+        ints[GID + p] = -1
     groups = 0
     for p in range(ncells):
-        if row[p] != player or gid[p] >= 0:
+        if row[p] != player or ints[GID + p] >= 0:
             continue
-        gid[p] = groups
-        stack[0] = p
+        ints[GID + p] = groups
+        ints[STACK] = p
         top = 1
         while top > 0:
             top -= 1
-            q = stack[top]
+            q = ints[STACK + top]
             for d in range(6):
                 r = nbr[q, d]
-                if r >= 0 and row[r] == player and gid[r] < 0:
-                    gid[r] = groups
-                    stack[top] = r
+                if r >= 0 and row[r] == player and ints[GID + r] < 0:
+                    ints[GID + r] = groups
+                    ints[STACK + top] = r
                     top += 1
         groups += 1
     nodes = groups + 2
-    if nodes > pair.shape[0]:
+    if nodes > g:
         return 0
-    for a in range(nodes):
-        deg[a] = 0
-        seen[a] = False
-        for b in range(nodes):
-            pair[a, b] = -1
     nlinks = 0
-    # each link's cells: an empty cell joins each pair of the nodes it touches (a side by lying on it)
+    # each link's cells: an empty cell joins each pair of the nodes it touches (a side by
+    # lying on it). ``PAIR`` holds a pair's link where its ends say so (no clearing a call).
     for p in range(ncells):
         if row[p] != 0:
             continue
         k = 0
         line = _line(p, n, player)
         if line == 0:
-            touch[k] = 0
-            k += 1
+            ints[TOUCH] = 0
+            k = 1
         elif line == n - 1:
-            touch[k] = 1
-            k += 1
+            ints[TOUCH] = 1
+            k = 1
         for d in range(6):
             q = nbr[p, d]
             if q >= 0 and row[q] == player:
-                node = gid[q] + 2
+                node = ints[GID + q] + 2
                 new = True
                 for i in range(k):
-                    if touch[i] == node:
+                    if ints[TOUCH + i] == node:
                         new = False
                 if new:
-                    touch[k] = node
+                    ints[TOUCH + k] = node
                     k += 1
         for i in range(k):
             for j in range(i + 1, k):
-                a, b = min(touch[i], touch[j]), max(touch[i], touch[j])
-                if a < 2 and b < 2:
-                    continue  # (a corner cell lies on both sides: no link between the sides)
-                if pair[a, b] < 0:
-                    pair[a, b] = nlinks
-                    ends[nlinks, 0], ends[nlinks, 1] = a, b
-                    cells_of[nlinks, :] = 0
-                    count_of[nlinks] = 0
+                a, b = min(ints[TOUCH + i], ints[TOUCH + j]), max(ints[TOUCH + i], ints[TOUCH + j])
+                e = _link(ints, PAIR, ENDS, g, nlinks, a, b)
+                if e < 0:
+                    e = nlinks
                     nlinks += 1
-                e = pair[a, b]
-                _set(cells_of[e], p)
-                count_of[e] += 1
+                    ints[PAIR + a * g + b] = e
+                    ints[ENDS + 2 * e], ints[ENDS + 2 * e + 1] = a, b
+                    ints[COUNT + e] = 0
+                    for i2 in range(w):
+                        bits[CELLS + e * w + i2] = 0
+                _set(bits, CELLS + e * w, p)
+                ints[COUNT + e] += 1
     # a group on a side: a solid link
     for p in range(ncells):
         if row[p] != player:
@@ -188,150 +214,157 @@ def chains(row, n, player, nbr, gaps, first, work):
         line = _line(p, n, player)
         for side in range(2):
             if line == (n - 1 if side else 0):
-                a, b = side, gid[p] + 2
-                e = pair[a, b]
+                a, b = side, ints[GID + p] + 2
+                e = _link(ints, PAIR, ENDS, g, nlinks, a, b)
                 if e < 0:
-                    e = pair[a, b] = nlinks
-                    ends[nlinks, 0], ends[nlinks, 1] = a, b
+                    e = nlinks
                     nlinks += 1
-                cells_of[e, :] = 0
-                count_of[e] = 0
-    # each node's links in the order the solver makes them: for each group i, its link to
+                    ints[PAIR + a * g + b] = e
+                    ints[ENDS + 2 * e], ints[ENDS + 2 * e + 1] = a, b
+                ints[COUNT + e] = 0
+                for i2 in range(w):
+                    bits[CELLS + e * w + i2] = 0
+    # each node's links in the order the solver made them: for each group i, its link to
     # the start side, to the end side, then to each later group
+    for a in range(nodes):
+        ints[DEG + a] = 0
+        ints[SEEN + a] = 0
     for i in range(2, nodes):
         for other in range(2):
-            e = pair[other, i]
+            e = _link(ints, PAIR, ENDS, g, nlinks, other, i)
             if e >= 0:
-                adj[other, deg[other]] = e
-                deg[other] += 1
-                adj[i, deg[i]] = e
-                deg[i] += 1
+                ints[ADJ + other * g + ints[DEG + other]] = e
+                ints[DEG + other] += 1
+                ints[ADJ + i * g + ints[DEG + i]] = e
+                ints[DEG + i] += 1
         for j in range(i + 1, nodes):
-            e = pair[i, j]
+            e = _link(ints, PAIR, ENDS, g, nlinks, i, j)
             if e >= 0:
-                adj[i, deg[i]] = e
-                deg[i] += 1
-                adj[j, deg[j]] = e
-                deg[j] += 1
-    # the walk
+                ints[ADJ + i * g + ints[DEG + i]] = e
+                ints[DEG + i] += 1
+                ints[ADJ + j * g + ints[DEG + j]] = e
+                ints[DEG + j] += 1
+    # the walk: depth-first, a path's cells and gap kept by depth
     found = 0
     depth = 0
-    path_node[0], path_pos[0], path_gap[0] = 0, 0, -1
-    path_cells[0, :] = 0
-    seen[0] = True
+    ints[PNODE], ints[PPOS], ints[PGAP] = 0, 0, -1
+    for i in range(w):
+        bits[PCELLS + i] = 0
+    ints[SEEN] = 1
     steps = 0
     stop = False
     while depth >= 0 and not stop:
-        node = path_node[depth]
-        if path_pos[depth] >= deg[node] or steps >= STEPS:
-            seen[node] = depth == 0
+        node = ints[PNODE + depth]
+        if ints[PPOS + depth] >= ints[DEG + node] or steps >= STEPS:
+            ints[SEEN + node] = depth == 0
             depth -= 1
             continue
-        e = adj[node, path_pos[depth]]
-        path_pos[depth] += 1
+        e = ints[ADJ + node * g + ints[PPOS + depth]]
+        ints[PPOS + depth] += 1
         steps += 1
-        nxt = ends[e, 0] + ends[e, 1] - node
-        if seen[nxt]:
+        nxt = ints[ENDS + 2 * e] + ints[ENDS + 2 * e + 1] - node
+        if ints[SEEN + nxt]:
             continue
-        gap = path_gap[depth]
-        clash = gap >= 0 and _has(cells_of[e], gap)
+        gap = ints[PGAP + depth]
+        clash = gap >= 0 and _has(bits, CELLS + e * w, gap)
         for i in range(w):
-            if cells_of[e, i] & path_cells[depth, i]:
+            if bits[CELLS + e * w + i] & bits[PCELLS + depth * w + i]:
                 clash = True
         if clash:
             continue
-        count = count_of[e]
+        count = ints[COUNT + e]
         if count != 1:  # solid or a bridge
             grown_gap = gap
         elif gap < 0 and gaps > 0:  # a single cell: the gap
-            grown_gap = -1
-            for i in range(w):
-                if cells_of[e, i]:
-                    word = cells_of[e, i]
-                    bit = 0
-                    while (word >> np.uint64(bit)) & np.uint64(1) == np.uint64(0):
-                        bit += 1
-                    grown_gap = 64 * i + bit
-                    break
+            grown_gap = _lowest(bits, CELLS + e * w, w)
         else:
             continue
-        path_link[depth + 1] = e
+        ints[PLINK + depth + 1] = e
         if nxt == 1:
             for i in range(w):
-                found_cells[found, i] = path_cells[depth, i] | (cells_of[e, i] if count != 1 else np.uint64(0))
-            found_gap[found] = grown_gap
+                bits[FCELLS + found * w + i] = bits[PCELLS + depth * w + i] | (
+                    bits[CELLS + e * w + i] if count != 1 else np.uint64(0))
+            ints[FGAP + found] = grown_gap
             for i in range(depth + 1):
-                found_links[found, i] = path_link[i + 1]
-            found_nlinks[found] = depth + 1
+                ints[FLINKS + found * (g + 1) + i] = ints[PLINK + i + 1]
+            ints[FNLINKS + found] = depth + 1
             found += 1
             if first or grown_gap < 0 or found >= MAX_CHAINS:
                 stop = True
             continue
         depth += 1
-        seen[nxt] = True
-        path_node[depth], path_pos[depth], path_gap[depth] = nxt, 0, grown_gap
+        ints[SEEN + nxt] = 1
+        ints[PNODE + depth], ints[PPOS + depth], ints[PGAP + depth] = nxt, 0, grown_gap
         for i in range(w):
-            path_cells[depth, i] = path_cells[depth - 1, i] | (cells_of[e, i] if count != 1 else np.uint64(0))
-    for a in range(nodes):
-        seen[a] = False
-    if found > 1 and found_gap[found - 1] < 0:  # a gapless chain: the only one that matters
-        found_cells[0, :] = found_cells[found - 1, :]
-        found_gap[0] = found_gap[found - 1]
-        found_links[0, :] = found_links[found - 1, :]
-        found_nlinks[0] = found_nlinks[found - 1]
+            bits[PCELLS + depth * w + i] = bits[PCELLS + (depth - 1) * w + i] | (
+                bits[CELLS + e * w + i] if count != 1 else np.uint64(0))
+    if found > 1 and ints[FGAP + found - 1] < 0:  # a gapless chain: the only one that matters
+        last = found - 1
+        for i in range(w):
+            bits[FCELLS + i] = bits[FCELLS + last * w + i]
+        ints[FGAP] = ints[FGAP + last]
+        for i in range(g + 1):
+            ints[FLINKS + i] = ints[FLINKS + last * (g + 1) + i]
+        ints[FNLINKS] = ints[FNLINKS + last]
         found = 1
     return found
 
 
 @njit(cache=True)
-def _two_lowest(bits, out):
-    """The two lowest cells of the bitset ``bits`` into ``out``."""
-    k = 0
-    for i in range(bits.shape[0]):
-        word = bits[i]
-        bit = 0
-        while word != np.uint64(0) and k < 2:
-            if word & np.uint64(1):
-                out[k] = 64 * i + bit
-                k += 1
-            word >>= np.uint64(1)
-            bit += 1
-        if k == 2:
-            return
+def _link(ints, PAIR, ENDS, g, nlinks, a, b):
+    """The link between nodes ``a`` < ``b`` made this call, or -1."""
+    e = ints[PAIR + a * g + b]
+    if 0 <= e < nlinks and ints[ENDS + 2 * e] == a and ints[ENDS + 2 * e + 1] == b:
+        return e
+    return -1
 
 
 @njit(cache=True)
-def won_line(row, n, player, nbr, work, line):
+def _lowest(bits, at, w):
+    """The lowest cell of the bitset at ``bits[at:at + w]`` (-1: empty)."""
+    for i in range(w):
+        word = bits[at + i]
+        if word:
+            bit = 0
+            while (word >> np.uint64(bit)) & np.uint64(1) == np.uint64(0):
+                bit += 1
+            return 64 * i + bit
+    return -1
+
+
+@njit(cache=True)
+def won_line(row, n, player, nbr, ints, bits, line):
     """Where ``player`` (to move) holds a pairing connection with at most one gap: a line of
     play that wins, in ``line``, its length returned (0: none). The line is the gap (where
     there is one), then for each bridge of the chain in order an intrusion (its lowest
     cell) and the answer (its next); without a gap the first bridge's answer comes first,
     filled at once."""
-    if not spans(row, n, player) or chains(row, n, player, nbr, 1, True, work) == 0:
+    if not spans(row, n, player) or chains(row, n, player, nbr, 1, True, ints, bits) == 0:
         return 0
-    cells_of, count_of = work[4], work[5]
-    found_gap, found_links, found_nlinks = work[16], work[17], work[18]
-    pair = work[2]
+    at = layout(n)
+    w, g, COUNT, FGAP, FLINKS, FNLINKS, CELLS = at[0], at[1], at[7], at[16], at[17], at[18], at[20]
     k = 0
-    if found_gap[0] >= 0:
-        line[k] = found_gap[0]
+    if ints[FGAP] >= 0:
+        line[k] = ints[FGAP]
         k += 1
-    for i in range(found_nlinks[0]):
-        e = found_links[0, i]
-        if count_of[e] < 2:
+    for i in range(ints[FNLINKS]):
+        e = ints[FLINKS + i]
+        if ints[COUNT + e] < 2:
             continue
-        _two_lowest(cells_of[e], pair)
+        low = _lowest(bits, CELLS + e * w, w)
+        _clear(bits, CELLS + e * w, low)  # (the link's cells are not read again this call)
+        high = _lowest(bits, CELLS + e * w, w)
         if k == 0:
-            line[k] = pair[1]  # no gap: the first bridge filled
+            line[k] = high  # no gap: the first bridge filled
             k += 1
         else:
-            line[k], line[k + 1] = pair[0], pair[1]
+            line[k], line[k + 1] = low, high
             k += 2
     return k
 
 
 @njit(cache=True)
-def defences(row, n, player, nbr, work, mask):
+def defences(row, n, player, nbr, ints, bits, mask):
     """Where the opponent of ``player`` (to move) holds pairing connections with one gap
     (or none): ``mask`` (cells) the empty cells of every chain found (each chain's bridges
     and gap), or the first chain's where they share none; True. False (``mask``
@@ -339,28 +372,30 @@ def defences(row, n, player, nbr, work, mask):
     other = 3 - player
     if not spans(row, n, other):
         return False
-    found = chains(row, n, other, nbr, 1, False, work)
+    found = chains(row, n, other, nbr, 1, False, ints, bits)
     if found == 0:
         return False
-    found_cells, found_gap = work[15], work[16]
-    w = found_cells.shape[1]
-    common, chain = work[10][0], work[10][1]  # (the walk's: free once it is done)
+    at = layout(n)
+    w, FGAP, FCELLS, SPARE = at[0], at[16], at[22], at[23]
+    common, chain = SPARE, SPARE + w
     for i in range(w):
-        common[i] = ~np.uint64(0)
+        bits[common + i] = ~np.uint64(0)
     for c in range(found):
-        chain[:] = found_cells[c]
-        if found_gap[c] >= 0:
-            _set(chain, found_gap[c])
         for i in range(w):
-            common[i] &= chain[i]
-    empty_common = True
+            bits[chain + i] = bits[FCELLS + c * w + i]
+        if ints[FGAP + c] >= 0:
+            _set(bits, chain, ints[FGAP + c])
+        for i in range(w):
+            bits[common + i] &= bits[chain + i]
+    none = True
     for i in range(w):
-        if common[i]:
-            empty_common = False
-    if empty_common:
-        common[:] = found_cells[0]
-        if found_gap[0] >= 0:
-            _set(common, found_gap[0])
+        if bits[common + i]:
+            none = False
+    if none:
+        for i in range(w):
+            bits[common + i] = bits[FCELLS + i]
+        if ints[FGAP] >= 0:
+            _set(bits, common, ints[FGAP])
     for p in range(n * n):
-        mask[p] = row[p] == 0 and _has(common, p)
+        mask[p] = row[p] == 0 and _has(bits, common, p)
     return True

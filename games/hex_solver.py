@@ -143,7 +143,5 @@ class HexSolver:
         others = game.full & ~empty & ~own
         ones, twos = (own, others) if player == 1 else (others, own)
         module, nbr, work = self.pairing
-        found = module.chains(game.boards([(player, ones, twos, 0)])[0], game.size, player, nbr, gaps, first, work)
-        cells, gap = work[15], work[16]
-        return [(int.from_bytes(cells[i].tobytes(), "little"), 1 << int(gap[i]) if gap[i] >= 0 else 0)
-                for i in range(found)]
+        count = module.chains(game.boards([(player, ones, twos, 0)])[0], game.size, player, nbr, gaps, first, *work)
+        return [module.found(work, game.size, i) for i in range(count)]
