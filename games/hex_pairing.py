@@ -145,105 +145,111 @@ def chains(row, n, player, nbr, gaps, first, ints, bits):
     (w, g, _, GID, STACK, TOUCH, ENDS, COUNT, PAIR, ADJ, DEG, SEEN, PGAP, PNODE, PPOS, PLINK, FGAP, FLINKS,
      FNLINKS, _, CELLS, PCELLS, FCELLS, _, _) = layout(n)
     ncells = n * n
-    # the groups, numbered in the order of their lowest cell
+    # the groups, numbered in the order of their lowest cell; whether each lies on a side
     for p in range(ncells):
         ints[GID + p] = -1
     groups = 0
     for p in range(ncells):
         if row[p] != player or ints[GID + p] >= 0:
             continue
+        if groups + 2 >= g:
+            return 0
         ints[GID + p] = groups
         ints[STACK] = p
         top = 1
+        sides = 0  # bit 0: on the start side, bit 1: on the end side
         while top > 0:
             top -= 1
             q = ints[STACK + top]
+            line = _line(q, n, player)
+            if line == 0:
+                sides |= 1
+            elif line == n - 1:
+                sides |= 2
             for d in range(6):
                 r = nbr[q, d]
                 if r >= 0 and row[r] == player and ints[GID + r] < 0:
                     ints[GID + r] = groups
                     ints[STACK + top] = r
                     top += 1
+        ints[SEEN + groups + 2] = sides  # (kept here until the walk clears it)
         groups += 1
     nodes = groups + 2
-    if nodes > g:
-        return 0
     nlinks = 0
     # each link's cells: an empty cell joins each pair of the nodes it touches (a side by
     # lying on it). ``PAIR`` holds a pair's link where its ends say so (no clearing a call).
-    for p in range(ncells):
-        if row[p] != 0:
-            continue
-        k = 0
-        line = _line(p, n, player)
-        if line == 0:
-            ints[TOUCH] = 0
-            k = 1
-        elif line == n - 1:
-            ints[TOUCH] = 1
-            k = 1
-        for d in range(6):
-            q = nbr[p, d]
-            if q >= 0 and row[q] == player:
-                node = ints[GID + q] + 2
-                new = True
-                for i in range(k):
-                    if ints[TOUCH + i] == node:
-                        new = False
-                if new:
-                    ints[TOUCH + k] = node
-                    k += 1
-        for i in range(k):
-            for j in range(i + 1, k):
-                a, b = min(ints[TOUCH + i], ints[TOUCH + j]), max(ints[TOUCH + i], ints[TOUCH + j])
-                e = _link(ints, PAIR, ENDS, g, nlinks, a, b)
-                if e < 0:
-                    e = nlinks
-                    nlinks += 1
-                    ints[PAIR + a * g + b] = e
-                    ints[ENDS + 2 * e], ints[ENDS + 2 * e + 1] = a, b
-                    ints[COUNT + e] = 0
-                    for i2 in range(w):
-                        bits[CELLS + e * w + i2] = 0
-                _set(bits, CELLS + e * w, p)
-                ints[COUNT + e] += 1
+    for r in range(n):
+        for c in range(n):
+            p = r * n + c
+            if row[p] != 0:
+                continue
+            k = 0
+            line = r if player == 1 else c
+            if line == 0:
+                ints[TOUCH] = 0
+                k = 1
+            elif line == n - 1:
+                ints[TOUCH] = 1
+                k = 1
+            for d in range(6):
+                q = nbr[p, d]
+                if q >= 0 and row[q] == player:
+                    node = ints[GID + q] + 2
+                    new = True
+                    for i in range(k):
+                        if ints[TOUCH + i] == node:
+                            new = False
+                    if new:
+                        ints[TOUCH + k] = node
+                        k += 1
+            for i in range(k):
+                for j in range(i + 1, k):
+                    a, b = min(ints[TOUCH + i], ints[TOUCH + j]), max(ints[TOUCH + i], ints[TOUCH + j])
+                    e = _link(ints, PAIR, ENDS, g, nlinks, a, b)
+                    if e < 0:
+                        e = nlinks
+                        nlinks += 1
+                        ints[PAIR + a * g + b] = e
+                        ints[ENDS + 2 * e], ints[ENDS + 2 * e + 1] = a, b
+                        ints[COUNT + e] = 0
+                        for i2 in range(w):
+                            bits[CELLS + e * w + i2] = 0
+                    _set(bits, CELLS + e * w, p)
+                    ints[COUNT + e] += 1
     # a group on a side: a solid link
-    for p in range(ncells):
-        if row[p] != player:
-            continue
-        line = _line(p, n, player)
+    for i in range(2, nodes):
+        sides = ints[SEEN + i]
         for side in range(2):
-            if line == (n - 1 if side else 0):
-                a, b = side, ints[GID + p] + 2
-                e = _link(ints, PAIR, ENDS, g, nlinks, a, b)
+            if sides >> side & 1:
+                e = _link(ints, PAIR, ENDS, g, nlinks, side, i)
                 if e < 0:
                     e = nlinks
                     nlinks += 1
-                    ints[PAIR + a * g + b] = e
-                    ints[ENDS + 2 * e], ints[ENDS + 2 * e + 1] = a, b
+                    ints[PAIR + side * g + i] = e
+                    ints[ENDS + 2 * e], ints[ENDS + 2 * e + 1] = side, i
                 ints[COUNT + e] = 0
                 for i2 in range(w):
                     bits[CELLS + e * w + i2] = 0
-    # each node's links in the order the solver made them: for each group i, its link to
-    # the start side, to the end side, then to each later group
+    # each node's links in the order they were made group by group (for each group i its
+    # link to the start side, to the end side, then to each later group): kept by an
+    # insertion into each node's list (``_rank``)
     for a in range(nodes):
         ints[DEG + a] = 0
         ints[SEEN + a] = 0
-    for i in range(2, nodes):
-        for other in range(2):
-            e = _link(ints, PAIR, ENDS, g, nlinks, other, i)
-            if e >= 0:
-                ints[ADJ + other * g + ints[DEG + other]] = e
-                ints[DEG + other] += 1
-                ints[ADJ + i * g + ints[DEG + i]] = e
-                ints[DEG + i] += 1
-        for j in range(i + 1, nodes):
-            e = _link(ints, PAIR, ENDS, g, nlinks, i, j)
-            if e >= 0:
-                ints[ADJ + i * g + ints[DEG + i]] = e
-                ints[DEG + i] += 1
-                ints[ADJ + j * g + ints[DEG + j]] = e
-                ints[DEG + j] += 1
+    for e in range(nlinks):
+        for end in range(2):
+            a, b = ints[ENDS + 2 * e + end], ints[ENDS + 2 * e + 1 - end]
+            at = ADJ + a * g
+            k = ints[DEG + a]
+            rank = _rank(a, b)
+            while k > 0:
+                prev = ints[at + k - 1]
+                if _rank(a, ints[ENDS + 2 * prev] + ints[ENDS + 2 * prev + 1] - a) < rank:
+                    break
+                ints[at + k] = prev
+                k -= 1
+            ints[at + k] = e
+            ints[DEG + a] += 1
     # the walk: depth-first, a path's cells and gap kept by depth
     found = 0
     depth = 0
@@ -308,6 +314,16 @@ def chains(row, n, player, nbr, gaps, first, ints, bits):
         ints[FNLINKS] = ints[FNLINKS + last]
         found = 1
     return found
+
+
+@njit(cache=True)
+def _rank(a, b):
+    """Where node ``a``'s link to node ``b`` comes among ``a``'s links: a side's by the
+    group; a group's first to the groups before it, then to the two sides, then to the
+    groups after it (the order the links are made in, group by group)."""
+    if a < 2 or 2 <= b < a:
+        return b
+    return a + b if b < 2 else b + 2
 
 
 @njit(cache=True)
