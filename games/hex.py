@@ -370,7 +370,7 @@ class Hex(Game):
             return None
         module, nbr, work = pairing
         mask = np.zeros(self.num_actions, np.bool_)
-        if not module.defences(self.boards([state])[0], self.size, state[0], nbr, *work, mask):
+        if module.defences(self.boards([state])[0], self.size, state[0], nbr, *work, mask) <= 0:
             return None
         return tuple(int(a) for a in np.flatnonzero(mask))
 

@@ -1,8 +1,10 @@
 """Hex's kernels for the array search (numba): the rules of ``games.hex`` on an int8 board.
 
 A position is a row of ``n*n`` int8 cells (0 empty, 1 and 2 the players' stones, in
-action order) and three int64 entries: the player to move, the winner (0 while the game
-runs) and the stones on the board. A move that wins is found by a flood from the new
+action order) and four int64 entries: the player to move, the winner (0 while the game
+runs), the stones on the board and how many pairing chains (``games.hex_pairing``) the
+opponent of the player to move holds (-1: not known): a leaf whose parent saw none for its
+player to move has none either, and is not walked again. A move that wins is found by a flood from the new
 stone through the mover's stones; a playout gives the player to move a uniformly random
 half (rounded up) of the empty cells, the other player the rest, and tests player 1's
 connection once, as ``Hex.playout`` does. ``HexKernels`` (``Hex.kernels()``) calls them
@@ -21,7 +23,7 @@ from hexzero.games.hex_pairing import scratch as pairing_scratch
 from hexzero.mctsfw.search.arrays import LOST_IN_2, SEARCH, UNKNOWN, WIN, WINS_NOW, rng_below
 from hexzero.mctsfw.search.kernels import GameKernels, empty_cells, encode_stones
 
-TO_MOVE, WINNER, STONES = 0, 1, 2
+TO_MOVE, WINNER, STONES, CHAINS = 0, 1, 2, 3
 #: the six neighbours (row, column) offsets of a cell
 DR = np.array([-1, -1, 0, 0, 1, 1], np.int64)
 DC = np.array([0, 1, -1, 1, -1, 0], np.int64)
@@ -140,6 +142,7 @@ def positions(parent, action, slot, player, proven, depth, board, aux, states, l
             row[cell] = who
             aux[g, dst, STONES] = aux[g, src, STONES] + 1
             aux[g, dst, TO_MOVE] = 3 - who
+            aux[g, dst, CHAINS] = aux[g, src, CHAINS]  # (the parent's: ``moves`` reads it, then writes the leaf's)
             won = aux[g, dst, STONES] >= n and _joins(row, n, who, cell, stack, mark, dst + 1)
             aux[g, dst, WINNER] = who if won else 0
             if won:
@@ -179,6 +182,8 @@ def moves(slot, board, aux, leaves, judged, masks, forced, forced_move, plies, t
             if not threats:
                 continue
             who = aux[g, s, TO_MOVE]
+            parent_chains = aux[g, s, CHAINS]
+            aux[g, s, CHAINS] = -1  # (unknown, unless the pairing walk below says)
             # (a chain across the board has at least n stones: with fewer than n - 1, no threat)
             if aux[g, s, STONES] >= n - 1:
                 if _completing(row, n, who, mine, near, far, stack, nbr):
@@ -192,11 +197,13 @@ def moves(slot, board, aux, leaves, judged, masks, forced, forced_move, plies, t
                 threatened = False
             if not threatened:
                 if pairing:
-                    k = won_line(row, n, who, nbr, ints, bits, line)
+                    # (none for the player to move where, at the parent, the opponent's walk
+                    # found none: the parent's move only took links away)
+                    k = 0 if parent_chains == 0 else won_line(row, n, who, nbr, ints, bits, line)
                     if k:
                         forced[g, b], forced_move[g, b], plies[g, b] = WINS_NOW, line[0], k + 2
                     else:
-                        defences(row, n, who, nbr, ints, bits, mask)
+                        aux[g, s, CHAINS] = defences(row, n, who, nbr, ints, bits, mask)
                 continue
             alive = 0
             first = -1
@@ -282,7 +289,7 @@ def encode_planes(slot, board, aux, leaves, judged, n, out):
 class HexKernels(GameKernels):
     """``Hex``'s kernels for the array search (``mctsfw.search.kernels``)."""
 
-    aux_len = 3
+    aux_len = 4
     encodings = ("flat", "planes")
     threat_search = True  # the pairing connections (``games.hex_pairing``)
 
@@ -300,6 +307,7 @@ class HexKernels(GameKernels):
         tree.clear(g)
         tree.board[g, 0] = cells
         tree.aux[g, 0, TO_MOVE], tree.aux[g, 0, WINNER], tree.aux[g, 0, STONES] = player, winner, int((cells != 0).sum())
+        tree.aux[g, 0, CHAINS] = -1  # (the opponent's pairing chains: unknown until ``moves``)
         tree.states[g] = 1
         tree.slot[g, 0] = 0
         tree.player[g, 0] = 0 if winner else player

@@ -81,14 +81,16 @@ def layout(n):
     found_gap = path_link + g + 1
     found_links = found_gap + MAX_CHAINS
     found_nlinks = found_links + MAX_CHAINS * (g + 1)
-    ints = found_nlinks + MAX_CHAINS
+    capped = found_nlinks + MAX_CHAINS
+    ints = capped + 1
     cells_of = 0
     path_cells = cells_of + links * w
     found_cells = path_cells + (g + 1) * w
     spare = found_cells + MAX_CHAINS * w
     nbits = spare + 2 * w
     return (w, g, links, gid, stack, touch, ends, count, pair, adj, deg, seen, path_gap, path_node, path_pos,
-            path_link, found_gap, found_links, found_nlinks, ints, cells_of, path_cells, found_cells, spare, nbits)
+            path_link, found_gap, found_links, found_nlinks, ints, cells_of, path_cells, found_cells, spare, nbits,
+            capped)
 
 
 @njit(cache=True)
@@ -143,7 +145,8 @@ def chains(row, n, player, nbr, gaps, first, ints, bits):
     returned. Without ``first``, up to ``MAX_CHAINS``; a chain without a gap ends the walk
     and is the only one returned."""
     (w, g, _, GID, STACK, TOUCH, ENDS, COUNT, PAIR, ADJ, DEG, SEEN, PGAP, PNODE, PPOS, PLINK, FGAP, FLINKS,
-     FNLINKS, _, CELLS, PCELLS, FCELLS, _, _) = layout(n)
+     FNLINKS, _, CELLS, PCELLS, FCELLS, _, _, CAPPED) = layout(n)
+    ints[CAPPED] = 0
     ncells = n * n
     # the groups, numbered in the order of their lowest cell; whether each lies on a side
     for p in range(ncells):
@@ -261,6 +264,8 @@ def chains(row, n, player, nbr, gaps, first, ints, bits):
     stop = False
     while depth >= 0 and not stop:
         node = ints[PNODE + depth]
+        if steps >= STEPS:
+            ints[CAPPED] = 1
         if ints[PPOS + depth] >= ints[DEG + node] or steps >= STEPS:
             ints[SEEN + node] = depth == 0
             depth -= 1
@@ -383,15 +388,17 @@ def won_line(row, n, player, nbr, ints, bits, line):
 def defences(row, n, player, nbr, ints, bits, mask):
     """Where the opponent of ``player`` (to move) holds pairing connections with one gap
     (or none): ``mask`` (cells) the empty cells of every chain found (each chain's bridges
-    and gap), or the first chain's where they share none; True. False (``mask``
-    untouched) where the opponent holds none."""
+    and gap), or the first chain's where they share none. Returns how many chains were
+    found (``mask`` untouched where none), or -1 where none was found by a walk cut short
+    (``STEPS``): 0 says the opponent holds none, and so none after any stone of the
+    player's (a stone only takes links away)."""
     other = 3 - player
     if not spans(row, n, other):
-        return False
+        return 0
     found = chains(row, n, other, nbr, 1, False, ints, bits)
-    if found == 0:
-        return False
     at = layout(n)
+    if found == 0:
+        return -1 if ints[at[25]] else 0
     w, FGAP, FCELLS, SPARE = at[0], at[16], at[22], at[23]
     common, chain = SPARE, SPARE + w
     for i in range(w):
@@ -414,4 +421,4 @@ def defences(row, n, player, nbr, ints, bits, mask):
             _set(bits, common, ints[FGAP])
     for p in range(n * n):
         mask[p] = row[p] == 0 and _has(bits, common, p)
-    return True
+    return found
