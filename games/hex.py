@@ -107,6 +107,8 @@ class Hex(Game):
         col0 = sum(1 << (r * n) for r in range(n))
         # (start side, end side) for each player
         self.sides = {1: (row0, row0 << (n * (n - 1))), 2: (col0, col0 << (n - 1))}
+        # each player's lines across their sides, from the start side: rows for 1, columns for 2
+        self._lines = {1: [row0 << (n * r) for r in range(n)], 2: [col0 << c for c in range(n)]}
         self._not_first_col = self.full & ~col0
         # the cells of each byte of a bitboard, by the byte's value: lists cells fast
         self._nbytes = (n * n + 7) // 8
@@ -346,17 +348,28 @@ class Hex(Game):
             work = _PAIRING_WORK[key] = (module, nbr, module.scratch(self.size))
         return work
 
+    def _spans(self, stones: int, player: int) -> bool:
+        """``hex_pairing.spans`` on the bitboard: no two lines in a row across the player's
+        sides without a stone of theirs (else no chain: the kernel is not called)."""
+        bare = 0
+        for line in self._lines[player]:
+            bare = 0 if stones & line else bare + 1
+            if bare == 2:
+                return False
+        return True
+
     def forced_win(self, state: HexState, thorough: bool = False) -> list[int] | None:
         """Where the player to move holds a pairing connection with at most one gap (its
         bridges and second-row edge templates; ``games.hex_pairing``): a winning line, the
         gap first, then each bridge's intrusion and answer (``Game.forced_win``). Sound: the
         owner of such a chain answers every intrusion. ``thorough`` changes nothing."""
+        player = state[0]
         pairing = self._pairing()
-        if pairing is None or state[3]:
+        if pairing is None or state[3] or not self._spans(state[player], player):
             return None
         module, nbr, work = pairing
         line = np.empty(self.num_actions + 1, np.int64)
-        k = module.won_line(self.boards([state])[0], self.size, state[0], nbr, *work, line)
+        k = module.won_line(self.boards([state])[0], self.size, player, nbr, *work, line)
         return line[:k].tolist() if k else None
 
     def threat_defences(self, state: HexState) -> tuple[int, ...] | None:
@@ -365,8 +378,9 @@ class Hex(Game):
         elsewhere leaves the opponent the gap to fill. Where they share none, or the
         opponent's chain has no gap, every move loses, and the first chain's cells are the
         moves kept. None where the opponent holds no such chain."""
+        other = 3 - state[0]
         pairing = self._pairing()
-        if pairing is None or state[3]:
+        if pairing is None or state[3] or not self._spans(state[other], other):
             return None
         module, nbr, work = pairing
         mask = np.zeros(self.num_actions, np.bool_)
