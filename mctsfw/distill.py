@@ -107,6 +107,8 @@ def sources_problems(config: dict, registries: Registries) -> list[str]:
         if made is None:
             continue
         played = made["games"][made["game"]]
+        if made["game"] == game:  # a parameter the run's config lacks (declared since) at its default
+            played = {**registries.games.get(game).parameters.defaults(), **played}
         if made["game"] != game or without_size(played) != without_size(params):
             problems.append(f"distill.sources: {source} played {describe_settings(made['game'], played)}, not the "
                             f"config's {describe_settings(game, params)} (runs may differ in board size alone)")

@@ -2,6 +2,7 @@
 held-out games measured after every epoch; bad sources are refused before anything is written."""
 
 import json
+import shutil
 
 import numpy as np
 import pytest
@@ -79,13 +80,26 @@ def test_several_sources_are_learnt_together(source, tmp_path):
     assert sum(line["cases"] for line in metrics(two)) == 2 * sum(line["cases"] for line in metrics(one))
 
 
+def test_a_run_made_before_a_game_parameter_was_declared_is_learnt(source, tmp_path):
+    """A run's config.toml without a game parameter declared since (Hex's ``pairing``)
+    played at its default: its games are learnt, not refused as another game's."""
+    older = tmp_path / "older"
+    shutil.copytree(source, older)
+    config = older / "config.toml"
+    text = config.read_text()
+    assert "pairing = true" in text
+    config.write_text(text.replace("pairing = true", ""))
+    assert distill(older, tmp_path / "learnt", "--epochs", "1").returncode == 0
+
+
 def test_what_distill_cannot_learn_is_refused_in_one_line(source, tmp_path):
     cases = [
         ((), "distill.sources: give the runs (or replay files) whose games the network learns"),
         ((str(tmp_path / "nowhere"),), "no such run directory or replay file"),
         ((str(tmp_path),), "a run directory with no committed replay buffer"),
-        ((str(source), "--set", "games.hex.swap=true"), "played hex(size=4, swap=False), not the config's "
-                                                         "hex(size=4, swap=True) (runs may differ in board size alone)"),
+        ((str(source), "--set", "games.hex.swap=true"), "played hex(size=4, swap=False, pairing=True), not the "
+                                                         "config's hex(size=4, swap=True, pairing=True) (runs may "
+                                                         "differ in board size alone)"),
         ((str(source), "--set", "games.hex.size=5"), "runs of several board sizes need a network that plays every one "
                                                      '(pv_resnet with heads = "convolutional"); for hex(size=4): '
                                                      "pv_resnet: expects planes of shape (5, 5, 6)"),
