@@ -68,7 +68,7 @@ class Hex(Game):
         Setting("size", 5, "board side (5: cli.py train's run; the shipped networks play 5, 7, 9 and 11)", low=MIN_SIZE, high=MAX_SIZE),
         Setting("swap", False, "the pie rule: after the first move the second player may take it (HexGui's "
                                "swap-pieces: the stone mirrored across the long diagonal becomes theirs)"),
-        Setting("pairing", True, "searches prove a position won where the player to move holds a chain of bridges "
+        Setting("pairing", False, "searches prove a position won where the player to move holds a chain of bridges "
                                  "and edge templates with at most one gap, and keep only the moves inside the "
                                  "opponent's such chains (games/hex_pairing.py; with the search's threats)"),
     )
@@ -134,13 +134,13 @@ class Hex(Game):
         return None if module is None else module.HexKernels(self)
 
     def params(self) -> dict[str, Any]:
-        # the pie rule only when it is on, the pairing proofs only when off: records and names
-        # of games without them stay as they were
+        # the pie rule and the pairing proofs only when they are on: records and names of games
+        # without them stay as they were
         params = {"size": self.size}
         if self.swap:
             params["swap"] = True
-        if not self.pairing:
-            params["pairing"] = False
+        if self.pairing:
+            params["pairing"] = True
         return params
 
     # ---- the pie rule ---------------------------------------------------------------------

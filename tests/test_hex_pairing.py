@@ -10,7 +10,7 @@ from tests.test_hex_solver import minimax, random_positions
 
 @pytest.mark.parametrize("size, fewest, seed", [(4, 4, 0), (5, 13, 1)])
 def test_proofs_and_defences_agree_with_minimax(size, fewest, seed):
-    game = mctsfw.make_game("hex", size=size)
+    game = mctsfw.make_game("hex", size=size, pairing=True)
     memo, proved, kept = {}, 0, 0
     for state in random_positions(game, 150, fewest, size * size - 2, seed):
         if game.forcing_actions(state) is not None:
@@ -37,8 +37,18 @@ def play(game, black, white, to_move=1):
     return (to_move, ones, twos, 0)
 
 
+def test_the_proofs_are_asked_for():
+    """Off by default (``[games.hex] pairing``): the searches play Hex as the shipped figures
+    were measured; on, a game's name says so."""
+    assert mctsfw.make_game("hex", size=9).forced_win(play(mctsfw.make_game("hex", size=9), CHAIN, [])) is None
+    assert mctsfw.make_game("hex", size=9, pairing=True).params() == {"size": 9, "pairing": True}
+
+
+CHAIN = ["e2", "d4", "c6", "b8"]
+
+
 def test_a_chain_of_bridges_wins_its_gap_first_and_answers_an_intrusion():
-    game = mctsfw.make_game("hex", size=9)
+    game = mctsfw.make_game("hex", size=9, pairing=True)
     # player 1 joins rows 1 and 9: e2 (an edge template to row 1), bridges e2-d4, d4-c6,
     # c6-b8 (b8 an edge template to row 9); the chain has no gap
     black = ["e2", "d4", "c6", "b8"]
