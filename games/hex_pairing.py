@@ -208,15 +208,8 @@ def chains(row, n, player, nbr, gaps, first, ints, bits):
             for i in range(k):
                 for j in range(i + 1, k):
                     a, b = min(ints[TOUCH + i], ints[TOUCH + j]), max(ints[TOUCH + i], ints[TOUCH + j])
-                    e = _link(ints, PAIR, ENDS, g, nlinks, a, b)
-                    if e < 0:
-                        e = nlinks
-                        nlinks += 1
-                        ints[PAIR + a * g + b] = e
-                        ints[ENDS + 2 * e], ints[ENDS + 2 * e + 1] = a, b
-                        ints[COUNT + e] = 0
-                        for i2 in range(w):
-                            bits[CELLS + e * w + i2] = 0
+                    e = _made(ints, bits, PAIR, ENDS, COUNT, CELLS, g, w, nlinks, a, b)
+                    nlinks += e == nlinks
                     _set(bits, CELLS + e * w, p)
                     ints[COUNT + e] += 1
     # a group on a side: a solid link
@@ -224,13 +217,9 @@ def chains(row, n, player, nbr, gaps, first, ints, bits):
         sides = ints[SEEN + i]
         for side in range(2):
             if sides >> side & 1:
-                e = _link(ints, PAIR, ENDS, g, nlinks, side, i)
-                if e < 0:
-                    e = nlinks
-                    nlinks += 1
-                    ints[PAIR + side * g + i] = e
-                    ints[ENDS + 2 * e], ints[ENDS + 2 * e + 1] = side, i
-                ints[COUNT + e] = 0
+                e = _made(ints, bits, PAIR, ENDS, COUNT, CELLS, g, w, nlinks, side, i)
+                nlinks += e == nlinks
+                ints[COUNT + e] = 0  # (solid: no cell needed, whatever cells the side shares)
                 for i2 in range(w):
                     bits[CELLS + e * w + i2] = 0
     # each node's links in the order they were made group by group (for each group i its
@@ -338,6 +327,21 @@ def _link(ints, PAIR, ENDS, g, nlinks, a, b):
     if 0 <= e < nlinks and ints[ENDS + 2 * e] == a and ints[ENDS + 2 * e + 1] == b:
         return e
     return -1
+
+
+@njit(cache=True)
+def _made(ints, bits, PAIR, ENDS, COUNT, CELLS, g, w, nlinks, a, b):
+    """The link between nodes ``a`` < ``b``: the one made this call, or a new one numbered
+    ``nlinks`` (no cells yet), which the caller counts."""
+    e = _link(ints, PAIR, ENDS, g, nlinks, a, b)
+    if e < 0:
+        e = nlinks
+        ints[PAIR + a * g + b] = e
+        ints[ENDS + 2 * e], ints[ENDS + 2 * e + 1] = a, b
+        ints[COUNT + e] = 0
+        for i in range(w):
+            bits[CELLS + e * w + i] = 0
+    return e
 
 
 @njit(cache=True)
