@@ -337,8 +337,8 @@ class Hex(Game):
     # ---- what the stones already hold: pairing connections (``games.hex_pairing``) --------
     def _pairing(self):
         """(the compiled ``hex_pairing`` module, the neighbour table, this thread's working
-        arrays), or None where the pairing proofs are off (or without numba)."""
-        module = compiled_module("hexzero.games.hex_pairing") if self.pairing else None
+        arrays), or None without numba (whatever ``pairing`` says: the solver prunes with it)."""
+        module = compiled_module("hexzero.games.hex_pairing")
         if module is None:
             return None
         key = (self.size, threading.get_ident())
@@ -364,7 +364,7 @@ class Hex(Game):
         gap first, then each bridge's intrusion and answer (``Game.forced_win``). Sound: the
         owner of such a chain answers every intrusion. ``thorough`` changes nothing."""
         player = state[0]
-        pairing = self._pairing()
+        pairing = self._pairing() if self.pairing else None
         if pairing is None or state[3] or not self._spans(state[player], player):
             return None
         module, nbr, work = pairing
@@ -379,7 +379,7 @@ class Hex(Game):
         opponent's chain has no gap, every move loses, and the first chain's cells are the
         moves kept. None where the opponent holds no such chain."""
         other = 3 - state[0]
-        pairing = self._pairing()
+        pairing = self._pairing() if self.pairing else None
         if pairing is None or state[3] or not self._spans(state[other], other):
             return None
         module, nbr, work = pairing

@@ -48,7 +48,7 @@ class HexSolver:
         self.known: dict[tuple[int, int, int], tuple[bool, int]] = {}
         self.positions = 0  # positions settled by search (not found in the table)
         # ``hex_pairing``'s kernel, whatever the game's ``pairing`` says (the solver's own pruning)
-        self.pairing = (game if game.pairing else Hex(n, pairing=True))._pairing()
+        self.pairing = game._pairing()
 
     # ---- the public API -------------------------------------------------------------
     def wins(self, state: HexState) -> bool:
