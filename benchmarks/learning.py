@@ -39,6 +39,13 @@ the minutes, then on 9x9; ``mohex``, imitation of MoHex 2.0 at 300 simulations f
 the minutes, then self-play (MoHex built: ``scripts/build_mohex.sh``). Its picture shows the
 scores against UCT(1000) (``Bench.plotted``).
 
+A student's self-play past its teacher (``hex9-student``): one recipe, ``gumbel64``, self-play
+from the shipped ``models/hex9-distill`` (MoHex's games distilled; Gumbel 64 simulations a
+move, 64 games a generation, games ended at a proof), its checkpoints playing PUCT(400)
+against the teacher itself, MoHex 2.0 at 1,000 simulations, from the game's openings (two
+random stones a pair), player 1 opening every game; the picture draws the teacher's 50%
+against itself as the line to cross (``Bench.teacher``). The first point is the student.
+
 Go 9x9 (``go9``) is learnt from GNU Go instead (``cli.py imitate`` with the ``[imitate]``
 section of ``configs/go9.toml``: GNU Go level 10 against itself, 10 games a generation,
 one pass over the replay), and its recipes are KataGo's pieces (Wu 2019), each alone:
@@ -152,6 +159,7 @@ class Bench:
     first_player_starts: bool = False  # Go: Black opens every game
     head_to_head: bool = False  # also each recipe's last checkpoint against the first recipe's
     plotted: str = ""  # the opponent column drawn in the picture ("": the strongest)
+    teacher: str = ""  # the opponent a student's self-play must pass: its 50% is drawn as the line to cross
 
     def stages(self, recipe: str) -> tuple[Stage, ...]:
         steps = self.recipes[recipe]
@@ -198,11 +206,24 @@ GOMOKU15 = {
               Stage("selfplay", GOMOKU15_SELFPLAY, 1 / 2)),
 }
 
+#: 9x9 Hex self-play from the shipped student (models/hex9-distill: MoHex's games distilled),
+#: measured against its teacher, MoHex 2.0 at 1,000 simulations: Gumbel 64 simulations a move,
+#: games ended at a proof, a fifth of the first learning rate so the teacher's lessons stay
+HEX9_STUDENT = {
+    "gumbel64": ['selfplay.init_net="models/hex9-distill/pv_resnet_ep0003.keras"', 'selfplay.tree_policy="gumbel"',
+                 "selfplay.search_games=64", "selfplay.batch_size=8", "selfplay.lockstep=16",
+                 "selfplay.games_per_generation=64", "selfplay.end_at_proof=true", 'selfplay.value_target="z"',
+                 "selfplay.replay_size=40000", "selfplay.minibatch=256", "selfplay.temperature_moves=10",
+                 "nets.pv_resnet.learning_rate=0.0002"],
+}
+
 GAMES = {
     "connect4": Bench("models/connect4/config.toml", uct(200, 1000)),
     "hex5": Bench("models/hex5-az/config.toml", uct(200, 1000)),
     "hex7": Bench("configs/hex7.toml", uct(200, 1000)),
     "hex9": Bench("configs/hex9-mohex.toml", uct(200, 1000, 10000), recipes=HEX9, plotted="UCT(1000)"),
+    "hex9-student": Bench("configs/hex9-mohex.toml", {"MoHex(1000)": ("mohex:1000", {})}, recipes=HEX9_STUDENT,
+                          agent={"search_games": 400}, first_player_starts=True, teacher="MoHex(1000)"),
     "go9": Bench("configs/go9.toml", {"GNU Go 1": (gnugo_spec(1), {})}, command="imitate", common=GO_IMITATE,
                  recipes=KATAGO, agent={"search_games": 200, "policy_params": {"value_weight": 0.5}},
                  first_player_starts=True, head_to_head=True),
@@ -453,6 +474,8 @@ def draw(results: dict, path: Path) -> None:
             if key in PERFECT:  # dashed, the same colour: won positions kept against perfect play
                 ax.plot([r["seconds"] / 60 for r in rows], [r["kept"] for r in rows], linestyle="--",
                         color=line.get_color(), alpha=0.7)
+        if GAMES[key].teacher:  # the teacher scores half against itself: the line a student's self-play must cross
+            ax.axhline(0.5, linestyle=":", color="grey", label=f"{GAMES[key].teacher} against itself")
         kept_line = "\n(dashed: won positions kept, against perfect play)" if key in PERFECT else ""
         who = "PUCT" if GAMES[key].agent else "raw network"
         ax.set_title(f"{key}: {who} against {strongest}{kept_line}", fontsize=10)

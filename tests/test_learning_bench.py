@@ -21,7 +21,9 @@ def test_every_recipe_fills_its_minutes_with_commands_that_exist():
                 settings = bench.settings(stage)
                 assert all(not s.startswith(("selfplay.", "imitate.")) or s.startswith(f"{stage.command}.")
                            for s in settings), (key, recipe, settings)
-                load_config(ROOT / "hexzero.toml", [ROOT / bench.config], settings)  # every setting declared and valid
+                config = load_config(ROOT / "hexzero.toml", [ROOT / bench.config], settings)  # declared and valid
+                start = config[stage.command]["init_net"]  # a student's self-play starts from a shipped file
+                assert not start or (ROOT / start).is_file(), (key, recipe, start)
 
 
 def test_a_later_stage_s_checkpoints_are_named_by_their_run():
