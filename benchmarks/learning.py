@@ -1,6 +1,7 @@
 """How strong self-play makes a network per minute of training, one curve per recipe.
 
-    python benchmarks/learning.py [--games-list connect4,hex5,hex7,hex9,go9,go13,gomoku15] [--recipes today,gumbel,caps,both]
+    python benchmarks/learning.py [--games-list connect4,hex5,hex7,hex9,go9,go13,gomoku15,hex9-student,...]
+                                  [--recipes today,gumbel,caps,both]
                                   [--minutes 20] [--parallel 2] [--points 5] [--eval-games 20]
                                   [--out runs/learning] [--target 0.5]
 
@@ -39,12 +40,15 @@ the minutes, then on 9x9; ``mohex``, imitation of MoHex 2.0 at 300 simulations f
 the minutes, then self-play (MoHex built: ``scripts/build_mohex.sh``). Its picture shows the
 scores against UCT(1000) (``Bench.plotted``).
 
-A student's self-play past its teacher (``hex9-student``): one recipe, ``gumbel64``, self-play
-from the shipped ``models/hex9-distill`` (MoHex's games distilled; Gumbel 64 simulations a
-move, 64 games a generation, games ended at a proof), its checkpoints playing PUCT(400)
-against the teacher itself, MoHex 2.0 at 1,000 simulations, from the game's openings (two
-random stones a pair), player 1 opening every game; the picture draws the teacher's 50%
-against itself as the line to cross (``Bench.teacher``). The first point is the student.
+A student's self-play past its teacher (``hex9-student``, ``hex11-student``, ``go13-student``,
+``gomoku15-student``): one recipe, ``gumbel64`` (``STUDENT``), self-play from the shipped
+network that learnt the teacher's games (Gumbel 64 simulations a move, 64 games a
+generation, games ended at a proof), its checkpoints playing with PUCT against the teacher
+itself from the game's openings, player 1 opening every game: MoHex 2.0 at 1,000
+simulations for Hex (``models/hex9-distill`` on both sizes), GNU Go level 5 and Pachi at
+5,000 playouts for 13x13 Go (``models/go13``), Rapfi at 10,000 nodes for 15x15 Gomoku
+(``models/gomoku15``). The picture draws the teacher's 50% against itself as the line to
+cross (``Bench.teacher``). The first point is the student.
 
 Go 9x9 (``go9``) is learnt from GNU Go instead (``cli.py imitate`` with the ``[imitate]``
 section of ``configs/go9.toml``: GNU Go level 10 against itself, 10 games a generation,
@@ -109,6 +113,7 @@ from hexzero.mctsfw.players import close_actors  # noqa: E402
 from hexzero.mctsfw.runs import RunDir  # noqa: E402
 from hexzero.plugins.gtp import gnugo_spec  # noqa: E402
 from hexzero.plugins.mohex import find_mohex  # noqa: E402
+from hexzero.plugins.pachi import find_pachi  # noqa: E402
 from hexzero.plugins.rapfi import find_rapfi  # noqa: E402
 from search_strength import wilson  # noqa: E402
 
@@ -206,24 +211,35 @@ GOMOKU15 = {
               Stage("selfplay", GOMOKU15_SELFPLAY, 1 / 2)),
 }
 
-#: 9x9 Hex self-play from the shipped student (models/hex9-distill: MoHex's games distilled),
-#: measured against its teacher, MoHex 2.0 at 1,000 simulations: Gumbel 64 simulations a move,
-#: games ended at a proof, a fifth of the first learning rate so the teacher's lessons stay
-HEX9_STUDENT = {
-    "gumbel64": ['selfplay.init_net="models/hex9-distill/pv_resnet_ep0003.keras"', 'selfplay.tree_policy="gumbel"',
-                 "selfplay.search_games=64", "selfplay.batch_size=8", "selfplay.lockstep=16",
-                 "selfplay.games_per_generation=64", "selfplay.end_at_proof=true", 'selfplay.value_target="z"',
-                 "selfplay.replay_size=40000", "selfplay.minibatch=256", "selfplay.temperature_moves=10",
-                 "nets.pv_resnet.learning_rate=0.0002"],
-}
+#: self-play from a shipped student (a network that learnt an outside program's games),
+#: measured against that teacher: Gumbel 64 simulations a move, 64 games a generation, games
+#: ended at a proof, the result as the value target, a fifth of the first learning rate so the
+#: teacher's lessons stay
+STUDENT = ('selfplay.tree_policy="gumbel"', "selfplay.search_games=64", "selfplay.batch_size=8",
+           "selfplay.lockstep=16", "selfplay.games_per_generation=64", "selfplay.end_at_proof=true",
+           'selfplay.value_target="z"', "selfplay.replay_size=40000", "selfplay.minibatch=256",
+           "selfplay.temperature_moves=10", "nets.pv_resnet.learning_rate=0.0002")
+
+
+def student(net: str, *settings: str) -> dict[str, list[str]]:
+    """The one student recipe, ``gumbel64``, from the shipped network ``net`` (``settings`` after ``STUDENT``)."""
+    return {"gumbel64": [f'selfplay.init_net="{net}"', *STUDENT, *settings]}
+
+
+#: the Hex student of both sizes: MoHex 2.0's games distilled (its heads play every size)
+HEX_STUDENT = "models/hex9-distill/pv_resnet_ep0003.keras"
+#: MoHex 2.0 at 1,000 simulations a move, the Hex students' teacher
+MOHEX = {"MoHex(1000)": ("mohex:1000", {})}
 
 GAMES = {
     "connect4": Bench("models/connect4/config.toml", uct(200, 1000)),
     "hex5": Bench("models/hex5-az/config.toml", uct(200, 1000)),
     "hex7": Bench("configs/hex7.toml", uct(200, 1000)),
     "hex9": Bench("configs/hex9-mohex.toml", uct(200, 1000, 10000), recipes=HEX9, plotted="UCT(1000)"),
-    "hex9-student": Bench("configs/hex9-mohex.toml", {"MoHex(1000)": ("mohex:1000", {})}, recipes=HEX9_STUDENT,
+    "hex9-student": Bench("configs/hex9-mohex.toml", MOHEX, recipes=student(HEX_STUDENT),
                           agent={"search_games": 400}, first_player_starts=True, teacher="MoHex(1000)"),
+    "hex11-student": Bench("configs/hex11.toml", MOHEX, recipes=student(HEX_STUDENT),
+                           agent={"search_games": 400}, first_player_starts=True, teacher="MoHex(1000)"),
     "go9": Bench("configs/go9.toml", {"GNU Go 1": (gnugo_spec(1), {})}, command="imitate", common=GO_IMITATE,
                  recipes=KATAGO, agent={"search_games": 200, "policy_params": {"value_weight": 0.5}},
                  first_player_starts=True, head_to_head=True),
@@ -232,10 +248,18 @@ GAMES = {
                   recipes=GO13, agent={"search_games": 200}, first_player_starts=True, head_to_head=True),
     "gomoku15": Bench("configs/gomoku15.toml", {**uct(1000), "Rapfi(100)": ("rapfi:100", {})}, recipes=GOMOKU15,
                       agent={"search_games": 200}, first_player_starts=True, plotted="UCT(1000)"),
+    "go13-student": Bench("configs/go13.toml", {"GNU Go 5": (gnugo_spec(5), {}), "Pachi(5000)": ("pachi:5000", {})},
+                          recipes=student("models/go13/pv_resnet_gnugo_ep0009.keras", "selfplay.temperature_moves=20",
+                                          "nets.pv_resnet.learning_rate=0.002"),  # SGD: a fifth of 0.01
+                          agent={"search_games": 200}, first_player_starts=True, teacher="GNU Go 5"),
+    "gomoku15-student": Bench("configs/gomoku15.toml", {"Rapfi(10000)": ("rapfi:10000", {})},
+                              recipes=student("models/gomoku15/pv_resnet_rapfi_ep0002.keras"),
+                              agent={"search_games": 400}, first_player_starts=True, teacher="Rapfi(10000)"),
 }
 #: the outside programs a recipe or an opponent may name (``mohex:N``, ``rapfi:N``): how each is found and built
 OUTSIDE = {"mohex": (find_mohex, "scripts/build_mohex.sh (or set $HEXZERO_MOHEX)"),
-           "rapfi": (find_rapfi, "scripts/build_rapfi.sh (or set $HEXZERO_RAPFI)")}
+           "rapfi": (find_rapfi, "scripts/build_rapfi.sh (or set $HEXZERO_RAPFI)"),
+           "pachi": (find_pachi, "scripts/build_pachi.sh (or set $HEXZERO_PACHI)")}
 #: games with perfect results: the share of won positions kept against perfect play is measured too
 PERFECT = {"hex5"}
 #: one core each: TensorFlow's and the BLAS's thread pools

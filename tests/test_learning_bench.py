@@ -43,3 +43,21 @@ def test_every_stage_of_a_recipe_trains_the_same_network():
             nets = {load_config(ROOT / "hexzero.toml", [ROOT / bench.config], bench.settings(stage))[stage.command]["net"]
                     for stage in bench.stages(recipe)}
             assert len(nets) == 1, (key, recipe, nets)
+
+
+def test_a_student_s_self_play_can_start_from_its_shipped_network():
+    """Each student row starts from a shipped file that the run's own checks accept: the
+    net the configuration names, and a network for that game and size."""
+    from hexzero.mctsfw.plugin_manager import default_registries
+    from hexzero.mctsfw.selfplay import selfplay_config_problems
+
+    registries = default_registries()
+    students = {key: bench for key, bench in learning.GAMES.items() if bench.teacher}
+    assert {"hex9-student", "hex11-student", "go13-student", "gomoku15-student"} <= set(students)
+    for key, bench in students.items():
+        for recipe in bench.recipes:
+            (stage,) = bench.stages(recipe)
+            config = load_config(ROOT / "hexzero.toml", [ROOT / bench.config], bench.settings(stage))
+            assert config["selfplay"]["init_net"], (key, recipe)
+            assert selfplay_config_problems(config, registries) == [], (key, recipe)
+            assert bench.teacher in bench.opponents, key
