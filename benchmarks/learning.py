@@ -221,9 +221,14 @@ STUDENT = ('selfplay.tree_policy="gumbel"', "selfplay.search_games=64", "selfpla
            "selfplay.temperature_moves=10", "nets.pv_resnet.learning_rate=0.0002")
 
 
-def student(net: str, *settings: str) -> dict[str, list[str]]:
-    """The one student recipe, ``gumbel64``, from the shipped network ``net`` (``settings`` after ``STUDENT``)."""
-    return {"gumbel64": [f'selfplay.init_net="{net}"', *STUDENT, *settings]}
+def student(config: str, net: str, opponents: dict[str, tuple[str, dict]], search_games: int,
+            *settings: str) -> Bench:
+    """The bench of a student's self-play: the one recipe, ``gumbel64``, from the shipped
+    network ``net`` (``settings`` after ``STUDENT``), its checkpoints playing PUCT
+    (``search_games``) against ``opponents``, the teacher first, player 1 opening every game."""
+    recipe = {"gumbel64": [f'selfplay.init_net="{net}"', *STUDENT, *settings]}
+    return Bench(config, opponents, recipes=recipe, agent={"search_games": search_games}, first_player_starts=True,
+                 teacher=next(iter(opponents)))
 
 
 #: the Hex student of both sizes: MoHex 2.0's games distilled (its heads play every size)
@@ -236,10 +241,8 @@ GAMES = {
     "hex5": Bench("models/hex5-az/config.toml", uct(200, 1000)),
     "hex7": Bench("configs/hex7.toml", uct(200, 1000)),
     "hex9": Bench("configs/hex9-mohex.toml", uct(200, 1000, 10000), recipes=HEX9, plotted="UCT(1000)"),
-    "hex9-student": Bench("configs/hex9-mohex.toml", MOHEX, recipes=student(HEX_STUDENT),
-                          agent={"search_games": 400}, first_player_starts=True, teacher="MoHex(1000)"),
-    "hex11-student": Bench("configs/hex11.toml", MOHEX, recipes=student(HEX_STUDENT),
-                           agent={"search_games": 400}, first_player_starts=True, teacher="MoHex(1000)"),
+    "hex9-student": student("configs/hex9-mohex.toml", HEX_STUDENT, MOHEX, 400),
+    "hex11-student": student("configs/hex11.toml", HEX_STUDENT, MOHEX, 400),
     "go9": Bench("configs/go9.toml", {"GNU Go 1": (gnugo_spec(1), {})}, command="imitate", common=GO_IMITATE,
                  recipes=KATAGO, agent={"search_games": 200, "policy_params": {"value_weight": 0.5}},
                  first_player_starts=True, head_to_head=True),
@@ -248,13 +251,11 @@ GAMES = {
                   recipes=GO13, agent={"search_games": 200}, first_player_starts=True, head_to_head=True),
     "gomoku15": Bench("configs/gomoku15.toml", {**uct(1000), "Rapfi(100)": ("rapfi:100", {})}, recipes=GOMOKU15,
                       agent={"search_games": 200}, first_player_starts=True, plotted="UCT(1000)"),
-    "go13-student": Bench("configs/go13.toml", {"GNU Go 5": (gnugo_spec(5), {}), "Pachi(5000)": ("pachi:5000", {})},
-                          recipes=student("models/go13/pv_resnet_gnugo_ep0009.keras", "selfplay.temperature_moves=20",
-                                          "nets.pv_resnet.learning_rate=0.002"),  # SGD: a fifth of 0.01
-                          agent={"search_games": 200}, first_player_starts=True, teacher="GNU Go 5"),
-    "gomoku15-student": Bench("configs/gomoku15.toml", {"Rapfi(10000)": ("rapfi:10000", {})},
-                              recipes=student("models/gomoku15/pv_resnet_rapfi_ep0002.keras"),
-                              agent={"search_games": 400}, first_player_starts=True, teacher="Rapfi(10000)"),
+    "go13-student": student("configs/go13.toml", "models/go13/pv_resnet_gnugo_ep0009.keras",
+                            {"GNU Go 5": (gnugo_spec(5), {}), "Pachi(5000)": ("pachi:5000", {})}, 200,
+                            "selfplay.temperature_moves=20", "nets.pv_resnet.learning_rate=0.002"),  # SGD: 0.01 / 5
+    "gomoku15-student": student("configs/gomoku15.toml", "models/gomoku15/pv_resnet_rapfi_ep0002.keras",
+                                {"Rapfi(10000)": ("rapfi:10000", {})}, 400),
 }
 #: the outside programs a recipe or an opponent may name (``mohex:N``, ``rapfi:N``): how each is found and built
 OUTSIDE = {"mohex": (find_mohex, "scripts/build_mohex.sh (or set $HEXZERO_MOHEX)"),
