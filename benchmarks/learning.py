@@ -223,11 +223,13 @@ STUDENT = ('selfplay.tree_policy="gumbel"', "selfplay.search_games=64", "selfpla
 
 def student(config: str, net: str, opponents: dict[str, tuple[str, dict]], search_games: int,
             *settings: str) -> Bench:
-    """The bench of a student's self-play: the one recipe, ``gumbel64``, from the shipped
-    network ``net`` (``settings`` after ``STUDENT``), its checkpoints playing PUCT
+    """The bench of a student's self-play from the shipped network ``net`` (``settings`` after
+    ``STUDENT``): ``gumbel64`` trains on the whole buffer each generation, ``steps48`` takes
+    48 minibatches of it (more games in the same minutes); their checkpoints play PUCT
     (``search_games``) against ``opponents``, the teacher first, player 1 opening every game."""
-    recipe = {"gumbel64": [f'selfplay.init_net="{net}"', *STUDENT, *settings]}
-    return Bench(config, opponents, recipes=recipe, agent={"search_games": search_games}, first_player_starts=True,
+    recipe = [f'selfplay.init_net="{net}"', *STUDENT, *settings]
+    recipes = {"gumbel64": recipe, "steps48": [*recipe, "selfplay.train_steps=48"]}
+    return Bench(config, opponents, recipes=recipes, agent={"search_games": search_games}, first_player_starts=True,
                  teacher=next(iter(opponents)))
 
 

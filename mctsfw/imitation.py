@@ -74,7 +74,7 @@ def imitate_config_problems(config: dict, registries: Registries) -> list[str]:
 
 #: the settings an imitation run shares with self-play: how the network learns from the games
 SHARED = ("net", "init_net", "generations", "games_per_generation", "average_positions", "augment", "replay_size",
-          "minibatch", "seed", "sgf", "workers", "backend", "ray_address")
+          "minibatch", "train_steps", "seed", "sgf", "workers", "backend", "ray_address")
 
 IMITATE_SECTION = Section("imitate", "cli.py imitate: a network learns the moves and results of given players' "
                           "games (a warm start for self-play)", [

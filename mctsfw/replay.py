@@ -41,6 +41,17 @@ def game_result(winner: int | None, player: int) -> float:
     return 0.5 if winner is None else float(winner == player)
 
 
+def draw_cases(available: int, count: int, rng: np.random.Generator) -> np.ndarray:
+    """``count`` indices into ``available`` cases, drawn without replacement until every case
+    has been drawn once, then again (shuffled passes, the last one cut short): the
+    minibatches of a fixed number of training steps."""
+    if available < 1:
+        raise ValueError("no cases to draw from")
+    passes = -(-count // available)
+    return np.concatenate([rng.permutation(available) for _ in range(passes)])[:count] if passes else \
+        np.zeros(0, dtype=np.int64)
+
+
 def auxiliary_targets(game: Game, final: State) -> tuple[np.ndarray, float]:
     """(each point's owner, the score) in a game's final position, for player 1: +1 a
     point of player 1's, -1 of player 2's (``Game.ownership``), and the area score less

@@ -64,7 +64,7 @@ from hexzero.mctsfw.netserver import NetServer, ServedNet, server_problem
 from hexzero.mctsfw.plugin_manager import Registries, default_registries
 from hexzero.mctsfw.ratings import two_player_rating
 from hexzero.mctsfw.records import RecordedGame, shares
-from hexzero.mctsfw.replay import ReplayBuffer, game_result
+from hexzero.mctsfw.replay import ReplayBuffer, draw_cases, game_result
 from hexzero.mctsfw.roles import POLICY_VALUE, require_role, role_problem
 from hexzero.mctsfw.runs import ResumableRun
 from hexzero.mctsfw.sampling import sample_action, temperature_problem
@@ -249,6 +249,9 @@ SELFPLAY_SECTION = Section("selfplay", "cli.py selfplay: AlphaZero-style generat
     Setting("replay_size", 20000, "cases kept (the newest)", low=1),
     Setting("epochs", 2, "passes over the (averaged) buffer per generation", low=1),
     Setting("minibatch", 64, "cases per gradient step", low=1),
+    Setting("train_steps", 0, "gradient steps per generation, their minibatches drawn from the buffer without "
+            "replacement until every case has been drawn (a fixed training cost however big the buffer: more games "
+            "for the same time); 0 = epochs passes over the whole buffer", low=0),
     Setting("gating", False, "play the new net against the best one and keep it only if it scores ..."),
     Setting("gating_games", 20, "... in this many games ...", low=2),
     Setting("gating_threshold", 0.55, "... at least this (draws count half)", low=0, high=1),
@@ -851,13 +854,20 @@ class SelfPlayTrainer(ResumableRun):
         # no epochs (imitate.epochs = 0): the games recorded, nothing learnt (distill learns them)
         parts = [(self.net, self.buffer), *((self.sized.game_and_net(size, self.net)[1], buffer)
                                             for size, buffer in self.other_buffers.items())] if s.epochs else []
+        stored = sum(len(buffer) for _, buffer in parts)
         for view, buffer in parts:  # each size's cases in turn (a minibatch holds one board size)
-            if not len(buffer):
+            # with train_steps, each size its share of the steps (by the positions stored)
+            wanted = round(s.train_steps * s.minibatch * len(buffer) / stored) if s.train_steps else None
+            if not len(buffer) or wanted == 0:
                 continue
             x, pi, z, *aux = buffer.cases(average_positions=s.average_positions, aux=bool(heads))
+            epochs = s.epochs
+            if wanted:  # drawn by the one shuffle stream
+                drawn = draw_cases(len(x), wanted, self.net.rng)
+                x, pi, z, aux, epochs = x[drawn], pi[drawn], z[drawn], [a[drawn] for a in aux], 1
             if view is not self.net:
                 view.rng = self.net.rng  # one shuffle stream for every size
-            stats = view.fit(x, pi, z, batch_size=s.minibatch, epochs=s.epochs,
+            stats = view.fit(x, pi, z, batch_size=s.minibatch, epochs=epochs,
                              **({"aux": dict(zip(("ownership", "score"), aux))} if heads else {}))
             for key in losses:
                 totals[key] += float(stats[key]) * len(x)

@@ -452,3 +452,23 @@ def test_sizes_a_run_cannot_play_are_refused_in_one_line(tmp_path, settings, mes
     assert result.returncode == 2 and message in result.stderr, result.stderr
     assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
     assert not (tmp_path / "run").exists()
+
+
+def test_train_steps_fix_the_training_of_a_generation_whatever_the_buffer_holds(tmp_path):
+    """selfplay.train_steps: each generation takes that many minibatches from the buffer
+    (its cases drawn without replacement, then again), however many games it holds; with
+    several sizes each size takes its share of them."""
+    from hexzero.mctsfw.replay import draw_cases
+
+    drawn = draw_cases(5, 12, np.random.default_rng(0))
+    assert sorted(drawn[:5]) == sorted(drawn[5:10]) == list(range(5)) and len(set(drawn[10:])) == 2
+    for extra, runs in (([], "one"), ([*MIXED, "selfplay.games_per_generation=4"], "mixed")):
+        run_dir = tmp_path / runs
+        trainer = SelfPlayTrainer(tiny(run_dir, extra=[*extra, "selfplay.train_steps=3", "selfplay.minibatch=8"]),
+                                  run_dir, progress=False)
+        trainer.train()
+        generations = [r for r in RunDir(run_dir).read_metrics() if r["kind"] == "generation"]
+        stored = len(trainer.buffer) + sum(len(b) for b in trainer.other_buffers.values())
+        assert stored > 3 * 8  # more than the steps take: the steps, not the buffer, say how much is learnt
+        assert [abs(r["cases"] - 24) <= 1 for r in generations] == [True, True]  # the sizes' shares round
+        assert all(np.isfinite(r["loss"]) for r in generations)
