@@ -48,8 +48,7 @@ def draw_cases(available: int, count: int, rng: np.random.Generator) -> np.ndarr
     if available < 1:
         raise ValueError("no cases to draw from")
     passes = -(-count // available)
-    return np.concatenate([rng.permutation(available) for _ in range(passes)])[:count] if passes else \
-        np.zeros(0, dtype=np.int64)
+    return np.concatenate([np.zeros(0, dtype=np.int64), *(rng.permutation(available) for _ in range(passes))])[:count]
 
 
 def auxiliary_targets(game: Game, final: State) -> tuple[np.ndarray, float]:

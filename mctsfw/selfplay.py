@@ -856,9 +856,11 @@ class SelfPlayTrainer(ResumableRun):
                                             for size, buffer in self.other_buffers.items())] if s.epochs else []
         stored = sum(len(buffer) for _, buffer in parts)
         for view, buffer in parts:  # each size's cases in turn (a minibatch holds one board size)
+            if not len(buffer):
+                continue
             # with train_steps, each size its share of the steps (by the positions stored)
             wanted = round(s.train_steps * s.minibatch * len(buffer) / stored) if s.train_steps else None
-            if not len(buffer) or wanted == 0:
+            if wanted == 0:
                 continue
             x, pi, z, *aux = buffer.cases(average_positions=s.average_positions, aux=bool(heads))
             epochs = s.epochs
