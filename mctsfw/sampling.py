@@ -15,6 +15,7 @@ import math
 from typing import Any
 
 import numpy as np
+from numba import njit
 
 from hexzero.mctsfw.game import Action
 
@@ -49,29 +50,54 @@ def masked_policy(probs: np.ndarray, mask: np.ndarray) -> np.ndarray:
 def tempered(distribution: np.ndarray, temperature: float) -> np.ndarray:
     """Unnormalised weights ~ distribution ** (1 / temperature), the largest 1; zeros stay 0."""
     p = np.asarray(distribution, dtype=np.float64)
+    out = np.empty_like(p)
+    _tempered(p, float(temperature), out)
+    return out
+
+
+@njit(cache=True)
+def _tempered(p, temperature, out):
+    """``tempered`` into ``out``: at temperature 1 the weights over the largest, else in
+    log space; all zero: every action alike."""
+    top = -np.inf
     if temperature == 1.0:
-        top = p.max()
-        return p / top if top > 0 else np.ones_like(p)
-    with np.errstate(divide="ignore"):
-        logs = np.log(p)
-    top = logs.max()
-    if not np.isfinite(top):  # all zero: every action alike
-        return np.ones_like(p)
-    return np.exp((logs - top) / temperature)
+        for i in range(p.shape[0]):
+            top = max(top, p[i])
+        for i in range(p.shape[0]):
+            out[i] = p[i] / top if top > 0 else 1.0
+        return
+    for i in range(p.shape[0]):
+        out[i] = np.log(p[i]) if p[i] > 0 else -np.inf
+        top = max(top, out[i])
+    for i in range(p.shape[0]):
+        out[i] = np.exp((out[i] - top) / temperature) if np.isfinite(top) else 1.0
+
+
+@njit(cache=True)
+def _drawn(p, temperature, u):
+    """The index ``sample_action`` draws with the uniform ``u``: the first whose running
+    sum of tempered weights passes ``u`` times their total (never a zero-weight one; the
+    last where the top end's rounding passes them all)."""
+    weights = np.empty_like(p)
+    _tempered(p, temperature, weights)
+    for i in range(1, weights.shape[0]):
+        weights[i] += weights[i - 1]
+    target = u * weights[-1]
+    for i in range(weights.shape[0]):
+        if weights[i] > target:
+            return i
+    return weights.shape[0] - 1
 
 
 def sample_action(distribution: np.ndarray, temperature: float, rng: np.random.Generator) -> Action:
     """An action from ``distribution`` (non-negative weights over all actions; zero-weight
     actions are never drawn): the most probable at temperature 0, else drawn with
-    probability ~ weight ** (1 / temperature). One ``rng.random()`` a draw."""
+    probability ~ weight ** (1 / temperature). One ``rng.random()`` a draw; the rest
+    compiled (``_drawn``), where numpy's calls on a small array cost more than the work."""
     temperature = check_temperature(temperature)
     if temperature == 0:
         return int(np.argmax(distribution))
-    weights = tempered(distribution, temperature)
-    cumulative = np.cumsum(weights)
-    index = int(np.searchsorted(cumulative, rng.random() * cumulative[-1], side="right"))
-    # side="right" never lands on a zero-weight action; the clamp guards the top end's rounding
-    return min(index, len(weights) - 1)
+    return int(_drawn(np.asarray(distribution, dtype=np.float64), temperature, rng.random()))
 
 
 def sample_actions(probs: np.ndarray, rng: np.random.Generator) -> np.ndarray:

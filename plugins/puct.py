@@ -101,11 +101,22 @@ class PUCT(TreePolicy):
             return parent if first_play == "parent" else max(parent - self.fpu_reduction, 0.0)
         return 0.0 if first_play == "loss" else 1.0
 
+    def noise(self, count: int, rng: np.random.Generator) -> tuple[np.ndarray, float]:
+        """Dir(alpha) over ``count`` moves as (weights, their sum): independent Gamma(alpha)
+        draws, the law of ``rng.dirichlet`` and cheaper (for alpha < 0.1 it breaks sticks
+        with beta draws, a third slower on 121 moves); the array search mixes them compiled
+        (``arrays.mix_root_noise``), so both searches draw and mix alike."""
+        gammas = rng.standard_gamma(self.dirichlet_alpha, count)
+        total = float(gammas.sum())
+        if total > 0:
+            return gammas, total
+        return rng.dirichlet(np.full(count, self.dirichlet_alpha)), 1.0  # (every draw under the smallest float)
+
     def noisy_priors(self, priors: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         if self.dirichlet_epsilon <= 0 or len(priors) < 2:
             return priors
-        noise = rng.dirichlet(np.full(len(priors), self.dirichlet_alpha))
-        return (1 - self.dirichlet_epsilon) * priors + self.dirichlet_epsilon * noise
+        weights, total = self.noise(len(priors), rng)
+        return (1 - self.dirichlet_epsilon) * priors + self.dirichlet_epsilon * (weights / total)
 
 
 @mctsfw.hookimpl

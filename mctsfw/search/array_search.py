@@ -125,6 +125,7 @@ class ArrayMCTS:
         self._clean_priors: np.ndarray | None = None  # the kept root's own priors, by action, once noised
         self._noise_order: np.ndarray | None = None  # root noise's scratch: the edges in order, their clean priors
         self._noise_clean: np.ndarray | None = None
+        self._noise_out: np.ndarray | None = None
         self.root_plan = None  # Gumbel: the root's plan (``plugins.gumbel.RootPlan``), once searched
         self._view: ViewNode | None = None  # the root's view, until the tree changes (``_root_view``)
         self._judged_root: float | None = None  # a new root's value as judged for its priors
@@ -319,20 +320,28 @@ class ArrayMCTS:
         """Fresh noise mixed into the root's clean priors (``MCTS.add_root_noise``: the same
         order of moves, so the same draw gives the same priors): the children's in the
         order they were made, then the untried moves' in the object search's order of its
-        list (``arrays.untried_order``), lowest first."""
-        t, g, num_actions = self.tree, self.g, self.game.num_actions
+        list (``arrays.untried_order``), lowest first; PUCT's Dirichlet noise drawn as
+        ``PUCT.noise`` draws it and mixed compiled (``arrays.mix_root_noise``)."""
+        t, g, num_actions, policy = self.tree, self.g, self.game.num_actions, self.tree_policy
         if self._noise_order is None:
             self._noise_order, self._noise_clean = np.empty(num_actions, np.int64), np.empty(num_actions, np.float64)
+            self._noise_out = np.empty(num_actions, np.int32)
         fresh = self._clean_priors is None
         if fresh:  # the root's own priors, by action, kept aside once
             self._clean_priors = np.zeros(num_actions, np.float64)
+        count = int(t.edge_count[g, 0])
+        if count >= 2 and policy.dirichlet_epsilon > 0 and hasattr(policy, "noise"):
+            weights, total = policy.noise(count, self.np_rng)
+            arrays.mix_root_noise(t.edge_first, t.edge_count, t.tried, t.edge_action, t.edge_prior, t.edge_child,
+                                  t.prior, g, self._clean_priors, fresh, weights, total, policy.dirichlet_epsilon,
+                                  self._noise_order, self._noise_clean, self._noise_out)
+            return
         count = arrays.root_noise_order(t.edge_first, t.edge_count, t.tried, t.edge_action, t.edge_prior, g,
                                         self._clean_priors, fresh, self._noise_order, self._noise_clean)
-        edges = self._noise_order[:count]
-        noisy = self.tree_policy.noisy_priors(self._noise_clean[:count], self.np_rng)
+        noisy = policy.noisy_priors(self._noise_clean[:count], self.np_rng)
         arrays.set_root_noise(t.edge_action, t.edge_prior, t.edge_child, t.prior, g, int(t.edge_first[g, 0]),
-                              int(t.tried[g, 0]), count, np.asarray(noisy, np.float64), edges,
-                              np.empty(count, np.int32))
+                              int(t.tried[g, 0]), count, np.asarray(noisy, np.float64), self._noise_order[:count],
+                              self._noise_out)
 
     def search_root_threats(self) -> None:
         """Once a root (new or kept): the game's thorough threat search
@@ -487,7 +496,7 @@ def run_rounds(searches: Sequence[ArrayMCTS], limits: Sequence[float], time_limi
         if tree.edge_first[search.g, 0] < 0:  # a new root (or one a proof made without its move): expanded
             search.expand_root()
         if tree.proven[search.g, 0] == UNKNOWN:
-            if search.root_noise:
+            if search.root_noise and search.policy == PUCT:  # (Gumbel's noise is in its plan: ``begin``)
                 search.add_root_noise()
             if search.policy == GUMBEL:
                 search.begin(limits[i])

@@ -595,6 +595,20 @@ def set_root_noise(edge_action, edge_prior, edge_child, prior, g, start, tried, 
 
 
 @njit(cache=True)
+def mix_root_noise(edge_first, edge_count, tried, edge_action, edge_prior, edge_child, prior, g, clean, fresh, weights,
+                   total, epsilon, order, noisy, out):
+    """PUCT's root noise in one call (``PUCT.noisy_priors``): the root's clean priors in
+    the order the noise is drawn for (``root_noise_order``), mixed with Dir(alpha)'s
+    ``weights`` over their ``total`` as ``noise`` share ``epsilon``, written
+    (``set_root_noise``)."""
+    count = root_noise_order(edge_first, edge_count, tried, edge_action, edge_prior, g, clean, fresh, order, noisy)
+    for i in range(count):
+        noisy[i] = (1 - epsilon) * noisy[i] + epsilon * (weights[i] / total)
+    set_root_noise(edge_action, edge_prior, edge_child, prior, g, edge_first[g, 0], tried[g, 0], count, noisy, order,
+                   out)
+
+
+@njit(cache=True)
 def expand(parent, action, prior, visits, value, edge_first, edge_count, tried, player, mover, proven, depth,
            edge_action, edge_prior, edge_child, size, edges, leaves, judged, forced, forced_move, plies, masks,
            priors, policy, rng, order):
