@@ -225,10 +225,16 @@ def student(config: str, net: str, opponents: dict[str, tuple[str, dict]], searc
             *settings: str) -> Bench:
     """The bench of a student's self-play from the shipped network ``net`` (``settings`` after
     ``STUDENT``): ``gumbel64`` trains on the whole buffer each generation, ``steps48`` takes
-    48 minibatches of it (more games in the same minutes); their checkpoints play PUCT
+    48 minibatches of it (more games in the same minutes), ``caps48`` adds playout cap
+    randomization (a quarter of the moves searched in full and learnt, the others 16
+    simulations) and plays 128 games a generation (more games' outcomes for the value in
+    about steps48's time a generation); their checkpoints play PUCT
     (``search_games``) against ``opponents``, the teacher first, player 1 opening every game."""
     recipe = [f'selfplay.init_net="{net}"', *STUDENT, *settings]
-    recipes = {"gumbel64": recipe, "steps48": [*recipe, "selfplay.train_steps=48"]}
+    steps48 = [*recipe, "selfplay.train_steps=48"]
+    recipes = {"gumbel64": recipe, "steps48": steps48,
+               "caps48": [*steps48, "selfplay.full_search_share=0.25", "selfplay.fast_search_games=16",
+                          "selfplay.games_per_generation=128"]}
     return Bench(config, opponents, recipes=recipes, agent={"search_games": search_games}, first_player_starts=True,
                  teacher=next(iter(opponents)))
 
