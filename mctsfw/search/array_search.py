@@ -330,7 +330,7 @@ class ArrayMCTS:
         if fresh:  # the root's own priors, by action, kept aside once
             self._clean_priors = np.zeros(num_actions, np.float64)
         count = int(t.edge_count[g, 0])
-        if count >= 2 and policy.dirichlet_epsilon > 0 and hasattr(policy, "noise"):
+        if hasattr(policy, "noise") and count >= 2 and policy.dirichlet_epsilon > 0:
             weights, total = policy.noise(count, self.np_rng)
             arrays.mix_root_noise(t.edge_first, t.edge_count, t.tried, t.edge_action, t.edge_prior, t.edge_child,
                                   t.prior, g, self._clean_priors, fresh, weights, total, policy.dirichlet_epsilon,
