@@ -7,7 +7,8 @@ which ``GtpActor`` speaks: ``boardsize N``, ``play b a1``, ``genmove w``): black
 to a number of simulations a move, so that a figure measured against it reruns on any
 machine: one search thread, no pondering, no time management, no tree kept from the
 last move, no solver beside the search; each game from an empty tree. With ``seed``
-given, MoHex's random numbers are seeded from it. ``mohex:1000`` is the yardstick of
+given, MoHex's random numbers are seeded from it, so a match replays (``mohex_argv``: MoHex
+reads a seed of 0 as "from the clock", so 0 is passed as another number). ``mohex:1000`` is the yardstick of
 docs/hex.md and the teacher of ``cli.py imitate`` (``imitate.player1 = "mohex:1000"``).
 """
 
@@ -26,8 +27,16 @@ MOHEX_VARIABLE = "HEXZERO_MOHEX"
 #: how MoHex plays a fixed number of simulations a move (``param_mohex`` of benzene's MoHexEngine)
 FIXED_BUDGET = ("num_threads 1", "ponder 0", "use_time_management 0", "reuse_subtree 0", "use_parallel_solver 0",
                 "max_time 100000")
+#: the seed MoHex is given for ``seed = 0`` (it reads 0 and -1 as "seed from the clock")
+SEED_FOR_ZERO = 2**31 - 1
 #: tree nodes kept a simulation: MoHex allocates its tree before each search, 1 GB by default
 NODES_PER_SIMULATION = 200
+
+
+def mohex_argv(program: str, seed: int | None = None) -> list[str]:
+    """The command line of MoHex seeded from ``seed`` (any int; unseeded without one)."""
+    seeded = [] if seed is None else [f"--seed={seed % 2**31 or SEED_FOR_ZERO}"]
+    return [program, "--quiet", "--use-logfile=0", *seeded]
 
 
 def find_mohex() -> str | None:
@@ -50,8 +59,7 @@ class MoHexActor(GtpActor):
     def __init__(self, game: Game, simulations: int, seed: int | None = None):
         check_game(f"mohex:{simulations}", "MoHex", game, "hex")
         program = built_program(f"mohex:{simulations}", "MoHex", MOHEX_VARIABLE, "mohex", "scripts/build_mohex.sh")
-        argv = [program, "--quiet", "--use-logfile=0"] + ([f"--seed={seed % 2**31}"] if seed is not None else [])
-        super().__init__(game, argv)
+        super().__init__(game, mohex_argv(program, seed))
         self.simulations = simulations
         try:
             nodes = max(100_000, NODES_PER_SIMULATION * simulations)

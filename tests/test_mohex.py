@@ -8,7 +8,7 @@ import pytest
 from hexzero import mctsfw
 from hexzero.mctsfw.actors import ActorError
 from hexzero.mctsfw.match import play_game
-from hexzero.plugins.mohex import MOHEX_VARIABLE, find_mohex
+from hexzero.plugins.mohex import MOHEX_VARIABLE, find_mohex, mohex_argv
 
 needs_mohex = pytest.mark.skipif(find_mohex() is None, reason="MoHex is not built (scripts/build_mohex.sh; "
                                                               f"${MOHEX_VARIABLE} or mohex on PATH)")
@@ -27,6 +27,28 @@ def test_what_mohex_cannot_play_is_refused(monkeypatch, tmp_path):
     monkeypatch.setenv(MOHEX_VARIABLE, str(tmp_path / "no-mohex"))
     with pytest.raises(ActorError, match=r"mohex:100: MoHex not found: build it with scripts/build_mohex.sh"):
         mctsfw.make_actor("mohex:100", hex9)
+
+
+def test_every_seed_reaches_mohex_as_a_seed():
+    # MoHex reads --seed=0 (and -1) as "seed from the clock": seed 0, a match's usual seed,
+    # made its games differ from run to run
+    seeds = [mohex_argv("mohex", seed)[-1] for seed in (0, 1, 2**31, -1)]
+    assert seeds[0] != "--seed=0" and seeds[1] == "--seed=1" and seeds[2] == seeds[0] and seeds[3] == "--seed=2147483647"
+    assert not any(arg.startswith("--seed") for arg in mohex_argv("mohex"))
+
+
+@needs_mohex
+def test_mohex_seeded_with_0_replays_its_game():
+    game = mctsfw.make_game("hex", size=7)
+    games = []
+    for _ in range(2):
+        black, white = mctsfw.make_actor("mohex:300", game, seed=0), mctsfw.make_actor("mohex:300", game, seed=0)
+        try:
+            games.append(play_game(game, {1: black, 2: white}, 1).actions)
+        finally:
+            black.close()
+            white.close()
+    assert games[0] == games[1]
 
 
 @needs_mohex
