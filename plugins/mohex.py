@@ -7,9 +7,10 @@ which ``GtpActor`` speaks: ``boardsize N``, ``play b a1``, ``genmove w``): black
 to a number of simulations a move, so that a figure measured against it reruns on any
 machine: one search thread, no pondering, no time management, no tree kept from the
 last move, no solver beside the search; each game from an empty tree. With ``seed``
-given, MoHex's random numbers are seeded from it, so a match replays (``mohex_argv``: MoHex
-reads a seed of 0 as "from the clock", so 0 is passed as another number). ``mohex:1000`` is the yardstick of
-docs/hex.md and the teacher of ``cli.py imitate`` (``imitate.player1 = "mohex:1000"``).
+given, MoHex's random numbers are seeded from it, so a match replays (``mohex_argv``:
+MoHex reads a seed of 0 as "from the clock", so 0 is passed as another number).
+``mohex:1000`` is the yardstick of docs/hex.md and the teacher of ``cli.py imitate``
+(``imitate.player1 = "mohex:1000"``).
 """
 
 from __future__ import annotations
