@@ -808,7 +808,9 @@ class GtpCommandRefused(GtpEngineError):
 class GtpActor(FollowingActor):
     """An outside GTP engine as a player (spec ``gtp:COMMAND``). It sends the moves the
     engine has not seen (``play``) before each ``genmove``. ``resign`` raises
-    ``Resignation``."""
+    ``Resignation``. With ``seed`` given, an engine that knows ``set_random_seed`` (GNU Go's
+    extension) is seeded with it once, when it starts: GNU Go otherwise draws its seed from
+    the clock, and its games against a seeded player would not replay."""
 
     kind = "gtp"
     name = "gtp"
@@ -816,10 +818,10 @@ class GtpActor(FollowingActor):
 
     @classmethod
     def from_spec(cls, argument: str, game: Game, **params: Any) -> "GtpActor":
-        """``make_actor("gtp:COMMAND", game, ...)``: search settings are the engine's own business and ignored."""
-        return cls(game, argument)
+        """``make_actor("gtp:COMMAND", game, seed=S)``: search settings are the engine's own business and ignored."""
+        return cls(game, argument, seed=params.get("seed"))
 
-    def __init__(self, game: Game, command: str | list[str], timeout: float = 600.0):
+    def __init__(self, game: Game, command: str | list[str], timeout: float = 600.0, seed: int | None = None):
         super().__init__(game)
         argv = shlex.split(command) if isinstance(command, str) else list(command)
         self.command = shlex.join(argv)
@@ -833,6 +835,8 @@ class GtpActor(FollowingActor):
             if missing:
                 raise self.engine._failure(f"lacks the commands {', '.join(sorted(missing))}")
             self.known = known
+            if seed is not None and "set_random_seed" in known:
+                self.engine.send(f"set_random_seed {seed % 2**31}")
             name = self.engine.send("name") if "name" in known else argv[0]
             engine_version_text = self.engine.send("version") if "version" in known else ""
         except GtpEngineError:

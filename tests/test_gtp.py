@@ -644,6 +644,30 @@ def test_gnu_go_as_a_player_in_play_and_compare():
     assert total.split()[1:4] == ["2", "100%", "0%"]  # A (GNU Go) wins every game
 
 
+@needs_gnugo
+def test_gnu_go_seeded_replays_its_moves():
+    """A seeded GNU Go (``make_actor(spec, game, seed=S)``) is given the seed
+    (``set_random_seed``) and plays the same moves every time it starts; unseeded it draws
+    its seed from the clock."""
+    game = mctsfw.make_game("go", size=9, komi=7.5)
+
+    def moves(seed):
+        gnugo = mctsfw.make_actor(gnugo_spec(1, GNUGO), game, seed=seed)
+        try:
+            state, played = game.initial_state(), []
+            for _ in range(12):
+                played.append(gnugo.select_action(state))
+                state = game.next_state(state, played[-1])
+            return played, gnugo.send("get_random_seed")
+        finally:
+            gnugo.close()
+
+    first, seed = moves(3)
+    assert seed == "3"
+    assert moves(3) == (first, "3")
+    assert moves(2**31 + 3) == (first, "3")  # as GNU Go takes it: below 2^31
+
+
 def test_a_game_continued_from_a_record_is_told_to_the_engine(tmp_path):
     """``play --from game.sgf`` with an outside engine: the recorded moves reach it before its first genmove."""
     from hexzero.mctsfw.sgf import to_sgf
