@@ -141,7 +141,7 @@ def ceiling_table(against: str | None, repeats: int, search: int = 32, lockstep:
 
 #: the --shipped networks: (the folder of models/ holding it, its file, config overrides of its game)
 SHIPPED = {"go9": ("models/go9/pv_resnet_gen0010.keras", ['game="go"', "games.go.size=9"]),
-           "hex11": ("models/hex11/pv_resnet_gen0004.keras", ['game="hex"', "games.hex.size=11"]),
+           "hex11": ("models/hex11/pv_resnet_gen0027.keras", ['game="hex"', "games.hex.size=11"]),
            "gomoku15": ("models/gomoku15/pv_resnet_rapfi_ep0002.keras",
                         ['game="gomoku"', "games.gomoku.size=15", "games.gomoku.history=2"])}
 

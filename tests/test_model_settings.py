@@ -148,7 +148,7 @@ def test_a_run_checkpoint_carries_the_run_settings(tmp_path):
 
 
 @pytest.mark.parametrize("folder", ["connect4", "go9", "go13", "gomoku9", "gomoku15", "hex5", "hex5-az", "hex5-conv",
-                                    "hex7", "hex9", "hex11"])
+                                    "hex7", "hex9", "hex9-distill", "hex9-selfplay", "hex11", "hex13"])
 def test_every_shipped_network_carries_its_settings(folder):
     for path in sorted((ROOT / "models" / folder).glob("*.keras")):
         saved = saved_settings(path)
