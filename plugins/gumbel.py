@@ -20,6 +20,7 @@ policy even after a handful of search games, which visit counts do not.
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 
@@ -41,8 +42,14 @@ def halving_visits(k: int, n: int) -> list[int]:
     the game to go to it: sequential halving of ``n`` among ``k`` moves. Every round gives
     each move still in ``n // (rounds * moves in)`` visits (at least one), then halves the
     moves (to no fewer than 2); ``rounds`` is ceil(log2 k)."""
+    return list(_halving(k, n))
+
+
+@functools.lru_cache(maxsize=64)
+def _halving(k: int, n: int) -> tuple[int, ...]:
+    """``halving_visits``, worked out once for each (k, n) a process plans."""
     if k <= 1:
-        return list(range(n))
+        return tuple(range(n))
     rounds = math.ceil(math.log2(k))
     sequence: list[int] = []
     width, visits = k, 0
@@ -51,7 +58,7 @@ def halving_visits(k: int, n: int) -> list[int]:
             sequence.extend([visits] * width)
             visits += 1
         width = max(2, width // 2)
-    return sequence[:n]
+    return tuple(sequence[:n])
 
 
 class Gumbel(TreePolicy):
@@ -157,17 +164,23 @@ class Gumbel(TreePolicy):
     def plan(self, actions: list, priors: list[float], own: float, start: dict, budget: float, noise: bool,
              rng: np.random.Generator) -> "RootPlan":
         """The plan of a root whose moves are ``actions`` (children first) with ``priors``,
-        its own value ``own`` and its children's visits so far (``start``): the Gumbel
-        noise (in self-play), the top k moves and the halving of ``budget`` among them
-        (the object search's ``begin`` and the array search's)."""
+        its own value ``own`` and its children's visits so far (``start``): ``draw``'s."""
+        gumbel, top, sequence = self.draw(priors, budget, noise, rng)
+        return RootPlan(own, dict(zip(actions, gumbel.tolist())), [actions[i] for i in top], start, sequence)
+
+    def draw(self, priors, budget: float, noise: bool, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray,
+                                                                                          list[int]]:
+        """A root's plan for its moves' ``priors`` (children first), as arrays in their
+        order (the object search's ``plan`` and the array search's ``begin``): each move's
+        Gumbel noise (in self-play; zeros for a player), the top k moves by g + logit (their
+        indices) and the halving of ``budget`` among them (``halving_visits``)."""
         logits = np.log(np.maximum(priors, TINY))
-        gumbel = (rng.gumbel(size=len(actions)) * self.gumbel_scale if noise and self.gumbel_scale > 0
-                  else np.zeros(len(actions)))
-        k = min(self.max_considered, len(actions))
+        gumbel = (rng.gumbel(size=len(priors)) * self.gumbel_scale if noise and self.gumbel_scale > 0
+                  else np.zeros(len(priors)))
+        k = min(self.max_considered, len(priors))
         top = np.argsort(-(logits + gumbel), kind="stable")[:k]
         planned = int(budget) if math.isfinite(budget) else TIME_LIMIT_PLAN
-        return RootPlan(own, dict(zip(actions, gumbel.tolist())), [actions[i] for i in top], start,
-                        halving_visits(k, planned))
+        return gumbel, top, halving_visits(k, planned)
 
     @staticmethod
     def own_value(node: Node) -> float:

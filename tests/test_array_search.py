@@ -178,6 +178,30 @@ def test_gumbel_with_a_network_visits_exactly_as_the_object_search(model, name, 
     visits_exactly_as_the_object_search("gumbel", model, name, params)
 
 
+@pytest.mark.parametrize("model, name, params", [
+    (HEX7, "hex", {"size": 7}), ("models/go9/pv_resnet_gen0010.keras", "go", {"size": 9}),
+])
+def test_gumbel_self_play_search_draws_and_plays_as_the_object_search(model, name, params):
+    """Self-play's Gumbel search (root noise: each move's Gumbel draw): the same seed draws
+    the same noise on both trees, and the compiled root (its plan, its move and its
+    improved-policy target) gives the same targets and moves along whole openings."""
+    game = mctsfw.make_game(name, **params)
+    net = load_net(model, game)
+    for seed in range(2):
+        objects = MCTS(game, make_tree_policy("gumbel"), value_evaluator(game, net), seed=seed, root_noise=True)
+        ours = ArrayMCTS(game, make_tree_policy("gumbel"), value_evaluator(game, net), seed=seed, root_noise=True)
+        state = game.initial_state()
+        for _ in range(10):
+            root = objects.search(state, 40)
+            ours.search(state, 40)
+            assert np.array_equal(objects.targets(root), ours.targets())
+            action = objects.best_action(root)
+            assert ours.best_action() == action
+            objects.advance(action)
+            ours.advance(action)
+            state = game.next_state(state, action)
+
+
 def visits_exactly_as_the_object_search(policy, model, name, params):
     game = mctsfw.make_game(name, **params)
     net = load_net(model, game)

@@ -126,8 +126,8 @@ class ArrayMCTS:
         self._noise_order: np.ndarray | None = None  # root noise's scratch: the edges in order, their clean priors
         self._noise_clean: np.ndarray | None = None
         self._noise_out: np.ndarray | None = None
-        self.root_plan = None  # Gumbel: the root's plan (``plugins.gumbel.RootPlan``), once searched
-        self._view: ViewNode | None = None  # the root's view, until the tree changes (``_root_view``)
+        self.plan_value: float | None = None  # Gumbel: the root's own value as planned (``begin``), once searched
+        self._gumbel_scratch: tuple[np.ndarray, ...] | None = None  # (``_scratch``)
         self._judged_root: float | None = None  # a new root's value as judged for its priors
         self.last_search_games = 0
         self.on_progress: Callable | None = None
@@ -176,10 +176,13 @@ class ArrayMCTS:
         start, tried = t.edge_first[g, 0], t.tried[g, 0]
         if tried == 0:
             return int(t.edge_action[g, start])
-        if self.root_plan is not None:  # Gumbel's own choice: the halving's winner
-            chosen = self.tree_policy.root_choice(self._root_view())
-            if chosen is not None:
-                return int(chosen.action)
+        if self.plan_value is not None:  # Gumbel's own choice: the halving's winner (``Gumbel.root_choice``)
+            p = t.gumbel_plans
+            chosen = arrays.gumbel_root_choice(
+                t.visits[g], t.value[g], t.prior[g], t.proven[g], t.depth[g], t.edge_first[g], t.edge_count[g],
+                t.tried[g], t.edge_child[g], t.action[g], self.plan_value, p.gumbel[g], p.start[g],
+                p.considered[g], int(p.counters[g, arrays.CONSIDERED]), p.params)
+            return int(t.action[g, chosen])
         best = self._best_child()
         if t.proven[g, best] == LOSS and tried < t.edge_count[g, 0]:
             return int(t.edge_action[g, start + tried])
@@ -188,12 +191,17 @@ class ArrayMCTS:
     def targets(self, root: Any = None) -> np.ndarray:
         """The root's visits over all actions, corrected by what is proven (``target_counts``),
         or Gumbel's improved policy in ``TARGET_SCALE`` parts (``MCTS.targets``)."""
-        t = self.tree
-        if self.root_plan is not None and t.tried[self.g, 0]:
+        t, g = self.tree, self.g
+        if self.plan_value is not None and t.tried[g, 0]:  # ``Gumbel.root_target``
             from hexzero.mctsfw.search import TARGET_SCALE
 
-            own = self.tree_policy.root_target(self._root_view(), self.game.num_actions)
-            return np.rint(np.asarray(own, dtype=np.float64) * TARGET_SCALE).astype(np.int64)
+            order, acts, logs, visits = self._scratch()
+            own = np.empty(self.game.num_actions, np.float64)
+            arrays.gumbel_root_target(t.visits[g], t.value[g], t.prior[g], t.proven[g], t.depth[g], t.edge_first[g],
+                                      t.edge_count[g], t.tried[g], t.edge_child[g], t.edge_action[g], t.edge_prior[g],
+                                      t.action[g], self.plan_value, t.gumbel_plans.params, order, acts, logs,
+                                      visits, own)
+            return np.rint(own / own.sum() * TARGET_SCALE).astype(np.int64)
         counts = np.empty(self.game.num_actions, dtype=np.int64)
         arrays.root_targets(t.visits, t.value, t.proven, t.depth, t.edge_first, t.tried, t.edge_child, t.action, self.g,
                             counts)
@@ -258,7 +266,6 @@ class ArrayMCTS:
         from hexzero.mctsfw.search import SearchProgress
 
         t, g = self.tree, self.g
-        self._view = None  # (a search still running changes the root)
         visits = {int(t.action[g, i]): int(t.visits[g, i]) for i in self._children().tolist() if t.visits[g, i]}
         best = self.best_action() if t.edge_first[g, 0] >= 0 else None
         proven = self.root_result()
@@ -266,24 +273,14 @@ class ArrayMCTS:
         return SearchProgress(simulations, seconds, visits, estimate, best, proven, int(t.depth[g, 0]))
 
     # ---- Gumbel's root ----------------------------------------------------------------
-    def _root_view(self) -> "ViewNode":
-        """The root as Gumbel's Python methods read a ``Node`` (its children, its untried
-        moves in the object search's order and their priors, its plan), made once a
-        search (``run_rounds`` and a kept subtree forget it)."""
-        if self._view is not None:
-            return self._view
-        t, g = self.tree, self.g
-        start, count, tried = int(t.edge_first[g, 0]), int(t.edge_count[g, 0]), int(t.tried[g, 0])
-        root = ViewNode()
-        root.children = [ViewNode.child(t, g, int(i)) for i in t.edge_child[g, start:start + tried].tolist()]
-        order = np.empty(max(count - tried, 1), np.int64)
-        arrays.untried_order(t.edge_prior[g], start + tried, start + count, order)
-        edges = order[:count - tried]
-        root.untried = t.edge_action[g, edges].tolist()
-        root.priors = t.edge_prior[g, edges].astype(np.float64).tolist()
-        root.stats = self.root_plan
-        self._view = root
-        return root
+    def _scratch(self) -> tuple[np.ndarray, ...]:
+        """Working arrays an action long for the root's compiled Gumbel kernels: (edge order,
+        actions, floats, visits)."""
+        if self._gumbel_scratch is None:
+            n = self.game.num_actions
+            self._gumbel_scratch = (np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n, np.float64),
+                                    np.empty(n, np.int64))
+        return self._gumbel_scratch
 
     def begin(self, limit: float) -> None:
         """Gumbel's plan for the root (``Gumbel.begin``): its own value (as judged when it
@@ -291,22 +288,23 @@ class ArrayMCTS:
         t, g = self.tree, self.g
         if self._judged_root is not None:
             own = self._judged_root
-        elif self.root_plan is not None:
-            own = self.root_plan.value
+        elif self.plan_value is not None:
+            own = self.plan_value
         elif not np.isnan(t.own[g, 0]):
             own = float(t.own[g, 0])
         else:
             own = 1.0 - t.value[g, 0] / t.visits[g, 0] if t.visits[g, 0] else 0.5
-        root = self._root_view()
-        actions, _, priors = self.tree_policy.moves(root)
-        start = {child.action: child.visits for child in root.children}
-        self.root_plan = self.tree_policy.plan(actions, priors, float(own), start, limit, self.root_noise, self.np_rng)
+        order, acts, priors, visits = self._scratch()  # the root's moves as ``Gumbel.moves`` lists them
+        count = arrays.root_moves(t.edge_first[g], t.edge_count[g], t.tried[g], t.edge_child[g], t.edge_action[g],
+                                  t.edge_prior[g], t.action[g], t.prior[g], t.visits[g], order, acts, priors, visits)
+        gumbel, top, sequence = self.tree_policy.draw(priors[:count], limit, self.root_noise, self.np_rng)
         plans = t.gumbel_plans
         if plans is None or plans.gumbel.shape[1] != self.game.num_actions:
             plans = t.gumbel_plans = GumbelPlans(t.trees, self.game.num_actions, self.tree_policy.c_visit,
                                                  self.tree_policy.c_scale)
-        plans.set(g, self.root_plan)
-        self._view = None
+        actions = acts[:count]
+        plans.set(g, actions, gumbel, actions[top], int(t.tried[g, 0]), visits, sequence, float(own))
+        self.plan_value = float(own)
 
     # ---- the pieces of a round --------------------------------------------------------
     def round_size(self, limit: float) -> int:
@@ -398,37 +396,14 @@ class ArrayMCTS:
                     return
         self.kernels.set_root(self.tree, self.g, state)
         self.root_state, self.root_move, self._clean_priors, self.threats_searched = state, None, None, False
-        self.root_plan = self._view = None
+        self.plan_value = None
 
     def _keep(self, node: int) -> None:
         """Node ``node``'s subtree becomes the whole of this search's row, ``node`` its root."""
         t = self.tree
         arrays.keep_subtree(t.nodes(), t.edge_action, t.edge_prior, t.edge_child, t.board, t.aux, t.size, t.edges,
                             t.states, self.g, node)
-        self._clean_priors = self.root_plan = self._view = None
-
-
-class ViewNode:
-    """A node of the array tree as the object search's Python reads a ``Node`` (what
-    Gumbel's root choice and target read: ``ArrayMCTS._root_view``)."""
-
-    __slots__ = ("action", "visits", "value", "prior", "proven", "depth", "children", "untried", "priors", "stats")
-
-    @classmethod
-    def child(cls, t: ArrayTree, g: int, i: int) -> "ViewNode":
-        node = cls()
-        node.action, node.visits, node.value = int(t.action[g, i]), int(t.visits[g, i]), float(t.value[g, i])
-        node.prior, node.depth = float(t.prior[g, i]), int(t.depth[g, i])
-        node.proven = None if t.proven[g, i] == UNKNOWN else float(t.proven[g, i]) * 0.5
-        node.children, node.untried, node.priors, node.stats = [], None, None, None
-        return node
-
-    @property
-    def q(self) -> float:
-        return self.value / self.visits if self.visits else 0.0
-
-    def untried_prior(self, i: int) -> float:
-        return self.priors[i]
+        self._clean_priors = self.plan_value = None
 
 
 def share_tree(searches: Sequence[ArrayMCTS]) -> None:
@@ -490,7 +465,7 @@ def run_rounds(searches: Sequence[ArrayMCTS], limits: Sequence[float], time_limi
     done = [0] * len(searches)
     active = []
     for i, search in enumerate(searches):
-        search._judged_root = search._view = None
+        search._judged_root = None
         if search.forced_wins and not search.threats_searched and tree.proven[search.g, 0] == UNKNOWN:
             search.search_root_threats()
         if tree.edge_first[search.g, 0] < 0:  # a new root (or one a proof made without its move): expanded
@@ -563,7 +538,6 @@ def run_rounds(searches: Sequence[ArrayMCTS], limits: Sequence[float], time_limi
         active = still
     for i, search in enumerate(searches):
         search.stop_requested = False
-        search._view = None
         if search.on_progress is not None:
             search.on_progress(search.progress(done[i], time.perf_counter() - started))
     return done

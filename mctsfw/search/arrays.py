@@ -154,24 +154,25 @@ class GumbelPlans:
         self.value = np.zeros(trees, np.float64)
         self.params = np.array([c_visit, c_scale], np.float64)
 
-    def set(self, g: int, plan) -> None:
-        """Tree g's root plan from a ``RootPlan`` (its moves as actions)."""
+    def set(self, g: int, actions: np.ndarray, gumbel: np.ndarray, considered: np.ndarray, tried: int,
+            visits: np.ndarray, sequence: list[int], value: float) -> None:
+        """Tree g's root plan (``Gumbel.draw``'s): the root's moves ``actions`` (its children
+        first, the first ``tried``, with their ``visits`` so far) and their Gumbel noise, the
+        moves ``considered``, the halving's ``sequence`` and the root's own ``value``."""
         self.gumbel[g] = 0.0
+        self.gumbel[g, actions] = gumbel
         self.start[g] = 0
+        self.start[g, actions[:tried]] = visits[:tried]
         self.last[g] = False
-        for a, x in plan.gumbel.items():
-            self.gumbel[g, a] = x
-        for a, n in plan.start.items():
-            self.start[g, a] = n
-        k, length = len(plan.considered), len(plan.sequence)
-        self.considered[g, :k] = plan.considered
+        k, length = len(considered), len(sequence)
+        self.considered[g, :k] = considered
         if self.sequence.shape[1] < length:
             grown = np.zeros((self.sequence.shape[0], length), np.int64)
             grown[:, :self.sequence.shape[1]] = self.sequence
             self.sequence = grown
-        self.sequence[g, :length] = plan.sequence
+        self.sequence[g, :length] = sequence
         self.counters[g] = (1, k, length, 0, 0)
-        self.value[g] = plan.value
+        self.value[g] = value
 
     def arrays(self) -> tuple:
         return (self.gumbel, self.start, self.considered, self.sequence, self.counters, self.last, self.value,
@@ -408,6 +409,85 @@ def gumbel_root_edge(vis, val, pri, prv, efirst, ecount, tri, echild, eact, epri
         if chosen < 0 or x > best_score:
             chosen, best_score = e, x
     return chosen
+
+
+@njit(cache=True)
+def root_moves(efirst, ecount, tri, echild, eact, epri, act, pri, vis, order, acts, priors, visits):
+    """The root's (node 0's) moves as ``Gumbel.moves`` lists a node's: its children as they
+    were made, then its untried moves in the object search's order (``untried_order``),
+    into ``acts``, ``priors`` and ``visits`` (an untried move's 0); their number."""
+    start, k, count = efirst[0], tri[0], ecount[0]
+    for j in range(k):
+        i = echild[start + j]
+        acts[j], priors[j], visits[j] = act[i], np.float64(pri[i]), vis[i]
+    untried_order(epri, start + k, start + count, order)
+    for j in range(count - k):
+        e = order[j]
+        acts[k + j], priors[k + j], visits[k + j] = eact[e], np.float64(epri[e]), 0
+    return count
+
+
+@njit(cache=True)
+def gumbel_root_target(vis, val, pri, prv, dep, efirst, ecount, tri, echild, eact, epri, act, own, params, order,
+                       acts, logs, visits, target):
+    """``Gumbel.root_target`` of the root (node 0, with children) into ``target`` (by
+    action), before its last division by its sum: a proven win alone; else pi' (softmax
+    of ``Gumbel.log_weights``, in ``root_moves``' order) of every move not proven lost, or
+    of every move where all are. ``order``, ``acts``, ``logs`` and ``visits``: scratch,
+    an action long."""
+    target[:] = 0.0
+    start, k = efirst[0], tri[0]
+    best = best_child(vis, val, prv, dep, efirst, tri, echild, 0)
+    if prv[best] == WIN:
+        target[act[best]] = 1.0
+        return
+    mixed, low, scale, total = gumbel_completion(vis, val, pri, prv, efirst, ecount, tri, echild, 0, own, params)
+    m = root_moves(efirst, ecount, tri, echild, eact, epri, act, pri, vis, order, acts, logs, visits)  # (logs: priors)
+    top = -math.inf
+    for j in range(m):
+        if j < k:
+            i = echild[start + j]
+            logs[j] = math.log(max(logs[j], TINY)) + scale * (gumbel_q(vis, val, prv, i, mixed) - low)
+        else:
+            logs[j] = math.log(max(logs[j], TINY)) + scale * (mixed - low)
+        top = max(top, logs[j])
+    norm = 0.0
+    for j in range(m):
+        logs[j] = math.exp(logs[j] - top)
+        norm += logs[j]
+    every_lost = prv[best] == LOSS
+    for j in range(m):
+        if j >= k or prv[echild[start + j]] != LOSS or every_lost:
+            target[acts[j]] = logs[j] / norm
+
+
+@njit(cache=True)
+def gumbel_root_choice(vis, val, pri, prv, dep, efirst, ecount, tri, echild, act, own, gumbel, start_visits,
+                       considered, m, params):
+    """``Gumbel.root_choice`` (the root, node 0, with children): its proven win; else, of
+    the ``m`` moves considered that have a child not proven lost, the ones searched most
+    in this search, the first best by g + logit + sigma(q); else ``best_child``."""
+    start, k = efirst[0], tri[0]
+    best = best_child(vis, val, prv, dep, efirst, tri, echild, 0)
+    if prv[best] == WIN:
+        return best
+    mixed, low, scale, total = gumbel_completion(vis, val, pri, prv, efirst, ecount, tri, echild, 0, own, params)
+    chosen, most, best_score = -1, -1, -math.inf
+    for j in range(m):
+        a = considered[j]
+        child = -1
+        for e in range(start, start + k):
+            if act[echild[e]] == a:
+                child = echild[e]
+                break
+        if child < 0 or prv[child] == LOSS:
+            continue
+        searched = vis[child] - start_visits[a]
+        x = math.log(max(np.float64(pri[child]), TINY)) + scale * (gumbel_q(vis, val, prv, child, mixed) - low)
+        x += gumbel[a]
+        if searched > most or (searched == most and x > best_score):
+            chosen, most, best_score = child, searched, x
+    return chosen if chosen >= 0 else best
 
 
 @njit(cache=True)
