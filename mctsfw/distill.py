@@ -37,24 +37,11 @@ from hexzero.mctsfw.config import plugin_params, read_toml
 from hexzero.mctsfw.game import Game, turned_at_random
 from hexzero.mctsfw.hookspecs import hookimpl
 from hexzero.mctsfw.plugin_manager import Registries, default_registries
-from hexzero.mctsfw.replay import ReplayBuffer
+from hexzero.mctsfw.replay import ReplayBuffer, source_buffer_path
 from hexzero.mctsfw.roles import POLICY_VALUE, role_problem
-from hexzero.mctsfw.runs import ResumableRun, RunDir, RunDirError
+from hexzero.mctsfw.runs import ResumableRun, RunDirError
 from hexzero.mctsfw.schema import Section, SectionSettings, Setting
 from hexzero.mctsfw.selfplay import init_net_problem, size_buffers, sizes_problem, starting_net
-
-
-def source_buffer_path(source: str | Path) -> Path:
-    """The replay file a source names: a run directory's last committed buffer, or the file itself."""
-    path = Path(source)
-    if path.is_dir():
-        latest = RunDir(path).latest()
-        if latest is None or not (latest[1] / "replay.npz").is_file():
-            raise RunDirError(f"{path}: a run directory with no committed replay buffer (resume/*/replay.npz)")
-        return latest[1] / "replay.npz"
-    if not path.is_file():
-        raise RunDirError(f"{path}: no such run directory or replay file")
-    return path
 
 
 def source_buffers(source: str | Path, params: dict) -> list[tuple[Path, dict]]:

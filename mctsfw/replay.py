@@ -15,6 +15,7 @@ encodings (an older run's ``replay.npz`` of encoded cases does not load).
 
 from __future__ import annotations
 
+import zipfile
 from pathlib import Path
 from typing import Callable, Sequence
 
@@ -23,7 +24,7 @@ import numpy as np
 from hexzero.mctsfw.checkpoints import atomic_path
 from hexzero.mctsfw.game import Game, State
 from hexzero.mctsfw.records import GameStore, RecordedGame
-from hexzero.mctsfw.runs import RunDirError
+from hexzero.mctsfw.runs import RunDir, RunDirError
 
 #: ``encode(states) -> batch``: the network's input for a list of states (``net.encode_batch``)
 Encoder = Callable[[Sequence[State]], np.ndarray]
@@ -39,6 +40,30 @@ class ReplayFileError(RunDirError):
 def game_result(winner: int | None, player: int) -> float:
     """The value target of a case: 1 for a win of ``player``, 0.5 for a draw, 0 for a loss."""
     return 0.5 if winner is None else float(winner == player)
+
+
+def source_buffer_path(source: str | Path) -> Path:
+    """The replay file a source names: a run directory's last committed buffer, or the file itself."""
+    path = Path(source)
+    if path.is_dir():
+        latest = RunDir(path).latest()
+        if latest is None or not (latest[1] / "replay.npz").is_file():
+            raise RunDirError(f"{path}: a run directory with no committed replay buffer (resume/*/replay.npz)")
+        return latest[1] / "replay.npz"
+    if not path.is_file():
+        raise RunDirError(f"{path}: no such run directory or replay file")
+    return path
+
+
+def replay_file_actions(path: str | Path) -> int:
+    """The number of actions of the game whose games a replay file holds (read without loading the games)."""
+    try:
+        with np.load(path) as data:
+            if "format" in data and str(data["format"]) == FORMAT:
+                return int(data["num_actions"])
+    except (OSError, ValueError, zipfile.BadZipFile):
+        pass
+    raise ReplayFileError(f"{path}: not a replay buffer file of this hexzero (a replay.npz of its runs)")
 
 
 def draw_cases(available: int, count: int, rng: np.random.Generator) -> np.ndarray:

@@ -53,6 +53,7 @@ import numpy as np
 
 from hexzero.mctsfw.actors import Actor
 from hexzero.mctsfw.backends import die_if_asked, make_backend, ray_problem
+from hexzero.mctsfw.checkpoints import describe_settings
 from hexzero.mctsfw.config import plugin_params
 from hexzero.mctsfw.game import Game, opponent
 from hexzero.mctsfw.evaluators import NetValue, value_evaluator
@@ -64,9 +65,9 @@ from hexzero.mctsfw.netserver import NetServer, ServedNet, server_problem
 from hexzero.mctsfw.plugin_manager import Registries, default_registries
 from hexzero.mctsfw.ratings import two_player_rating
 from hexzero.mctsfw.records import RecordedGame, shares
-from hexzero.mctsfw.replay import ReplayBuffer, draw_cases, game_result
+from hexzero.mctsfw.replay import ReplayBuffer, draw_cases, game_result, replay_file_actions, source_buffer_path
 from hexzero.mctsfw.roles import POLICY_VALUE, require_role, role_problem
-from hexzero.mctsfw.runs import ResumableRun
+from hexzero.mctsfw.runs import ResumableRun, RunDirError
 from hexzero.mctsfw.sampling import sample_action, temperature_problem
 from hexzero.mctsfw.sgf import resigned_result, to_sgf, write_sgf
 from hexzero.mctsfw.schema import Section, SectionSettings, Setting
@@ -131,8 +132,6 @@ def starting_net(config: dict, registries: Registries, section: str, game: Game,
 
 def sizes_problem(net, games: list[Game], net_name: str) -> str | None:
     """Why ``net`` cannot play every one of ``games`` (one game at several board sizes), or None."""
-    from hexzero.mctsfw.checkpoints import describe_settings
-
     view = getattr(net, "for_game", None)
     for game in games:
         try:
@@ -186,6 +185,25 @@ def sizes_problems(config: dict, registries: Registries) -> list[str]:
     return []
 
 
+def teacher_games_problems(config: dict, registries: Registries) -> list[str]:
+    """A ``selfplay.teacher_games`` source that is not a replay file (or a run holding one)
+    of the config's game at its own size."""
+    params = plugin_params(config, "games", config["game"])
+    game = registries.games.get(config["game"])(**params)
+    problems = []
+    for source in config["selfplay"]["teacher_games"]:
+        try:
+            actions = replay_file_actions(source_buffer_path(source))
+        except RunDirError as error:
+            problems.append(f"selfplay.teacher_games: {error}")
+            continue
+        if actions != game.num_actions:
+            problems.append(f"selfplay.teacher_games: {source} holds games of {actions} actions, not "
+                            f"{describe_settings(config['game'], params)}'s {game.num_actions} (teacher games are "
+                            "of the run's own board size)")
+    return problems
+
+
 #: ``[selfplay]``: AlphaZero-style generations (``cli.py selfplay``)
 def selfplay_config_problems(config: dict, registries: Registries) -> list[str]:
     """The problems of a (well-formed) config for ``selfplay``, found before anything is written."""
@@ -197,6 +215,8 @@ def selfplay_config_problems(config: dict, registries: Registries) -> list[str]:
         problem = server_problem(registries.nets.get(section["net"]))
         if problem:
             problems.append(f'selfplay.net_server = "on": {problem}')
+    if section["teacher_games"] and not problems:
+        problems += teacher_games_problems(config, registries)
     policy = config["selfplay"]["tree_policy"]
     if policy in registries.tree_policies and not registries.tree_policies.get(policy).uses_priors:
         problems.append(f"selfplay.tree_policy = {policy!r}: self-play searches with the network's priors; "
@@ -247,6 +267,12 @@ SELFPLAY_SECTION = Section("selfplay", "cli.py selfplay: AlphaZero-style generat
     Setting("average_positions", True, "merge duplicate positions, averaging their targets, before training"),
     Setting("augment", True, "add the game's symmetric cases (Hex: the 180-degree turn and the colour-swapped mirror; Connect Four: mirror)"),
     Setting("replay_size", 20000, "cases kept (the newest)", low=1),
+    Setting("teacher_games", [], "games recorded elsewhere that keep a share of every generation's training: "
+            "replay files (models/hex9/mohex-games.npz) or runs (their last committed buffer: an imitation run's "
+            "teacher games), of the run's game and board size; [] = self-play's games alone",
+            items=Setting("source", "runs/imitate", "a run directory or a replay file")),
+    Setting("teacher_share", 0.25, "... the share of each generation's training cases drawn from them (the rest "
+            "from the self-play buffer)", low=0, high=0.9),
     Setting("epochs", 2, "passes over the (averaged) buffer per generation", low=1),
     Setting("minibatch", 64, "cases per gradient step", low=1),
     Setting("train_steps", 0, "gradient steps per generation, their minibatches drawn from the buffer without "
@@ -658,6 +684,7 @@ class SelfPlayTrainer(ResumableRun):
         self.generation_moves = 0  # moves of this generation's committed games
         self._played = [0, 0.0]  # moves and seconds of the games played since the run (re)started
         self._nets_of: int | None = None  # the generation whose networks the newest resume state holds
+        self._teacher: tuple[np.ndarray, ...] | None = None  # selfplay.teacher_games' cases, once read
 
     @staticmethod
     def pieces(config: dict, registries: Registries) -> tuple[Any, Game, type, TreePolicy | None]:
@@ -850,7 +877,7 @@ class SelfPlayTrainer(ResumableRun):
         s = self.settings
         heads = getattr(self.net, "aux_heads", ())
         losses = ("loss", "policy_loss", "value_loss", *(f"{head}_loss" for head in heads))
-        totals, cases = dict.fromkeys(losses, 0.0), 0
+        totals, cases, teacher = dict.fromkeys(losses, 0.0), 0, 0
         # no epochs (imitate.epochs = 0): the games recorded, nothing learnt (distill learns them)
         parts = [(self.net, self.buffer), *((self.sized.game_and_net(size, self.net)[1], buffer)
                                             for size, buffer in self.other_buffers.items())] if s.epochs else []
@@ -864,9 +891,14 @@ class SelfPlayTrainer(ResumableRun):
                 continue
             x, pi, z, *aux = buffer.cases(average_positions=s.average_positions, aux=bool(heads))
             epochs = s.epochs
+            share = self.teacher_share() if view is self.net else 0.0  # the teacher games: the game's size
             if wanted:  # drawn by the one shuffle stream
-                drawn = draw_cases(len(x), wanted, self.net.rng)
+                drawn = draw_cases(len(x), wanted - round(wanted * share), self.net.rng)
                 x, pi, z, aux, epochs = x[drawn], pi[drawn], z[drawn], [a[drawn] for a in aux], 1
+            if share:
+                teacher = round(wanted * share) if wanted else round(len(x) * share / (1 - share))
+                theirs = self.teacher_cases(teacher, aux=bool(heads))
+                x, pi, z, *aux = (np.concatenate(pair) for pair in zip((x, pi, z, *aux), theirs))
             if view is not self.net:
                 view.rng = self.net.rng  # one shuffle stream for every size
             stats = view.fit(x, pi, z, batch_size=s.minibatch, epochs=epochs,
@@ -877,6 +909,8 @@ class SelfPlayTrainer(ResumableRun):
         if len(parts) > 1:
             self.net.refresh()  # its numpy pass, after training through the other sizes' views
         record: dict[str, Any] = {"kind": "generation", "generation": self.generation + 1, "cases": int(cases)}
+        if teacher:
+            record["teacher_cases"] = int(teacher)
         if cases:
             record.update({key: total / cases for key, total in totals.items()},
                           learning_rate=float(stats["learning_rate"]))
@@ -885,6 +919,22 @@ class SelfPlayTrainer(ResumableRun):
         if moves and seconds > 0:  # the games this session played of the generation (all, unless it resumed)
             record["positions_per_second"] = round(moves / seconds, 2)
         return record
+
+    def teacher_share(self) -> float:
+        """The share of a generation's training cases drawn from ``teacher_games`` (0: none given)."""
+        s = self.settings
+        return s.teacher_share if getattr(s, "teacher_games", None) else 0.0  # imitation runs have none
+
+    def teacher_cases(self, count: int, aux: bool) -> tuple[np.ndarray, ...]:
+        """``count`` cases (x, pi, z, aux...) of the teacher games, drawn by the net's shuffle
+        stream; the games are read and encoded once a session."""
+        s = self.settings
+        if self._teacher is None:
+            parts = [ReplayBuffer.load(source_buffer_path(source), self.game, self.net.encode_batch)
+                     .cases(average_positions=s.average_positions, aux=aux) for source in s.teacher_games]
+            self._teacher = tuple(np.concatenate(column) for column in zip(*parts))
+        drawn = draw_cases(len(self._teacher[0]), count, self.net.rng)
+        return tuple(column[drawn] for column in self._teacher)
 
     def train_generation(self) -> dict[str, Any]:
         s = self.settings

@@ -472,3 +472,53 @@ def test_train_steps_fix_the_training_of_a_generation_whatever_the_buffer_holds(
         assert stored > 3 * 8  # more than the steps take: the steps, not the buffer, say how much is learnt
         assert [abs(r["cases"] - 24) <= 1 for r in generations] == [True, True]  # the sizes' shares round
         assert all(np.isfinite(r["loss"]) for r in generations)
+
+
+def test_teacher_games_keep_their_share_of_each_generations_training(tmp_path):
+    """selfplay.teacher_games: games recorded elsewhere (a replay file) train beside
+    self-play's, ``teacher_share`` of each generation's cases; a teacher that always opens
+    in a corner teaches the network that opening, which self-play alone does not."""
+    from hexzero.mctsfw import make_game
+    from hexzero.mctsfw.records import RecordedGame
+
+    game = make_game("hex", size=3)
+    opening = np.zeros(game.num_actions)
+    opening[2] = 10  # the teacher opens in the corner (row 0, column 2), then 4, 5, 8 end it
+    teacher = ReplayBuffer(1000, game, lambda states: np.zeros((len(states), 1)))
+    quiet = np.zeros(game.num_actions)
+    for _ in range(20):
+        teacher.add(RecordedGame.from_targets(game.num_actions, 1, [2, 4, 5, 8, 1], [opening, quiet, quiet, quiet, quiet],
+                                              [1.0, 0, 0, 0, 0], 1))
+    teacher.save(tmp_path / "teacher.npz")
+    steps = ["selfplay.train_steps=20", "selfplay.minibatch=16", "nets.pv_mlp.learning_rate=0.01"]
+    corner = {}
+    for share in (0, 0.75):
+        run_dir = tmp_path / f"run{share}"
+        extra = [*steps, f'selfplay.teacher_games=["{tmp_path / "teacher.npz"}"]', f"selfplay.teacher_share={share}"]
+        trainer = SelfPlayTrainer(tiny(run_dir, extra=extra), run_dir, progress=False)
+        trainer.train()
+        generations = [r for r in RunDir(run_dir).read_metrics() if r["kind"] == "generation"]
+        assert [r["cases"] for r in generations] == [320, 320]  # train_steps * minibatch, whoever played them
+        assert [r.get("teacher_cases", 0) for r in generations] == [round(320 * share)] * 2
+        prior = trainer.net.policy(game.initial_state())
+        corner[share] = prior[2] + prior[6]  # the corner and its turn by 180 degrees: one position, two cases
+    assert corner[0.75] > 0.5 > corner[0], corner
+
+
+@pytest.mark.parametrize("source, message", [
+    ("missing.npz", "selfplay.teacher_games: {tmp}/missing.npz: no such run directory or replay file"),
+    ("junk.npz", "selfplay.teacher_games: {tmp}/junk.npz: not a replay buffer file of this hexzero"),
+    ("size4.npz", "selfplay.teacher_games: {tmp}/size4.npz holds games of 16 actions, not hex(size=3"),
+])
+def test_teacher_games_a_run_cannot_learn_are_refused_in_one_line(tmp_path, source, message):
+    from hexzero.mctsfw import make_game
+
+    (tmp_path / "junk.npz").write_text("not a replay file")
+    ReplayBuffer(10, make_game("hex", size=4), lambda states: np.zeros((len(states), 1))).save(tmp_path / "size4.npz")
+    result = subprocess.run([sys.executable, str(ROOT / "cli.py"), "selfplay", "--no-progress", "--run-dir",
+                             str(tmp_path / "run"), "--set", "games.hex.size=3",
+                             "--set", f'selfplay.teacher_games=["{tmp_path / source}"]'],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2 and message.format(tmp=tmp_path) in result.stderr, result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
+    assert not (tmp_path / "run").exists()
