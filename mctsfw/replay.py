@@ -55,13 +55,15 @@ def source_buffer_path(source: str | Path) -> Path:
     return path
 
 
-def replay_file_actions(path: str | Path) -> int:
-    """The number of actions of the game whose games a replay file holds (read without loading the games)."""
+def replay_file_summary(path: str | Path) -> tuple[int, int]:
+    """(the number of actions of the game, the positions with targets) of the games a
+    replay file holds, read without building a buffer."""
     try:
         with np.load(path) as data:
             if "format" in data and str(data["format"]) == FORMAT:
-                return int(data["num_actions"])
-    except (OSError, ValueError, zipfile.BadZipFile):
+                actions = int(data["num_actions"])
+                return actions, GameStore.from_arrays(data, actions).targeted_positions() - int(data["first"])
+    except (OSError, ValueError, KeyError, zipfile.BadZipFile):
         pass
     raise ReplayFileError(f"{path}: not a replay buffer file of this hexzero (a replay.npz of its runs)")
 

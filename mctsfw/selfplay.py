@@ -65,7 +65,7 @@ from hexzero.mctsfw.netserver import NetServer, ServedNet, server_problem
 from hexzero.mctsfw.plugin_manager import Registries, default_registries
 from hexzero.mctsfw.ratings import two_player_rating
 from hexzero.mctsfw.records import RecordedGame, shares
-from hexzero.mctsfw.replay import ReplayBuffer, draw_cases, game_result, replay_file_actions, source_buffer_path
+from hexzero.mctsfw.replay import ReplayBuffer, draw_cases, game_result, replay_file_summary, source_buffer_path
 from hexzero.mctsfw.roles import POLICY_VALUE, require_role, role_problem
 from hexzero.mctsfw.runs import ResumableRun, RunDirError
 from hexzero.mctsfw.sampling import sample_action, temperature_problem
@@ -193,7 +193,7 @@ def teacher_games_problems(config: dict, registries: Registries) -> list[str]:
     problems = []
     for source in config["selfplay"]["teacher_games"]:
         try:
-            actions = replay_file_actions(source_buffer_path(source))
+            actions, positions = replay_file_summary(source_buffer_path(source))
         except RunDirError as error:
             problems.append(f"selfplay.teacher_games: {error}")
             continue
@@ -201,6 +201,8 @@ def teacher_games_problems(config: dict, registries: Registries) -> list[str]:
             problems.append(f"selfplay.teacher_games: {source} holds games of {actions} actions, not "
                             f"{describe_settings(config['game'], params)}'s {game.num_actions} (teacher games are "
                             "of the run's own board size)")
+        elif not positions:
+            problems.append(f"selfplay.teacher_games: {source} holds no positions to learn")
     return problems
 
 

@@ -509,12 +509,14 @@ def test_teacher_games_keep_their_share_of_each_generations_training(tmp_path):
     ("missing.npz", "selfplay.teacher_games: {tmp}/missing.npz: no such run directory or replay file"),
     ("junk.npz", "selfplay.teacher_games: {tmp}/junk.npz: not a replay buffer file of this hexzero"),
     ("size4.npz", "selfplay.teacher_games: {tmp}/size4.npz holds games of 16 actions, not hex(size=3"),
+    ("empty.npz", "selfplay.teacher_games: {tmp}/empty.npz holds no positions to learn"),
 ])
 def test_teacher_games_a_run_cannot_learn_are_refused_in_one_line(tmp_path, source, message):
     from hexzero.mctsfw import make_game
 
     (tmp_path / "junk.npz").write_text("not a replay file")
-    ReplayBuffer(10, make_game("hex", size=4), lambda states: np.zeros((len(states), 1))).save(tmp_path / "size4.npz")
+    for size, name in ((4, "size4.npz"), (3, "empty.npz")):
+        ReplayBuffer(10, make_game("hex", size=size), lambda states: np.zeros((len(states), 1))).save(tmp_path / name)
     result = subprocess.run([sys.executable, str(ROOT / "cli.py"), "selfplay", "--no-progress", "--run-dir",
                              str(tmp_path / "run"), "--set", "games.hex.size=3",
                              "--set", f'selfplay.teacher_games=["{tmp_path / source}"]'],
