@@ -222,25 +222,33 @@ STUDENT = ('selfplay.tree_policy="gumbel"', "selfplay.search_games=64", "selfpla
 
 
 def student(config: str, net: str, opponents: dict[str, tuple[str, dict]], search_games: int,
-            *settings: str) -> Bench:
+            *settings: str, teacher_games: tuple[str, ...] = ()) -> Bench:
     """The bench of a student's self-play from the shipped network ``net`` (``settings`` after
     ``STUDENT``): ``gumbel64`` trains on the whole buffer each generation, ``steps48`` takes
     48 minibatches of it (more games in the same minutes), ``caps48`` adds playout cap
     randomization (a quarter of the moves searched in full and learnt, the others 16
     simulations) and plays 128 games a generation (more games' outcomes for the value in
-    about steps48's time a generation); their checkpoints play PUCT
+    about steps48's time a generation); with ``teacher_games`` (replay files of the teacher's
+    games), ``caps48-teacher`` is caps48 with a quarter of each generation's training cases
+    drawn from them (``selfplay.teacher_games``); their checkpoints play PUCT
     (``search_games``) against ``opponents``, the teacher first, player 1 opening every game."""
     recipe = [f'selfplay.init_net="{net}"', *STUDENT, *settings]
     steps48 = [*recipe, "selfplay.train_steps=48"]
     recipes = {"gumbel64": recipe, "steps48": steps48,
                "caps48": [*steps48, "selfplay.full_search_share=0.25", "selfplay.fast_search_games=16",
                           "selfplay.games_per_generation=128"]}
+    if teacher_games:
+        files = ", ".join(f'"{path}"' for path in teacher_games)
+        recipes["caps48-teacher"] = [*recipes["caps48"], f"selfplay.teacher_games=[{files}]",
+                                     "selfplay.teacher_share=0.25"]
     return Bench(config, opponents, recipes=recipes, agent={"search_games": search_games}, first_player_starts=True,
                  teacher=next(iter(opponents)))
 
 
 #: the Hex student of both sizes: MoHex 2.0's games distilled (its heads play every size)
 HEX_STUDENT = "models/hex9-distill/pv_resnet_ep0003.keras"
+#: MoHex 2.0's 9x9 games the student learnt (475), which caps48-teacher keeps learning
+MOHEX9_GAMES = ("models/hex9/mohex-games.npz", "models/hex9/mohex-games-2.npz")
 #: MoHex 2.0 at 1,000 simulations a move, the Hex students' teacher
 MOHEX = {"MoHex(1000)": ("mohex:1000", {})}
 
@@ -249,7 +257,7 @@ GAMES = {
     "hex5": Bench("models/hex5-az/config.toml", uct(200, 1000)),
     "hex7": Bench("configs/hex7.toml", uct(200, 1000)),
     "hex9": Bench("configs/hex9-mohex.toml", uct(200, 1000, 10000), recipes=HEX9, plotted="UCT(1000)"),
-    "hex9-student": student("configs/hex9-mohex.toml", HEX_STUDENT, MOHEX, 400),
+    "hex9-student": student("configs/hex9-mohex.toml", HEX_STUDENT, MOHEX, 400, teacher_games=MOHEX9_GAMES),
     "hex11-student": student("configs/hex11.toml", HEX_STUDENT, MOHEX, 400),
     "go9": Bench("configs/go9.toml", {"GNU Go 1": (gnugo_spec(1), {})}, command="imitate", common=GO_IMITATE,
                  recipes=KATAGO, agent={"search_games": 200, "policy_params": {"value_weight": 0.5}},
