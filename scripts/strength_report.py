@@ -35,7 +35,7 @@ from benchmarks.search_options import add_search_options, search_label, search_p
 from hexzero import mctsfw  # noqa: E402
 from hexzero.mctsfw.actors import registered_actor_kind  # noqa: E402
 from hexzero.mctsfw.config import load_config, plugin_params  # noqa: E402
-from hexzero.cli import openings_flag  # noqa: E402
+from hexzero.cli import USER_ERRORS, openings_flag  # noqa: E402
 from hexzero.mctsfw.match import BALANCED, PLAYER_1_OPENS, distinct_warning, play_pairs  # noqa: E402
 from hexzero.plugins.gtp import gnugo_spec  # noqa: E402
 
@@ -143,4 +143,8 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except USER_ERRORS as error:  # a missing engine, a broken model file: one line, exit 2, as cli.py says it
+        print(f"error: {error}", file=sys.stderr)
+        sys.exit(2)

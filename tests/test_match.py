@@ -262,3 +262,22 @@ def test_compare_lets_the_first_player_that_counts_games_referee_them(hex3):
     result = compare(hex3, Referee(hex3, seed=1), RandomActor(hex3, seed=2), 8)
     # A is player 2 in half the games: every game goes to player 2 whatever the board says
     assert result["a_as_player_2"]["win_rate"] == 1 and result["a_as_player_1"]["win_rate"] == 0
+
+
+def test_the_strength_report_names_what_it_cannot_play_in_one_line(tmp_path):
+    """A missing outside engine or a broken model file: one line, exit 2, no traceback."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    broken = tmp_path / "broken.keras"
+    broken.write_text("not a network")
+    env = {**os.environ, "PATH": "/usr/bin:/bin", "HEXZERO_MOHEX": str(tmp_path / "no-mohex")}
+    for model, opponents, said in ((root / "models/hex7/pv_mlp_gen0300.keras", "mohex:10", "MoHex"),
+                                   (broken, "random", "broken.keras")):
+        done = subprocess.run([sys.executable, str(root / "scripts/strength_report.py"), str(model), "--games", "2",
+                               "--opponents", opponents], capture_output=True, text=True, timeout=300, env=env)
+        assert done.returncode == 2 and said in done.stderr, done.stderr
+        assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
