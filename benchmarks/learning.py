@@ -41,9 +41,10 @@ the minutes, then self-play (MoHex built: ``scripts/build_mohex.sh``). Its pictu
 scores against UCT(1000) (``Bench.plotted``).
 
 A student's self-play past its teacher (``hex9-student``, ``hex11-student``, ``go13-student``,
-``gomoku15-student``): one recipe, ``gumbel64`` (``STUDENT``), self-play from the shipped
-network that learnt the teacher's games (Gumbel 64 simulations a move, 64 games a
-generation, games ended at a proof), its checkpoints playing with PUCT against the teacher
+``gomoku15-student``): self-play from the shipped network that learnt the teacher's games
+(``STUDENT``: Gumbel 64 simulations a move, 64 games a generation, games ended at a proof),
+in the recipes ``student`` names (``gumbel64``, ``steps48``, ``caps48``, and for 9x9 Hex
+``caps48-teacher``, MoHex's own games kept in training), its checkpoints playing with PUCT against the teacher
 itself from the game's openings, player 1 opening every game: MoHex 2.0 at 1,000
 simulations for Hex (``models/hex9-distill`` on both sizes), GNU Go level 5 and Pachi at
 5,000 playouts for 13x13 Go (``models/go13``), Rapfi at 10,000 nodes for 15x15 Gomoku
