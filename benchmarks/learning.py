@@ -44,8 +44,8 @@ A student's self-play past its teacher (``hex9-student``, ``hex11-student``, ``g
 ``gomoku15-student``): self-play from the shipped network that learnt the teacher's games
 (``STUDENT``: Gumbel 64 simulations a move, 64 games a generation, games ended at a proof),
 in the recipes ``student`` names (``gumbel64``, ``steps48``, ``caps48``, and for 9x9 Hex
-``caps48-teacher``, MoHex's own games kept in training), its checkpoints playing with PUCT against the teacher
-itself from the game's openings, player 1 opening every game: MoHex 2.0 at 1,000
+``caps48-teacher``, MoHex's own games kept in training), its checkpoints playing with PUCT
+against the teacher itself from the game's openings, player 1 opening every game: MoHex 2.0 at 1,000
 simulations for Hex (``models/hex9-distill`` on both sizes), GNU Go level 5 and Pachi at
 5,000 playouts for 13x13 Go (``models/go13``), Rapfi at 10,000 nodes for 15x15 Gomoku
 (``models/gomoku15``). The picture draws the teacher's 50% against itself as the line to

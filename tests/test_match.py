@@ -1,6 +1,10 @@
 """The one match runner (seats, openers, tallies) and the one move sampler, as every user sees them."""
 
 import math
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -266,11 +270,6 @@ def test_compare_lets_the_first_player_that_counts_games_referee_them(hex3):
 
 def test_the_strength_report_names_what_it_cannot_play_in_one_line(tmp_path):
     """A missing outside engine or a broken model file: one line, exit 2, no traceback."""
-    import os
-    import subprocess
-    import sys
-    from pathlib import Path
-
     root = Path(__file__).resolve().parent.parent
     broken = tmp_path / "broken.keras"
     broken.write_text("not a network")

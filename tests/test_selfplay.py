@@ -487,8 +487,8 @@ def test_teacher_games_keep_their_share_of_each_generations_training(tmp_path):
     teacher = ReplayBuffer(1000, game, lambda states: np.zeros((len(states), 1)))
     quiet = np.zeros(game.num_actions)
     for _ in range(20):
-        teacher.add(RecordedGame.from_targets(game.num_actions, 1, [2, 4, 5, 8, 1], [opening, quiet, quiet, quiet, quiet],
-                                              [1.0, 0, 0, 0, 0], 1))
+        teacher.add(RecordedGame.from_targets(game.num_actions, 1, [2, 4, 5, 8, 1],
+                                              [opening, quiet, quiet, quiet, quiet], [1.0, 0, 0, 0, 0], 1))
     teacher.save(tmp_path / "teacher.npz")
     steps = ["selfplay.train_steps=20", "selfplay.minibatch=16", "nets.pv_mlp.learning_rate=0.01"]
     corner = {}
