@@ -10,6 +10,7 @@ says what the code changed.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -35,16 +36,17 @@ def trees(against: str | None) -> Iterator[dict[str, Path]]:
         yield found
 
 
-def run_in(tree: Path, code: str, *args) -> object:
+def run_in(tree: Path, code: str, *args, environ: dict[str, str] | None = None) -> object:
     """Run ``code`` in a fresh Python process with ``tree`` first on sys.path (its
-    ``sys.argv[1:]``: ``args`` as JSON) and return the JSON of its last line of output."""
+    ``sys.argv[1:]``: ``args`` as JSON; ``environ``: variables set for it) and return the
+    JSON of its last line of output."""
     source = (f"import sys; sys.path.insert(0, {str(tree)!r})\n"
               # an editable install's finder would answer for a module the revision lacks
               # (``hexzero.mctsfw.search`` before it existed) with this checkout's
               "sys.meta_path[:] = [f for f in sys.meta_path if '__editable__' not in getattr(f, '__module__', '')]\n"
               + code)
     done = subprocess.run([sys.executable, "-c", source, *(json.dumps(a) for a in args)], cwd=tree,
-                          capture_output=True, text=True)
+                          capture_output=True, text=True, env={**os.environ, **(environ or {})})
     if done.returncode:
         raise RuntimeError(f"the measurement in {tree} failed:\n{done.stderr.strip()}")
     return json.loads(done.stdout.strip().splitlines()[-1])

@@ -21,8 +21,9 @@ with ``--against REV`` the same measured on that git revision (extracted to a te
 folder) in the same run, the two taken in turns, and the ratio.
 
 ``--shipped``: the same self-play with the shipped ResNets of 9x9 Go, 11x11 Hex and 15x15
-Gomoku (``SHIPPED``; the network on every core, as TensorFlow runs it), and the states the
-network judged a second as a share of the machine's float32 matrix-multiply peak
+Gomoku (``SHIPPED``; the network on every core, as TensorFlow runs it), the network's
+batches judged in float32 and in bfloat16 (``HEXZERO_PRECISION``), and the states the
+network judged a second as a share of the machine's matrix-multiply peak in that precision
 (TensorFlow's matmul, measured first in the same run; the FLOPs of a state counted from the
 model's dense and convolution layers): what is left to gain on this machine.
 
@@ -173,14 +174,14 @@ print(json.dumps([positions, time.perf_counter() - start, judged[0]]))
 """
 
 
-def matmul_peak(size: int = 2048, seconds: float = 3.0) -> float:
-    """The machine's float32 matrix-multiply rate (FLOP/s) as the network's own library
+def matmul_peak(size: int = 2048, seconds: float = 3.0, dtype: str = "float32") -> float:
+    """The machine's matrix-multiply rate (FLOP/s) in ``dtype`` as the network's own library
     gets it: TensorFlow's compiled matmul (oneDNN on a CPU, every core), the best of the
     products of two ``size`` x ``size`` matrices made in ``seconds``."""
     import tensorflow as tf
 
     rng = np.random.default_rng(0)
-    a, b = (tf.constant(rng.random((size, size), np.float32)) for _ in range(2))
+    a, b = (tf.cast(tf.constant(rng.random((size, size), np.float32)), dtype) for _ in range(2))
     product = tf.function(tf.linalg.matmul)
     product(a, b).numpy()
     best, until = 0.0, time.perf_counter() + seconds
@@ -207,35 +208,49 @@ def flops_per_state(model, side: int) -> float:
     return flops
 
 
-def shipped_table(against: str | None, repeats: int, search: int = 32, lockstep: int = 8) -> None:
-    """``--shipped``: self-play with the shipped ResNets (this tree, and ``against``, in
-    turns, fresh processes), and the network's states a second as a share of the machine's
-    float32 matrix-multiply peak, measured in the same run."""
-    from hexzero.mctsfw.checkpoints import load_net
+#: the --shipped precisions of this tree (``HEXZERO_PRECISION``, ``nets/twohead.py``)
+PRECISIONS = ("float32", "bfloat16")
 
-    peak = matmul_peak()
+
+def shipped_table(against: str | None, repeats: int, search: int = 32, lockstep: int = 8) -> None:
+    """``--shipped``: self-play with the shipped ResNets (this tree in float32 and in
+    bfloat16, and ``against``, in turns, fresh processes), and the network's states a second
+    as a share of the machine's matrix-multiply peak in each precision, measured in the same run."""
+    from hexzero.mctsfw.checkpoints import load_net
+    from hexzero.nets.twohead import PRECISION_VARIABLE, cpu_multiplies_bfloat16
+
+    peaks = {precision: matmul_peak(dtype=precision) for precision in PRECISIONS}
     print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python "
-          f"{platform.python_version()}, float32 matmul peak {peak / 1e9:,.1f} GFLOP/s (TensorFlow, every core); "
-          f"self-play with the shipped ResNets, {search} simulations a move, {lockstep} games in lock-step, one "
-          f"process; best of {repeats}")
+          f"{platform.python_version()}, matmul peak {peaks['float32'] / 1e9:,.1f} GFLOP/s in float32, "
+          f"{peaks['bfloat16'] / 1e9:,.1f} in bfloat16 (TensorFlow, every core; bfloat16 in hardware: "
+          f"{'yes' if cpu_multiplies_bfloat16() else 'no'}); self-play with the shipped ResNets, {search} "
+          f"simulations a move, {lockstep} games in lock-step, one process; best of {repeats}")
     with revisions.trees(against) as found:
-        print(f"{'game':<10}" + "".join(f"{name + ' pos/s':>20}" for name in found) + ("   ratio" if against else "")
-              + f"  {'states/s':>9} {'GFLOP/s':>8} {'of peak':>7}")
+        # (name, tree, precision): this tree in each precision, the revision as it ran
+        runs = [(f"this tree {p}", found["this tree"], p) for p in PRECISIONS]
+        runs += [(name, tree, "float32") for name, tree in found.items() if name != "this tree"]
+        print(f"{'game':<10}" + "".join(f"{name + ' pos/s':>26}" for name, _, _ in runs)
+              + ("".join(f"{p + ' ratio':>15}" for p in PRECISIONS) if against else "")
+              + "".join(f"  {p + ' states/s':>17} {'GFLOP/s':>8} {'of peak':>7}" for p in PRECISIONS))
         for key, (model, overrides) in SHIPPED.items():
             game = _game_of(overrides)
             flops = flops_per_state(load_net(ROOT / model, game).model, game.size)
-            best = {name: (0.0, 0.0) for name in found}
+            best = {name: (0.0, 0.0) for name, _, _ in runs}
             for _ in range(repeats):
-                for name, tree in found.items():
+                for name, tree, precision in runs:
                     positions, seconds, judged = run_in(tree, SHIPPED_RUN, [str(ROOT / model), overrides, search,
-                                                                            lockstep])
+                                                                            lockstep],
+                                                        environ={PRECISION_VARIABLE: precision})
                     if positions / seconds > best[name][0]:
                         best[name] = (positions / seconds, judged / seconds)
             rates = [rate for rate, _ in best.values()]
-            states = best["this tree"][1]
-            print(f"{key:<10}" + "".join(f"{rate:>20,.1f}" for rate in rates)
-                  + (f"   {rates[0] / rates[1]:.2f}x" if against else "")
-                  + f"  {states:>9,.0f} {states * flops / 1e9:>8.1f} {states * flops / peak:>6.1%}", flush=True)
+            line = f"{key:<10}" + "".join(f"{rate:>26,.1f}" for rate in rates)
+            if against:
+                line += "".join(f"{rate / rates[-1]:>14.2f}x" for rate in rates[:len(PRECISIONS)])
+            for precision in PRECISIONS:
+                states = best[f"this tree {precision}"][1]
+                line += f"  {states:>17,.0f} {states * flops / 1e9:>8.1f} {states * flops / peaks[precision]:>6.1%}"
+            print(line, flush=True)
 
 
 def _game_of(overrides: list[str]):

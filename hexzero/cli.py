@@ -39,6 +39,7 @@ from hexzero.mctsfw.roles import RoleError
 from hexzero.mctsfw.runs import RunDirError
 from hexzero.mctsfw.schema import format_value
 from hexzero.mctsfw.sgf import SgfError, read_sgf_file, resigned_result, score_text, to_sgf, write_sgf
+from hexzero.nets.twohead import PRECISION_VARIABLE, batch_precision, cpu_multiplies_bfloat16
 
 #: the configuration file a command reads from the current directory, when there is one
 LOCAL_CONFIG = "hexzero.toml"
@@ -885,6 +886,10 @@ def command_info(args: argparse.Namespace) -> int:
                                    ("keras", "tensorflow", "tensorflow-cpu", "jax", "numpy", "numba", "pluggy",
                                     "networkx", "ray", "open_spiel") if version(name) != "not installed"))
     print(device_line())
+    hardware = cpu_multiplies_bfloat16()
+    print(f"network batches in {batch_precision()} (${PRECISION_VARIABLE}: float32, bfloat16 or auto; this CPU "
+          + ("multiplies bfloat16 in hardware: bfloat16 judges a ResNet's batches a few times faster)" if hardware
+             else "has no bfloat16 in hardware: keep float32)"))
     workers = config["selfplay"]["workers"]
     print(f"self-play workers: {workers or os.cpu_count() or 1}" + (" (selfplay.workers = 0: one per core)"
                                                                     if not workers else " (selfplay.workers)"))
@@ -1004,6 +1009,7 @@ def main(argv: list[str] | None = None) -> int:
             args, unknown = parser.parse_known_args(argv)
             if unknown:  # said with the command's own usage, not the top level's
                 parser.commands[args.command].error(f"unrecognized arguments: {' '.join(unknown)}")
+            batch_precision()  # $HEXZERO_PRECISION checked before anything starts (the nets read it later)
             return COMMANDS[args.command](args)
         except USER_ERRORS as error:
             print(f"error: {error}", file=sys.stderr)

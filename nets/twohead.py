@@ -26,6 +26,7 @@ where JAX has one; ``docs/speed.md`` has the figures).
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -33,6 +34,7 @@ import numpy as np
 
 from hexzero import mctsfw
 from hexzero.mctsfw.checkpoints import ModelFileError
+from hexzero.mctsfw.config import ConfigError
 from hexzero.nets.keras_files import (
     KerasNetFile, check_model_name, has_model_name, read_settings,
 )
@@ -47,6 +49,37 @@ from hexzero.nets.anet import (
 VALUE_HEADS = ("sigmoid", "tanh")
 #: the ResNet's heads: tied to one board size, or convolutions and pooling that fit any
 HEADS = ("dense", "convolutional")
+
+
+# ---- the precision of a batch's evaluation -------------------------------------------------
+#: the environment variable that sets it for this process and the processes it starts (as
+#: ``KERAS_BACKEND`` picks Keras's backend): the ResNet judges a batch of states in float32
+#: (the default), in bfloat16 (its trunk: half the bits, a few times the speed where the
+#: hardware multiplies bfloat16, a win probability off by a few hundredths), or "auto"
+#: (bfloat16 where the CPU multiplies it in hardware: ``cpu_multiplies_bfloat16``)
+PRECISION_VARIABLE = "HEXZERO_PRECISION"
+PRECISIONS = ("float32", "bfloat16", "auto")
+
+
+def cpu_multiplies_bfloat16(cpuinfo: Path = Path("/proc/cpuinfo")) -> bool:
+    """Whether this machine's CPU multiplies bfloat16 in hardware (Intel's AMX or AVX-512
+    BF16, as Linux lists its flags): elsewhere TensorFlow emulates bfloat16, slower than float32."""
+    try:
+        flags = set(cpuinfo.read_text().split())
+    except OSError:
+        return False
+    return bool(flags & {"amx_bf16", "avx512_bf16"})
+
+
+def batch_precision(environ: dict | None = None) -> str:
+    """The precision a batch of states is judged in: ``$HEXZERO_PRECISION`` ("float32" where
+    unset; "auto" resolved). Any other value is refused, naming the variable."""
+    value = (os.environ if environ is None else environ).get(PRECISION_VARIABLE, "") or "float32"
+    if value not in PRECISIONS:
+        raise ConfigError([f"{PRECISION_VARIABLE}={value!r}: one of {', '.join(PRECISIONS)}"], source="environment")
+    if value == "auto":
+        return "bfloat16" if cpu_multiplies_bfloat16() else "float32"
+    return value
 
 
 # ---- the value scale --------------------------------------------------------------------------
@@ -625,7 +658,10 @@ class NumpyResNet:
         self.policy = weights("policy")
 
     def __call__(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        h = self.trunk(x)
+        return self.heads(self.trunk(x))
+
+    def heads(self, h: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(policy logits, value head outputs) from the trunk's features (float32)."""
         if self.convolutional:
             return self._convolutional_heads(h)
         return self._dense_heads(h)
@@ -676,6 +712,39 @@ class NumpyResNet:
         logits = heads[:, :, :pf].reshape(B, -1) @ self.policy[0]  # Flatten's order: row, col, channel
         logits += self.policy[1]
         return logits, self._value(heads[:, :, pf:].reshape(B, -1))
+
+
+def tensorflow_trunk(fast: NumpyResNet, dtype: str) -> Callable[[np.ndarray], np.ndarray]:
+    """``fast.trunk`` (batch norm folded) as one TensorFlow graph computed in ``dtype``
+    ("bfloat16": oneDNN's bfloat16 convolutions where the CPU has AMX or AVX-512 BF16),
+    float32 in and out, for boards of any size: the batched pass of ``HEXZERO_PRECISION``."""
+    import tensorflow as tf
+
+    kind = tf.as_dtype(dtype)
+
+    def conv(weights: tuple[np.ndarray, np.ndarray]):
+        kernel, bias = weights  # (9 * in, out): the (3, 3, in, out) kernel in row order
+        return tf.constant(kernel.reshape(3, 3, -1, kernel.shape[1]), kind), tf.constant(bias, kind)
+
+    def apply(h, weights):
+        return tf.nn.bias_add(tf.nn.conv2d(h, weights[0], 1, "SAME"), weights[1])
+
+    stem = conv(fast.stem)
+    blocks = [(conv(first), conv(second), None if pool is None else tuple(tf.constant(w, kind) for w in pool))
+              for first, second, pool in fast.blocks]
+
+    @tf.function(input_signature=[tf.TensorSpec((None, None, None, fast.stem[0].shape[0] // 9), tf.float32)])
+    def trunk(x):
+        h = tf.nn.relu(apply(tf.cast(x, kind), stem))
+        for first, second, pool in blocks:
+            r = tf.nn.relu(apply(h, first))
+            if pool is not None:  # (``NumpyResNet.trunk``: each channel's mean and maximum bias every point)
+                features = tf.concat([tf.reduce_mean(r, axis=(1, 2)), tf.reduce_max(r, axis=(1, 2))], axis=1)
+                r = r + (tf.matmul(features, pool[0]) + pool[1])[:, None, None, :]
+            h = tf.nn.relu(apply(r, second) + h)
+        return tf.cast(h, tf.float32)
+
+    return lambda x: trunk(x).numpy()
 
 
 def jax_call(model) -> Callable[[np.ndarray], list]:
@@ -863,9 +932,22 @@ class PolicyValueResNet(PolicyValueNet):
     def _heads(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         if len(x) <= self.numpy_max_batch:
             return super()._heads(x)
+        if self._reduced_trunk() is not None:  # the trunk in bfloat16, the heads in numpy (float32)
+            logits, v = self.fast.heads(self._reduced[1](x))
+            return NUMPY_ACTIVATIONS["softmax"](logits), v
         probs, v = self._keras_call()(x)[:2]  # the auxiliary heads are for training only
         to_numpy = _keras().ops.convert_to_numpy  # from the backend's device (a GPU tensor of torch's too)
         return to_numpy(probs).astype(np.float32), to_numpy(v).astype(np.float32)[:, 0]
+
+    def _reduced_trunk(self):
+        """The trunk in ``batch_precision()`` where that is not float32 and Keras runs on
+        TensorFlow (``tensorflow_trunk``, made again whenever ``refresh`` remade the numpy
+        pass); else None: the Keras model in float32."""
+        if getattr(self, "_reduced", (None,))[0] is not self.fast:
+            precision = batch_precision()
+            use = precision != "float32" and _keras().backend.backend() == "tensorflow"
+            self._reduced = (self.fast, tensorflow_trunk(self.fast, precision) if use else None)
+        return self._reduced[1]
 
     def _keras_call(self):
         """``model(x, training=False)``, compiled once per model: one call for the whole batch

@@ -356,6 +356,14 @@ def test_info_says_what_the_install_uses():
     assert any(line.startswith("self-play workers: ") for line in lines)
     for program in ("GNU Go", "MoHex", "Rapfi (a Gomocup brain)", "Chromium"):
         assert any(line.strip().startswith(f"{program}: ") for line in lines), program
+    assert any(line.startswith("network batches in float32 ($HEXZERO_PRECISION") for line in lines)
+
+
+def test_a_precision_no_net_has_is_refused_before_the_command_starts(capsys, monkeypatch, tmp_path):
+    monkeypatch.setenv("HEXZERO_PRECISION", "half")
+    error = refused(capsys, "play", "--p1", "random", "--p2", "random", "--no-display", "--record", tmp_path / "g.jsonl")
+    assert error == "error: environment: HEXZERO_PRECISION='half': one of float32, bfloat16, auto"
+    assert not (tmp_path / "g.jsonl").exists()  # nothing played
 
 
 def test_the_gpu_backend_is_chosen_where_jax_with_cuda_and_a_gpu_are(tmp_path, monkeypatch):

@@ -11,7 +11,10 @@ from hexzero import mctsfw
 from hexzero.mctsfw import ModelFileError
 from hexzero.mctsfw.game import Game
 from hexzero.nets.anet import ANET
-from hexzero.nets.twohead import PolicyValueMLP, PolicyValueResNet, value_targets, win_probability
+from hexzero.mctsfw.config import ConfigError
+from hexzero.nets.twohead import (
+    PolicyValueMLP, PolicyValueResNet, batch_precision, cpu_multiplies_bfloat16, value_targets, win_probability,
+)
 from tests.conftest import random_states
 
 
@@ -488,6 +491,41 @@ def test_global_pooling_runs_alike_in_numpy_and_keras_and_the_aux_heads_survive_
     back = mctsfw.load_net(tmp_path / "katago.keras", game)
     assert back.params() == net.params() and back.aux_heads == ("ownership", "score")
     np.testing.assert_allclose(back.evaluate(x)[0], net.evaluate(x)[0], atol=1e-6)
+
+
+# ---- HEXZERO_PRECISION: a batch's trunk in bfloat16 -----------------------------------------------
+@pytest.mark.parametrize("heads, pooling", [("dense", False), ("convolutional", True)])
+def test_a_batch_in_bfloat16_judges_as_float32_does_to_a_few_hundredths(monkeypatch, heads, pooling):
+    game = mctsfw.make_game("go", size=5)
+    net = PolicyValueResNet(game, blocks=2, filters=16, value_hidden=8, heads=heads, global_pooling=pooling, seed=4)
+    x = net.encode_batch(random_states(game, 32, seed=4))
+    exact_p, exact_v = net.evaluate(x)
+    monkeypatch.setenv("HEXZERO_PRECISION", "bfloat16")
+    net.refresh()  # (the precision is read when the numpy pass is made: after a load, a fit, a refresh)
+    probs, values = net.evaluate(x)
+    assert net._reduced_trunk() is not None  # the bfloat16 graph judged the batch, not the Keras model
+    assert 0 < np.abs(values - exact_v).max() < 0.02 and np.abs(probs - exact_p).max() < 0.02
+    np.testing.assert_allclose(probs.sum(axis=1), 1.0, atol=1e-5)
+    np.testing.assert_allclose(net.evaluate(x[3])[0], exact_p[3:4], atol=1e-5)  # one state: numpy, float32
+    monkeypatch.setenv("HEXZERO_PRECISION", "float32")
+    net.refresh()
+    np.testing.assert_allclose(net.evaluate(x)[1], exact_v, atol=1e-5)
+
+
+def test_the_precision_asked_for_is_checked_and_auto_follows_the_cpu(tmp_path, monkeypatch):
+    assert batch_precision({}) == "float32" and batch_precision({"HEXZERO_PRECISION": "bfloat16"}) == "bfloat16"
+    with pytest.raises(ConfigError, match="HEXZERO_PRECISION='half': one of float32, bfloat16, auto") as error:
+        batch_precision({"HEXZERO_PRECISION": "half"})
+    assert "\n" not in str(error.value)
+    amx, old = tmp_path / "amx", tmp_path / "old"
+    amx.write_text("processor\t: 0\nflags\t\t: fpu sse2 avx512f amx_bf16 amx_tile\n")
+    old.write_text("processor\t: 0\nflags\t\t: fpu sse2 avx2\n")
+    assert cpu_multiplies_bfloat16(amx) and not cpu_multiplies_bfloat16(old)
+    assert not cpu_multiplies_bfloat16(tmp_path / "missing")
+    monkeypatch.setattr("hexzero.nets.twohead.cpu_multiplies_bfloat16", lambda: False)
+    assert batch_precision({"HEXZERO_PRECISION": "auto"}) == "float32"
+    monkeypatch.setattr("hexzero.nets.twohead.cpu_multiplies_bfloat16", lambda: True)
+    assert batch_precision({"HEXZERO_PRECISION": "auto"}) == "bfloat16"
 
 
 # ---- convolutional heads: one file, every board size -------------------------------------------------
