@@ -7,6 +7,8 @@ For every network under ``models/`` (the last of each folder), microseconds per 
 - ``hexzero``: what the search calls (``net.evaluate``; the ANET's ``forward``): a numpy
   pass built from the Keras weights for the MLPs and for one state of the ResNet, a
   compiled call for the ResNet's batches;
+- ``bfloat16``: the same with ``HEXZERO_PRECISION=bfloat16`` (ResNets: a batch's trunk
+  in bfloat16, ``nets.twohead.tensorflow_trunk``; one state stays numpy float32);
 - ``eager``: ``model(x, training=False)``, Keras called directly;
 - ``compiled``: that call compiled once: into a TensorFlow graph (``tf.function``) on
   TensorFlow, by ``jax.jit`` (``nets.twohead.jax_call``) on JAX;
@@ -60,13 +62,36 @@ def timed(call, seconds: float) -> float:
     return statistics.median(times) * 1e6
 
 
-def ways(net, x: np.ndarray) -> dict:
-    """Each way of computing the network on ``x``, as a call without arguments."""
+def in_bfloat16(path: Path, game: mctsfw.Game):
+    """The network at ``path`` loaded with ``HEXZERO_PRECISION=bfloat16`` (read when its
+    first batch is judged, so one is judged before the variable is put back); None for a
+    network that is no ResNet (the variable changes nothing there)."""
+    from hexzero.nets.twohead import PRECISION_VARIABLE, PolicyValueResNet
+
+    net = load_net(path, game)
+    if not isinstance(net, PolicyValueResNet):
+        return None
+    before = os.environ.get(PRECISION_VARIABLE)
+    os.environ[PRECISION_VARIABLE] = "bfloat16"
+    try:
+        net.evaluate(net.encode_batch([game.initial_state()] * 2))
+    finally:
+        os.environ.pop(PRECISION_VARIABLE)
+        if before is not None:
+            os.environ[PRECISION_VARIABLE] = before
+    return net
+
+
+def ways(net, x: np.ndarray, reduced=None) -> dict:
+    """Each way of computing the network on ``x``, as a call without arguments
+    (``reduced``: the same network judging in bfloat16, ``in_bfloat16``)."""
     import keras
 
     model = net.model
     hexzero = (lambda: net.evaluate(x)) if hasattr(net, "evaluate") else (lambda: net.forward(x))
     found = {"hexzero": hexzero, "eager": lambda: model(x, training=False)}
+    if reduced is not None:
+        found["bfloat16"] = lambda: reduced.evaluate(x)
     if keras.backend.backend() == "tensorflow":
         import tensorflow as tf
 
@@ -88,15 +113,15 @@ def main() -> None:
 
     print(f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
           f"Keras {keras.__version__} on {keras.backend.backend()} ({keras_device()}); microseconds a call (median)")
-    print(f"{'network':<34} {'batch':>5} {'hexzero':>9} {'eager':>9} {'compiled':>9} {'predict':>9}  fastest")
+    columns = ("hexzero", "bfloat16", "eager", "compiled", "predict")
+    print(f"{'network':<34} {'batch':>5} " + " ".join(f"{name:>9}" for name in columns) + "  fastest")
     for folder, path, game in shipped():
-        net = load_net(path, game)
+        net, reduced = load_net(path, game), in_bfloat16(path, game)
         shape = net.encode_batch([game.initial_state()]).shape[1:]
         for batch in map(int, args.batches.split(",")):
             x = np.random.default_rng(0).random((batch, *shape), dtype=np.float32)
-            times = {name: timed(call, args.seconds) for name, call in ways(net, x).items()}
-            cells = " ".join(f"{times[k]:9,.0f}" if k in times else f"{'-':>9}" for k in ("hexzero", "eager", "compiled",
-                                                                                         "predict"))
+            times = {name: timed(call, args.seconds) for name, call in ways(net, x, reduced).items()}
+            cells = " ".join(f"{times[k]:9,.0f}" if k in times else f"{'-':>9}" for k in columns)
             print(f"{folder + '/' + path.name:<34} {batch:>5} {cells}  {min(times, key=times.get)}", flush=True)
 
 
