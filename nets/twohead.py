@@ -21,7 +21,9 @@ each convolution one matrix product over 3x3 patches: about 0.4 ms against 1.5 m
 compiled Keras call and 40 ms for an eager one), and a batch of two or more with one
 call of ``model(x, training=False)`` compiled into a TensorFlow graph, which spreads the
 convolutions over every core (on Keras's JAX backend: compiled by ``jax.jit``, on the GPU
-where JAX has one; ``docs/speed.md`` has the figures).
+where JAX has one; ``docs/speed.md`` has the figures). With ``HEXZERO_PRECISION=bfloat16``
+(``batch_precision``) a batch goes instead through the folded trunk in bfloat16, one
+TensorFlow graph (``tensorflow_trunk``), and the numpy heads.
 """
 
 from __future__ import annotations
@@ -932,8 +934,9 @@ class PolicyValueResNet(PolicyValueNet):
     def _heads(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         if len(x) <= self.numpy_max_batch:
             return super()._heads(x)
-        if self._reduced_trunk() is not None:  # the trunk in bfloat16, the heads in numpy (float32)
-            logits, v = self.fast.heads(self._reduced[1](x))
+        trunk = self._reduced_trunk()
+        if trunk is not None:  # the trunk in bfloat16, the heads in numpy (float32)
+            logits, v = self.fast.heads(trunk(x))
             return NUMPY_ACTIVATIONS["softmax"](logits), v
         probs, v = self._keras_call()(x)[:2]  # the auxiliary heads are for training only
         to_numpy = _keras().ops.convert_to_numpy  # from the backend's device (a GPU tensor of torch's too)
