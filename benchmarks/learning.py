@@ -3,7 +3,7 @@
     python benchmarks/learning.py [--games-list connect4,hex5,hex7,hex9,go9,go13,gomoku15,hex9-student,...]
                                   [--recipes today,gumbel,caps,both]
                                   [--minutes 20] [--parallel 2] [--points 5] [--eval-games 20]
-                                  [--out runs/learning] [--target 0.5]
+                                  [--out runs/learning] [--target 0.5] [--search-games N]
 
 For each game, each recipe trains a fresh network with ``cli.py selfplay`` for
 ``--minutes`` of wall-clock time (``--parallel`` recipes at once, each on one core: the
@@ -49,7 +49,9 @@ against the teacher itself from the game's openings, player 1 opening every game
 simulations for Hex (``models/hex9-distill`` on both sizes), GNU Go level 5 and Pachi at
 5,000 playouts for 13x13 Go (``models/go13``), Rapfi at 10,000 nodes for 15x15 Gomoku
 (``models/gomoku15``). The picture draws the teacher's 50% against itself as the line to
-cross (``Bench.teacher``). The first point is the student.
+cross (``Bench.teacher``). The first point is the student. ``--search-games N`` has the
+checkpoints of every bench that searches search N simulations a move instead of its own
+budget (their scores kept apart in ``scores.json``).
 
 Go 9x9 (``go9``) is learnt from GNU Go instead (``cli.py imitate`` with the ``[imitate]``
 section of ``configs/go9.toml``: GNU Go level 10 against itself, 10 games a generation,
@@ -98,7 +100,7 @@ import signal
 import subprocess
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -166,6 +168,7 @@ class Bench:
     head_to_head: bool = False  # also each recipe's last checkpoint against the first recipe's
     plotted: str = ""  # the opponent column drawn in the picture ("": the strongest)
     teacher: str = ""  # the opponent a student's self-play must pass: its 50% is drawn as the line to cross
+    scored: str = ""  # after each score's name in scores.json: the agent's search where --search-games set it
 
     def stages(self, recipe: str) -> tuple[Stage, ...]:
         steps = self.recipes[recipe]
@@ -175,6 +178,14 @@ class Bench:
         """What a stage's command is given: the bench's common settings renamed to its section, then its own."""
         common = [s.replace(f"{self.command}.", f"{stage.command}.", 1) for s in self.common]
         return [*common, *stage.settings]
+
+
+def searching(bench: Bench, search_games: int) -> Bench:
+    """``bench`` with its checkpoints searching ``search_games`` simulations a move (a bench
+    of the raw network as it is), their scores kept apart from its own budget's."""
+    if not bench.agent or bench.agent.get("search_games") == search_games:
+        return bench
+    return replace(bench, agent={**bench.agent, "search_games": search_games}, scored=f" at {search_games} simulations")
 
 
 def uct(*budgets: int) -> dict[str, tuple[str, dict]]:
@@ -428,7 +439,7 @@ def head_to_head(key: str, recipe: str, base: str, out: Path, games: int) -> flo
     bench = GAMES[key]
     saved = out / key / recipe / "scores.json"
     scores = json.loads(saved.read_text()) if saved.exists() else {}
-    name = f"last vs {base}'s last/{games}"
+    name = f"last vs {base}'s last/{games}{bench.scored}"
     if name not in scores:
         game = bench_game(bench)
         mine, theirs = (last_checkpoint(out / key / r) for r in (recipe, base))
@@ -466,7 +477,7 @@ def evaluate(key: str, recipe: str, directory: Path, minutes: float, points: int
     for seconds, generation, path in chosen(checkpoints_in_time(directory), minutes, points):
         row = {"seconds": round(seconds, 1), "generation": generation, "stage": path.parent.parent.name}
         for column, opponent in bench.opponents.items():
-            name = f"{checkpoint_name(directory, path)} vs {column}/{eval_games}"
+            name = f"{checkpoint_name(directory, path)} vs {column}/{eval_games}{bench.scored}"
             if name not in scores:
                 scores[name] = score(game, bench, path, opponent, eval_games, seed=generation)
                 saved.write_text(json.dumps(scores, indent=1))
@@ -542,12 +553,19 @@ def main() -> None:
     parser.add_argument("--eval-games", type=int, default=20, help="games a checkpoint plays each opponent")
     parser.add_argument("--target", type=float, default=0.5, help="the score against the strongest opponent to reach")
     parser.add_argument("--out", default="runs/learning", help="where the runs, scores and picture go")
+    parser.add_argument("--search-games", type=int, default=0, help="the checkpoints' PUCT simulations a move "
+                        "where they search (default: each game's own, GAMES)")
     args = parser.parse_args()
     keys, asked = args.games_list.split(","), [r for r in args.recipes.split(",") if r]
     unknown = [k for k in keys if k not in GAMES]
     unknown += [r for r in asked if not any(r in GAMES[k].recipes for k in keys if k in GAMES)]
     if unknown:
         parser.error(f"unknown: {', '.join(unknown)}")
+    if args.search_games < 0:
+        parser.error(f"--search-games {args.search_games}: at least 1 (0: each game's own)")
+    if args.search_games:
+        for key in keys:
+            GAMES[key] = searching(GAMES[key], args.search_games)
     recipes = {k: [r for r in GAMES[k].recipes if not asked or r in asked] for k in keys}
     for program, (found, build) in OUTSIDE.items():
         named = [f"{k} {r}" for k in keys for r in recipes[k]

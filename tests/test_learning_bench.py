@@ -61,3 +61,13 @@ def test_a_student_s_self_play_can_start_from_its_shipped_network():
             assert config["selfplay"]["init_net"], (key, recipe)
             assert selfplay_config_problems(config, registries) == [], (key, recipe)
             assert bench.teacher in bench.opponents, key
+
+
+def test_search_games_changes_the_budget_of_a_bench_that_searches_and_keeps_its_scores_apart():
+    student = learning.GAMES["gomoku15-student"]
+    deeper = learning.searching(student, 1600)
+    assert deeper.agent["search_games"] == 1600 and student.agent["search_games"] == 400
+    assert deeper.scored and not student.scored  # its scores.json names differ from the own budget's
+    assert learning.searching(student, 400) is student
+    raw = learning.GAMES["hex7"]  # the raw network: nothing to search with
+    assert not raw.agent and learning.searching(raw, 1600) is raw
