@@ -412,9 +412,10 @@ def bench_game(bench: Bench):
     return mctsfw.make_config_game(config)
 
 
-def match_score(game, bench: Bench, a, b, games: int) -> float:
-    """A's score (draws half) against B, both colours as the benchmark seats them; an
-    outside engine that counts games (GNU Go) referees them. Both are closed after."""
+def match_score(game, bench: Bench, a, b, games: int) -> tuple[float, int]:
+    """A's score (draws half) against B, both colours as the benchmark seats them, and how
+    many of the games differ; an outside engine that counts games (GNU Go) referees them.
+    Both are closed after."""
     try:
         match = play_pairs(game, a, b, games, PLAYER_1_OPENS if bench.first_player_starts else BALANCED, judged=True)
         tally, warning = match.tally(), distinct_warning(match)
@@ -422,11 +423,22 @@ def match_score(game, bench: Bench, a, b, games: int) -> float:
             print(f"  {a.label} against {b.label}: {warning}", flush=True)
     finally:
         close_actors([a, b])
-    return (tally.wins + 0.5 * tally.draws) / max(games, 1)
+    return (tally.wins + 0.5 * tally.draws) / max(games, 1), match.distinct_games
 
 
-def score(game, bench: Bench, model: Path, opponent: tuple[str, dict], games: int, seed: int) -> float:
-    """The network's score against the opponent (``match_score``)."""
+def keep_score(scores: dict, name: str, measured: tuple[float, int]) -> None:
+    """A score under its name in scores.json, and beside it how many distinct games it rests on."""
+    scores[name], scores[f"{name} distinct games"] = measured
+
+
+def distinct(scores: dict, name: str) -> str:
+    """How many distinct games a kept score rests on, in words (scores kept before they were counted: unknown)."""
+    found = scores.get(f"{name} distinct games")
+    return "distinct games not counted" if found is None else f"{found} distinct games"
+
+
+def score(game, bench: Bench, model: Path, opponent: tuple[str, dict], games: int, seed: int) -> tuple[float, int]:
+    """The network's score against the opponent and its distinct games (``match_score``)."""
     spec, params = opponent
     return match_score(game, bench, mctsfw.make_actor(model, game, seed=seed, **bench.agent),
                        mctsfw.make_actor(spec, game, seed=seed, **params), games)
@@ -443,10 +455,10 @@ def head_to_head(key: str, recipe: str, base: str, out: Path, games: int) -> flo
     if name not in scores:
         game = bench_game(bench)
         mine, theirs = (last_checkpoint(out / key / r) for r in (recipe, base))
-        scores[name] = match_score(game, bench, mctsfw.make_actor(mine, game, seed=1, **bench.agent),
-                                   mctsfw.make_actor(theirs, game, seed=2, **bench.agent), games)
+        keep_score(scores, name, match_score(game, bench, mctsfw.make_actor(mine, game, seed=1, **bench.agent),
+                                             mctsfw.make_actor(theirs, game, seed=2, **bench.agent), games))
         saved.write_text(json.dumps(scores, indent=1))
-    return scores[name]
+    return scores[name], distinct(scores, name)
 
 
 def move_accuracy(directory: Path) -> tuple[int, float] | None:
@@ -479,11 +491,11 @@ def evaluate(key: str, recipe: str, directory: Path, minutes: float, points: int
         for column, opponent in bench.opponents.items():
             name = f"{checkpoint_name(directory, path)} vs {column}/{eval_games}{bench.scored}"
             if name not in scores:
-                scores[name] = score(game, bench, path, opponent, eval_games, seed=generation)
+                keep_score(scores, name, score(game, bench, path, opponent, eval_games, seed=generation))
                 saved.write_text(json.dumps(scores, indent=1))
                 tag = column.lower().replace("(", "").replace(")", "").replace(" ", "")
                 events.add([(f"{key}/{recipe}/vs_{tag}", scores[name], int(seconds))])
-            row[column] = scores[name]
+            row[column], row.setdefault("distinct", {})[column] = scores[name], distinct(scores, name)
         if key in PERFECT:
             name = f"{checkpoint_name(directory, path)} kept against perfect play/{eval_games}"
             if name not in scores:
@@ -596,15 +608,16 @@ def main() -> None:
             low, high = (max(0.0, x) for x in wilson(rows[-1][strongest], args.eval_games))
             accuracy = move_accuracy(out / key / recipe) if bench.stages(recipe)[0].command == "imitate" else None
             print(f"  {recipe:<7} {line}")
-            print(f"          last: {rows[-1][strongest]:.0%} ({low:.0%}-{high:.0%}) against {strongest}; "
+            print(f"          last: {rows[-1][strongest]:.0%} ({low:.0%}-{high:.0%}) against {strongest} "
+                  f"({rows[-1]['distinct'][strongest]}); "
                   f"{args.target:.0%} reached " + (f"after {reached:.1f} min" if reached is not None else "not yet")
                   + (f"; move accuracy {accuracy[1]:.1%} (generation {accuracy[0]})" if accuracy else ""))
             base = recipes[key][0]
             if bench.head_to_head and recipe != base:
-                score = head_to_head(key, recipe, base, out, args.eval_games)
+                score, games = head_to_head(key, recipe, base, out, args.eval_games)
                 low, high = (max(0.0, x) for x in wilson(score, args.eval_games))
                 print(f"          its last checkpoint against {base}'s last: {score:.0%} ({low:.0%}-{high:.0%}) "
-                      f"of {args.eval_games} games")
+                      f"of {args.eval_games} games ({games})")
     draw(results, out / "learning.png")
     print(f"\npicture: {out / 'learning.png'}; curves: tensorboard --logdir {out / 'tb'}")
 

@@ -71,3 +71,21 @@ def test_search_games_changes_the_budget_of_a_bench_that_searches_and_keeps_its_
     assert learning.searching(student, 400) is student
     raw = learning.GAMES["hex7"]  # the raw network: nothing to search with
     assert not raw.agent and learning.searching(raw, 1600) is raw
+
+
+def test_a_kept_score_says_how_many_distinct_games_it_rests_on():
+    """scores.json keeps each score's distinct games beside it; one kept before they were
+    counted says so rather than claiming a number."""
+    from hexzero import mctsfw
+
+    bench = learning.GAMES["hex5"]
+    game = learning.bench_game(bench)
+    measured = learning.match_score(game, bench, mctsfw.make_actor("random", game, seed=1),
+                                    mctsfw.make_actor("random", game, seed=2), 4)
+    score, distinct = measured
+    assert 0 <= score <= 1 and 1 <= distinct <= 4
+    scores = {"old.keras vs MoHex(1000)/20": 0.35}
+    learning.keep_score(scores, "new.keras vs MoHex(1000)/4", measured)
+    assert scores["new.keras vs MoHex(1000)/4"] == score
+    assert learning.distinct(scores, "new.keras vs MoHex(1000)/4") == f"{distinct} distinct games"
+    assert learning.distinct(scores, "old.keras vs MoHex(1000)/20") == "distinct games not counted"
