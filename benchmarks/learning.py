@@ -426,14 +426,19 @@ def match_score(game, bench: Bench, a, b, games: int) -> tuple[float, int]:
     return (tally.wins + 0.5 * tally.draws) / max(games, 1), match.distinct_games
 
 
+def distinct_name(name: str) -> str:
+    """The name in scores.json of how many distinct games the score ``name`` rests on."""
+    return f"{name} distinct games"
+
+
 def keep_score(scores: dict, name: str, measured: tuple[float, int]) -> None:
     """A score under its name in scores.json, and beside it how many distinct games it rests on."""
-    scores[name], scores[f"{name} distinct games"] = measured
+    scores[name], scores[distinct_name(name)] = measured
 
 
 def distinct(scores: dict, name: str) -> str:
     """How many distinct games a kept score rests on, in words (scores kept before they were counted: unknown)."""
-    found = scores.get(f"{name} distinct games")
+    found = scores.get(distinct_name(name))
     return "distinct games not counted" if found is None else f"{found} distinct games"
 
 
@@ -614,10 +619,10 @@ def main() -> None:
                   + (f"; move accuracy {accuracy[1]:.1%} (generation {accuracy[0]})" if accuracy else ""))
             base = recipes[key][0]
             if bench.head_to_head and recipe != base:
-                score, games = head_to_head(key, recipe, base, out, args.eval_games)
+                score, differ = head_to_head(key, recipe, base, out, args.eval_games)
                 low, high = (max(0.0, x) for x in wilson(score, args.eval_games))
                 print(f"          its last checkpoint against {base}'s last: {score:.0%} ({low:.0%}-{high:.0%}) "
-                      f"of {args.eval_games} games ({games})")
+                      f"of {args.eval_games} games ({differ})")
     draw(results, out / "learning.png")
     print(f"\npicture: {out / 'learning.png'}; curves: tensorboard --logdir {out / 'tb'}")
 
