@@ -607,7 +607,8 @@ def main() -> None:
             rows = evaluate(key, recipe, out / key / recipe, args.minutes, args.points, args.eval_games, events)
             results[key][recipe] = rows
             line = "  ".join(f"{r['seconds'] / 60:4.1f} min {stage_mark(r)}gen {r['generation']:3d}: "
-                             + " ".join(f"{c} {r[c]:.0%}" for c in r if c in bench.opponents or c == "kept")
+                             + " ".join(f"{c} {r[c]:.0%}" + (f" ({r['distinct'][c]})" if c in r.get("distinct", {}) else "")
+                                        for c in r if c in bench.opponents or c == "kept")
                              for r in rows)
             reached = minutes_to(rows, strongest, args.target)
             low, high = (max(0.0, x) for x in wilson(rows[-1][strongest], args.eval_games))
