@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from hexzero import mctsfw  # noqa: E402
 from hexzero.mctsfw.actors import Actor  # noqa: E402
-from search_options import add_search_options, search_label, search_params  # noqa: E402
+from search_options import add_search_options, check_search_options, search_label, search_params  # noqa: E402
 from search_strength import wilson  # noqa: E402
 from shipped import shipped_model  # noqa: E402
 
@@ -89,6 +89,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     add_search_options(parser)
     args = parser.parse_args()
+    check_search_options(parser, args)
     game = mctsfw.make_game("connect4")
     perfect = Perfect(game)
     agent = mctsfw.make_actor(args.model, game, search_games=args.search_games, seed=args.seed,

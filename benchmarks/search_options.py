@@ -7,6 +7,7 @@ agent from the same flags and name it alike.
     --first-play reduction an untried move is worth the parent's mean less 0.2 (Leela Zero, KataGo)
     --random-symmetry      each position judged in a random symmetry of the board (KataGo)
     --mean-symmetry        each position judged in every symmetry, the mean taken (AlphaGo)
+    --tree-policy gumbel   Gumbel's root (top-k and sequential halving) instead of the file's PUCT
 
 Each is a declared setting of the tree policy or of ``[mcts]`` (``hexzero.toml``), so
 ``cli.py play`` and ``compare`` search a model the same way from a config. An option not
@@ -24,11 +25,16 @@ from hexzero.plugins.puct import FIRST_PLAY, PUCT
 
 #: PUCT's declared defaults (what a network file without settings searches with)
 DEFAULT = PUCT.parameters.default
+#: the tree policies that search with a policy-and-value network's priors (``--tree-policy``)
+TREE_POLICIES = ("puct", "gumbel")
 #: ``[mcts] playouts``'s declared default, likewise
 PLAYOUTS_DEFAULT = MCTS_SECTION.defaults()["playouts"]
 
 
 def add_search_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--tree-policy", choices=TREE_POLICIES,
+                        help="the searching agent's tree policy (default: the network file's, else puct; gumbel: "
+                             "Gumbel's root, top-k and sequential halving, as self-play searches with it)")
     parser.add_argument("--value-weight", type=float,
                         help="PUCT's lambda for a policy-and-value network: lambda * value + (1 - lambda) * playout "
                              f"(default: the network file's, else {DEFAULT('value_weight'):g})")
@@ -45,6 +51,12 @@ def add_search_options(parser: argparse.ArgumentParser) -> None:
                              "the search takes the mean (AlphaGo)")
 
 
+def check_search_options(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """The options that do not go together refused as argparse refuses a bad option (exit 2)."""
+    if args.tree_policy == "gumbel" and args.first_play is not None:
+        parser.error("--first-play is PUCT's: Gumbel's root values a move not tried yet by its own rule")
+
+
 def search_params(args: argparse.Namespace) -> dict:
     """``make_actor`` parameters of a model's search from the options given; the others are
     the network file's own settings (``mctsfw.make_actor``), else the declared defaults."""
@@ -53,12 +65,16 @@ def search_params(args: argparse.Namespace) -> dict:
     params: dict = {"policy_params": policy} if policy else {}
     if args.playouts is not None:
         params["playouts"] = args.playouts
+    if args.tree_policy is not None:
+        params["tree_policy"] = args.tree_policy
     return params
 
 
 def search_label(args: argparse.Namespace) -> str:
     """The options given, as ", lambda 0.5, tactical playouts"."""
     parts = []
+    if args.tree_policy is not None:
+        parts.append(args.tree_policy)
     if args.value_weight is not None:
         parts.append(f"lambda {args.value_weight:g}")
     if args.playouts is not None:

@@ -31,7 +31,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.search_options import add_search_options, search_label, search_params  # noqa: E402
+from benchmarks.search_options import add_search_options, check_search_options, search_label, search_params  # noqa: E402
 from hexzero import mctsfw  # noqa: E402
 from hexzero.mctsfw.actors import registered_actor_kind  # noqa: E402
 from hexzero.mctsfw.config import load_config, plugin_params  # noqa: E402
@@ -88,6 +88,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0, help="the players' seed and the openings'")
     parser.add_argument("--json", help="also write the results here")
     args = parser.parse_args()
+    check_search_options(parser, args)
 
     size = {"size": args.size} if args.size else {}
     if args.config:

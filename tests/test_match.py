@@ -280,3 +280,24 @@ def test_the_strength_report_names_what_it_cannot_play_in_one_line(tmp_path):
                                "--opponents", opponents], capture_output=True, text=True, timeout=300, env=env)
         assert done.returncode == 2 and said in done.stderr, done.stderr
         assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
+
+
+def test_the_strength_report_searches_with_the_tree_policy_asked_for():
+    """``--tree-policy gumbel``: the model's search is Gumbel's (its label says so), a
+    PUCT-only option beside it is refused in one line with exit 2."""
+    import argparse
+
+    from benchmarks.search_options import add_search_options, check_search_options, search_label, search_params
+
+    parser = argparse.ArgumentParser()
+    add_search_options(parser)
+    model = Path(__file__).resolve().parent.parent / "models/hex7/pv_mlp_gen0300.keras"
+    game = mctsfw.make_model_game(model)
+    args = parser.parse_args(["--tree-policy", "gumbel"])
+    check_search_options(parser, args)
+    actor = mctsfw.make_actor(model, game, search_games=16, seed=0, **search_params(args))
+    assert actor.mcts.tree_policy.name == "gumbel" and search_label(args) == ", gumbel"
+    assert mctsfw.make_actor(model, game, search_games=16, seed=0).mcts.tree_policy.name == "puct"  # the file's
+    with pytest.raises(SystemExit) as refused:
+        check_search_options(parser, parser.parse_args(["--tree-policy", "gumbel", "--first-play", "reduction"]))
+    assert refused.value.code == 2
