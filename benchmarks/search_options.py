@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 
+from hexzero import mctsfw
 from hexzero.mctsfw.config import MCTS_SECTION
 from hexzero.mctsfw.evaluators import PLAYOUTS
 from hexzero.plugins.puct import FIRST_PLAY, PUCT
@@ -27,6 +28,8 @@ from hexzero.plugins.puct import FIRST_PLAY, PUCT
 DEFAULT = PUCT.parameters.default
 #: the tree policies that search with a policy-and-value network's priors (``--tree-policy``)
 TREE_POLICIES = ("puct", "gumbel")
+#: the options that are the tree policy's own settings (``policy_params``)
+POLICY_OPTIONS = ("value_weight", "first_play", "random_symmetry", "mean_symmetry")
 #: ``[mcts] playouts``'s declared default, likewise
 PLAYOUTS_DEFAULT = MCTS_SECTION.defaults()["playouts"]
 
@@ -52,16 +55,20 @@ def add_search_options(parser: argparse.ArgumentParser) -> None:
 
 
 def check_search_options(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
-    """The options that do not go together refused as argparse refuses a bad option (exit 2)."""
-    if args.tree_policy == "gumbel" and args.first_play is not None:
-        parser.error("--first-play is PUCT's: Gumbel's root values a move not tried yet by its own rule")
+    """With ``--tree-policy``, an option that is not a declared setting of that policy
+    refused as argparse refuses a bad option (exit 2), before any model is loaded."""
+    if args.tree_policy is None:
+        return
+    declared = {setting.name for setting in mctsfw.default_registries().tree_policies.get(args.tree_policy).parameters}
+    for name in POLICY_OPTIONS:
+        if getattr(args, name) is not None and name not in declared:
+            parser.error(f"--{name.replace('_', '-')} is not a setting of the {args.tree_policy} tree policy")
 
 
 def search_params(args: argparse.Namespace) -> dict:
     """``make_actor`` parameters of a model's search from the options given; the others are
     the network file's own settings (``mctsfw.make_actor``), else the declared defaults."""
-    policy = {name: getattr(args, name) for name in ("value_weight", "first_play", "random_symmetry", "mean_symmetry")
-              if getattr(args, name) is not None}
+    policy = {name: getattr(args, name) for name in POLICY_OPTIONS if getattr(args, name) is not None}
     params: dict = {"policy_params": policy} if policy else {}
     if args.playouts is not None:
         params["playouts"] = args.playouts
