@@ -13,15 +13,14 @@ set -u
 cd "$(dirname "$0")/.."
 out=${1:-${OUT:-gpu-figures}}
 mkdir -p "$out"
-python=${PYTHON:-python}
 {
     date -u +%FT%TZ
     git rev-parse --short HEAD 2>/dev/null
     nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader 2>&1
     nproc
 } > "$out/machine.txt"
-$python -m pip install --quiet -e ".[gpu]" > "$out/install.txt" 2>&1 || echo "the gpu extra did not install" >> "$out/install.txt"
-export KERAS_BACKEND=jax TF_CPP_MIN_LOG_LEVEL=3
+# Keras on JAX: as the machine has it, from carried wheels, or the gpu extra (scripts/gpu_env.sh)
+source scripts/gpu_env.sh > "$out/install.txt" 2>&1 || { cat "$out/install.txt"; exit 2; }
 timeout 420 $python benchmarks/selfplay_speed.py --workers 1,4,16 --games-list go9 --nets pv_resnet --lockstep 16 \
     --batch-sizes 8 --search 32 --max-moves 60 --set nets.pv_resnet.blocks=6 --set nets.pv_resnet.filters=64 \
     > "$out/selfplay.txt" 2>&1
