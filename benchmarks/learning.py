@@ -46,10 +46,10 @@ A student's self-play past its teacher (``hex9-student``, ``hex11-student``, ``g
 in the recipes ``student`` names (``gumbel64``, ``steps48``, ``caps48``, and for 9x9 Hex
 ``caps48-teacher``, MoHex's own games kept in training), its checkpoints playing with PUCT
 against the teacher itself from the game's openings, player 1 opening every game: MoHex 2.0 at 1,000
-simulations for Hex (``models/hex9-distill`` on both sizes), GNU Go level 5 and Pachi at
-5,000 playouts for 13x13 Go (``models/go13``), Rapfi at 10,000 nodes for 15x15 Gomoku
-(``models/gomoku15``). The picture draws the teacher's 50% against itself as the line to
-cross (``Bench.teacher``). The first point is the student. ``--search-games N`` has the
+simulations for Hex (``models/hex9-distill`` on 9x9, ``models/hex11``, its 9x9 self-play, on
+11x11), GNU Go level 5 and Pachi at 5,000 playouts for 13x13 Go (``models/go13``), Rapfi at
+10,000 nodes for 15x15 Gomoku (``models/gomoku15``). The picture draws the teacher's 50%
+against itself as the line to cross (``Bench.teacher``). The first point is the student. ``--search-games N`` has the
 checkpoints of every bench that searches search N simulations a move instead of its own
 budget (their scores kept apart in ``scores.json``).
 
@@ -257,8 +257,10 @@ def student(config: str, net: str, opponents: dict[str, tuple[str, dict]], searc
                  teacher=next(iter(opponents)))
 
 
-#: the Hex student of both sizes: MoHex 2.0's games distilled (its heads play every size)
+#: the 9x9 Hex student: MoHex 2.0's games distilled (its heads play every size)
 HEX_STUDENT = "models/hex9-distill/pv_resnet_ep0003.keras"
+#: the shipped 11x11 Hex network (the student after 27 generations of 9x9 self-play), where 11x11 self-play starts
+HEX11 = "models/hex11/pv_resnet_gen0027.keras"
 #: MoHex 2.0's 9x9 games the student learnt (475), which caps48-teacher keeps learning
 MOHEX9_GAMES = ("models/hex9/mohex-games.npz", "models/hex9/mohex-games-2.npz")
 #: MoHex 2.0 at 1,000 simulations a move, the Hex students' teacher
@@ -270,7 +272,7 @@ GAMES = {
     "hex7": Bench("configs/hex7.toml", uct(200, 1000)),
     "hex9": Bench("configs/hex9-mohex.toml", uct(200, 1000, 10000), recipes=HEX9, plotted="UCT(1000)"),
     "hex9-student": student("configs/hex9-mohex.toml", HEX_STUDENT, MOHEX, 400, teacher_games=MOHEX9_GAMES),
-    "hex11-student": student("configs/hex11.toml", HEX_STUDENT, MOHEX, 400),
+    "hex11-student": student("configs/hex11.toml", HEX11, MOHEX, 400),
     "go9": Bench("configs/go9.toml", {"GNU Go 1": (gnugo_spec(1), {})}, command="imitate", common=GO_IMITATE,
                  recipes=KATAGO, agent={"search_games": 200, "policy_params": {"value_weight": 0.5}},
                  first_player_starts=True, head_to_head=True),
