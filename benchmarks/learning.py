@@ -49,9 +49,9 @@ against the teacher itself from the game's openings, player 1 opening every game
 simulations for Hex (``models/hex9-distill`` on 9x9, ``models/hex11``, its 9x9 self-play, on
 11x11), GNU Go level 5 and Pachi at 5,000 playouts for 13x13 Go (``models/go13``), Rapfi at
 10,000 nodes for 15x15 Gomoku (``models/gomoku15``). The picture draws the teacher's 50%
-against itself as the line to cross (``Bench.teacher``). The first point is the student. ``--search-games N`` has the
-checkpoints of every bench that searches search N simulations a move instead of its own
-budget (their scores kept apart in ``scores.json``).
+against itself as the line to cross (``Bench.teacher``). The first point is the student.
+``--search-games N`` has the checkpoints of every bench that searches search N simulations
+a move instead of its own budget (their scores kept apart in ``scores.json``).
 
 Go 9x9 (``go9``) is learnt from GNU Go instead (``cli.py imitate`` with the ``[imitate]``
 section of ``configs/go9.toml``: GNU Go level 10 against itself, 10 games a generation,
