@@ -4,10 +4,23 @@ hold, the knowledge a search proves Hex positions with.
 A **pairing connection** of a player is a chain of the player's groups from one of the
 player's sides to the other in which each link is solid (a group on its side), a bridge
 (two or more empty cells next to both groups, or to a group and its side: the second-row
-edge template is such a link) or, at most once, a gap (a single such cell), the links'
-cells all different. Its owner answers an intrusion into a bridge with the bridge's other
-cell, so a chain without a gap cannot be cut, and a chain with one is completed by filling
-the gap: whoever holds one and is to move (or holds one without a gap) wins.
+edge template is such a link), a **ladder** (below) or, at most once, a gap (a single such
+cell), the links' cells all different. Its owner answers an intrusion into a bridge with
+the bridge's other cell, so a chain without a gap cannot be cut, and a chain with one is
+completed by filling the gap: whoever holds one and is to move (or holds one without a
+gap) wins.
+
+A **second-line ladder** with an escape is a link too: a group on the second line whose
+only empty cell on the first line is one cell (the opponent blocked the template's other)
+threatens to fill it; the opponent blocks, the owner steps along the second line beside
+the group (a new single threat), and so on, until a step meets an escape: a stone of the
+owner's on the side, or one on the second line with its other first-line cell empty (an
+edge template then). With an escape ahead the ladder cannot be cut: an intrusion anywhere
+else in its cells (the threats, the steps, the escape's template cell) is answered by
+filling the threatened cell, a block of it by the next step (``_ladder``; the cells count
+as the link's, the threatened cell and the first step are its intrusion and answer). A
+ladder without an escape stays a gap, and one whose next step is still to be played is
+left to the search.
 
 ``chains`` finds them by a depth-first walk over the groups (node 0 the start side, 1 the
 end side, 2.. the groups in the order of their lowest cell; each node's links in the order
@@ -82,7 +95,9 @@ def layout(n):
     found_links = found_gap + MAX_CHAINS
     found_nlinks = found_links + MAX_CHAINS * (g + 1)
     capped = found_nlinks + MAX_CHAINS
-    ints = capped + 1
+    key = capped + 1
+    nxt = key + links
+    ints = nxt + links
     cells_of = 0
     path_cells = cells_of + links * w
     found_cells = path_cells + (g + 1) * w
@@ -90,7 +105,7 @@ def layout(n):
     nbits = spare + 2 * w
     return (w, g, links, gid, stack, touch, ends, count, pair, adj, deg, seen, path_gap, path_node, path_pos,
             path_link, found_gap, found_links, found_nlinks, ints, cells_of, path_cells, found_cells, spare, nbits,
-            capped)
+            capped, key, nxt)
 
 
 @njit(cache=True)
@@ -145,7 +160,7 @@ def chains(row, n, player, nbr, gaps, first, ints, bits):
     returned. Without ``first``, up to ``MAX_CHAINS``; a chain without a gap ends the walk
     and is the only one returned."""
     (w, g, _, GID, STACK, TOUCH, ENDS, COUNT, PAIR, ADJ, DEG, SEEN, PGAP, PNODE, PPOS, PLINK, FGAP, FLINKS,
-     FNLINKS, _, CELLS, PCELLS, FCELLS, _, _, CAPPED) = layout(n)
+     FNLINKS, _, CELLS, PCELLS, FCELLS, SPARE, _, CAPPED, KEY, NXT) = layout(n)
     ints[CAPPED] = 0
     ncells = n * n
     # the groups, numbered in the order of their lowest cell; whether each lies on a side
@@ -222,6 +237,21 @@ def chains(row, n, player, nbr, gaps, first, ints, bits):
                 ints[COUNT + e] = 0  # (solid: no cell needed, whatever cells the side shares)
                 for i2 in range(w):
                     bits[CELLS + e * w + i2] = 0
+    # a group on the second line whose link to a side is one cell: a ladder there, where
+    # it reaches an escape, makes the link one that cannot be cut (``_ladder``)
+    for e in range(nlinks):
+        ints[KEY + e] = -1
+    for i in range(2, nodes):
+        for side in range(2):
+            e = _link(ints, PAIR, ENDS, g, nlinks, side, i)
+            if e < 0 or ints[COUNT + e] != 1:
+                continue
+            gap = _lowest(bits, CELLS + e * w, w)
+            nxt, size = _ladder(row, n, player, side, i - 2, gap, nbr, ints, GID, SEEN, bits, SPARE, w)
+            if nxt >= 0:
+                for k in range(w):
+                    bits[CELLS + e * w + k] = bits[SPARE + k]
+                ints[COUNT + e], ints[KEY + e], ints[NXT + e] = size, gap, nxt
     # each node's links in the order they were made group by group (for each group i its
     # link to the start side, to the end side, then to each later group): kept by an
     # insertion into each node's list (``_rank``)
@@ -311,6 +341,73 @@ def chains(row, n, player, nbr, gaps, first, ints, bits):
 
 
 @njit(cache=True)
+def _at(n, player, side, line, pos):
+    """The cell on ``line`` (0: the one along the side) counted from ``player``'s side
+    ``side`` (0: the start, 1: the end), ``pos`` along it; -1 off the board. Seen from each
+    side the board is the same: cell (1, j) touches (0, j) and (0, j + 1) (the other sides
+    are the first's turned half a turn or mirrored on the long diagonal)."""
+    if line < 0 or line >= n or pos < 0 or pos >= n:
+        return -1
+    if side == 1:
+        line, pos = n - 1 - line, n - 1 - pos
+    return line * n + pos if player == 1 else pos * n + line
+
+
+@njit(cache=True)
+def _ladder(row, n, player, side, group, gap, nbr, ints, GID, SEEN, bits, at, w):
+    """The second-line ladder of ``group``, whose one empty cell on ``side``'s first line is
+    ``gap``: the opponent must block the gap, the player then steps along the second line
+    (a stone beside the group touching the blocked cell and the next one along, a new
+    gap), and so on until a step reaches an **escape**: a stone of the player's already on
+    the side, or one on the second line whose other first-line cell is empty (a template
+    then). With an escape the ladder is a link that cannot be cut: an intrusion anywhere
+    else in its cells is answered by filling the gap, a block of the gap by the next step.
+    Returns (the first step's cell, the number of cells), the cells in ``bits[at:at + w]``;
+    (-1, 0) where neither direction reaches an escape before the board's end or a stone
+    in the way."""
+    r, c = gap // n, gap % n
+    line, a = (r, c) if player == 1 else (c, r)
+    if side == 1:
+        line, a = n - 1 - line, n - 1 - a
+    if line != 0:
+        return -1, 0
+    for step in (-1, 1):
+        # to lower positions the first step is (1, a - 1), beside the group's (1, a); to
+        # higher ones (1, a), beside its (1, a - 1)
+        first = a - 1 if step < 0 else a
+        beside = _at(n, player, side, 1, a if step < 0 else a - 1)
+        if beside < 0 or ints[GID + beside] != group:
+            continue
+        for k in range(w):
+            bits[at + k] = 0
+        _set(bits, at, gap)
+        size = 1
+        j = first
+        while True:
+            x = _at(n, player, side, 1, j)
+            if x < 0 or row[x] != 0:
+                break
+            _set(bits, at, x)
+            size += 1
+            for d in range(6):  # a stone of the player's on the side beside the step: joined
+                q = nbr[x, d]
+                if q >= 0 and row[q] == player and ints[SEEN + ints[GID + q] + 2] >> side & 1:
+                    return _at(n, player, side, 1, first), size
+            y = _at(n, player, side, 0, j if step < 0 else j + 1)  # the step's gap
+            if y < 0 or row[y] != 0:
+                break
+            _set(bits, at, y)
+            size += 1
+            h = _at(n, player, side, 1, j + step)
+            z = _at(n, player, side, 0, j - 1 if step < 0 else j + 2)
+            if h >= 0 and row[h] == player and z >= 0 and row[z] == 0:  # joined to a template
+                _set(bits, at, z)
+                return _at(n, player, side, 1, first), size + 1
+            j += step
+    return -1, 0
+
+
+@njit(cache=True)
 def _rank(a, b):
     """Where node ``a``'s link to node ``b`` comes among ``a``'s links: a side's by the
     group; a group's first to the groups before it, then to the two sides, then to the
@@ -362,12 +459,14 @@ def won_line(row, n, player, nbr, ints, bits, line):
     """Where ``player`` (to move) holds a pairing connection with at most one gap: a line of
     play that wins, in ``line``, its length returned (0: none). The line is the gap (where
     there is one), then for each bridge of the chain in order an intrusion (its lowest
-    cell) and the answer (its next); without a gap the first bridge's answer comes first,
+    cell) and the answer (its next), for a ladder the threatened cell and the first step;
+    without a gap the first bridge's answer (a ladder's threatened cell) comes first,
     filled at once."""
     if not spans(row, n, player) or chains(row, n, player, nbr, 1, True, ints, bits) == 0:
         return 0
     at = layout(n)
-    w, g, COUNT, FGAP, FLINKS, FNLINKS, CELLS = at[0], at[1], at[7], at[16], at[17], at[18], at[20]
+    w, g, COUNT, FGAP, FLINKS, FNLINKS, CELLS, KEY, NXT = (at[0], at[1], at[7], at[16], at[17], at[18], at[20],
+                                                           at[26], at[27])
     k = 0
     if ints[FGAP] >= 0:
         line[k] = ints[FGAP]
@@ -375,6 +474,13 @@ def won_line(row, n, player, nbr, ints, bits, line):
     for i in range(ints[FNLINKS]):
         e = ints[FLINKS + i]
         if ints[COUNT + e] < 2:
+            continue
+        if ints[KEY + e] >= 0:  # a ladder: its gap filled, or blocked and the next step played
+            line[k] = ints[KEY + e]
+            if k > 0:
+                line[k + 1] = ints[NXT + e]
+                k += 1
+            k += 1
             continue
         low = _lowest(bits, CELLS + e * w, w)
         _clear(bits, CELLS + e * w, low)  # (the link's cells are not read again this call)

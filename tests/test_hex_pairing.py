@@ -72,3 +72,63 @@ def test_a_chain_of_bridges_wins_its_gap_first_and_answers_an_intrusion():
     # player 2 keeps the gap and the four bridges' cells: elsewhere player 1 fills the gap
     defences = game.threat_defences(play(game, black, ["b7"], to_move=2))
     assert len(defences) == 9 and game.parse_action("c7", state) in defences
+
+
+def board(game, black, white, to_move):
+    """A position with player 1's stones on ``black`` and player 2's on ``white`` (cell names)."""
+    cell = lambda name: game.parse_action(name, game.initial_state())  # noqa: E731
+    return (to_move, sum(1 << cell(c) for c in black), sum(1 << cell(c) for c in white), 0)
+
+
+def test_a_second_row_ladder_with_an_escape_cannot_be_cut():
+    """Player 1's column e2-e6 touches row 1 only at e1 (white f1 blocks the edge template):
+    white blocks e1, black steps to d2 (threatening d1), white d1, black c2 joins c1 on the
+    edge (the step itself is the search's to find: a ladder is a link once it is played). With the escape c1 black holds a chain without a gap; with white on c1 the
+    ladder runs into the board's end and e1 is a gap. Plain minimax agrees each time."""
+    game = mctsfw.make_game("hex", size=6, pairing=True)
+    black = ["e2", "e3", "e4", "e5", "e6"]
+    empty = {"d1", "e1", "c2", "d2"}
+    white = [f"{col}{row}" for col in "abcdef" for row in range(1, 7)
+             if f"{col}{row}" not in empty and f"{col}{row}" not in black and f"{col}{row}" != "c1"]
+    memo = {}
+    escaped = board(game, black + ["c1"], white, to_move=2)
+    assert not minimax(game, escaped, memo)  # white to move loses
+    assert sorted(game.cell_name(a) for a in game.threat_defences(escaped)) == ["c2", "d1", "d2", "e1"]
+    black_to_move = board(game, black + ["c1"], white, to_move=1)
+    assert [game.cell_name(a) for a in game.forced_win(black_to_move)] == ["e1"]  # the gap filled at once
+    blocked = game.next_state(escaped, game.parse_action("e1", escaped))
+    stepped = game.next_state(blocked, game.parse_action("d2", blocked))  # the ladder's next step
+    assert not minimax(game, stepped, memo)
+    assert sorted(game.cell_name(a) for a in game.threat_defences(stepped)) == ["c2", "d1"]
+    caught = board(game, black, white + ["c1"], to_move=2)  # no escape: white blocks e1 and wins
+    assert minimax(game, caught, memo) and not minimax(game, game.next_state(caught, game.parse_action("e1", caught)), memo)
+    assert "e1" in [game.cell_name(a) for a in game.threat_defences(caught)]
+
+
+def test_ladders_run_to_an_edge_template_along_every_side():
+    """On 9x9, for each player and each of the player's sides (the board turned and
+    mirrored), a group on the second line with one empty first-line cell and a stone of
+    the player's further along with its edge template free: the ladder links them, so the
+    player's chain has no gap and the opponent to move keeps its cells."""
+    game = mctsfw.make_game("hex", size=9, pairing=True)
+    n = 9
+
+    def name(player, side, line, pos):
+        r, c = (line, pos) if side == 0 else (n - 1 - line, n - 1 - pos)
+        return game.cell_name(r * n + c if player == 1 else c * n + r)
+
+    for player in (1, 2):
+        for side in (0, 1):
+            # a line of stones from the other side down to (1, 6), (0, 7) blocked; an escape
+            # stone at (1, 2) with (0, 2) and (0, 3) free: the ladder runs (1, 5) .. (1, 3)
+            own = [name(player, side, line, 6) for line in range(1, n)]
+            other = [name(player, side, 0, 7), name(player, side, 2, 4)]
+            escape = name(player, side, 1, 2)
+            stones = (own + [escape], other) if player == 1 else (other, own + [escape])
+            state = board(game, *stones, to_move=3 - player)
+            kept = {game.cell_name(a) for a in game.threat_defences(state)}
+            ladder = {name(player, side, 0, p) for p in range(2, 7)} | {name(player, side, 1, p) for p in range(3, 6)}
+            assert kept == ladder, (player, side, sorted(kept))
+            without = (own, other + [escape]) if player == 1 else (other + [escape], own)
+            state = board(game, *without, to_move=3 - player)
+            assert {game.cell_name(a) for a in game.threat_defences(state)} == {name(player, side, 0, 6)}
