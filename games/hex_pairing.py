@@ -19,8 +19,9 @@ edge template then). With an escape ahead the ladder cannot be cut: an intrusion
 else in its cells (the threats, the steps, the escape's template cell) is answered by
 filling the threatened cell, a block of it by the next step (``_ladder``; the cells count
 as the link's, the threatened cell and the first step are its intrusion and answer). A
-ladder without an escape stays a gap, and one whose next step is still to be played is
-left to the search.
+group whose first-line cells are all blocked but whose next step would start such a
+ladder holds it as a gap: the step is the gap's cell, the ladder's cells the link's
+(``_stepped``). A ladder without an escape stays a gap of one cell, or nothing.
 
 ``chains`` finds them by a depth-first walk over the groups (node 0 the start side, 1 the
 end side, 2.. the groups in the order of their lowest cell; each node's links in the order
@@ -48,6 +49,8 @@ from numba import njit
 MAX_CHAINS = 64
 #: links examined by one walk at most
 STEPS = 4096
+#: a link's key (``layout``'s ``key``) where it is a ladder still to be started
+STEP = -2
 
 
 @njit(cache=True)
@@ -244,14 +247,21 @@ def chains(row, n, player, nbr, gaps, first, ints, bits):
     for i in range(2, nodes):
         for side in range(2):
             e = _link(ints, PAIR, ENDS, g, nlinks, side, i)
-            if e < 0 or ints[COUNT + e] != 1:
+            if e < 0:  # every first-line cell blocked: a ladder still to be started, a gap
+                nxt, size = _stepped(row, n, player, side, i - 2, nbr, ints, GID, SEEN, bits, SPARE, w)
+                key = STEP
+                if nxt >= 0:
+                    e = _made(ints, bits, PAIR, ENDS, COUNT, CELLS, g, w, nlinks, side, i)
+                    nlinks += 1
+            elif ints[COUNT + e] == 1:
+                key = _lowest(bits, CELLS + e * w, w)
+                nxt, size = _ladder(row, n, player, side, i - 2, key, nbr, ints, GID, SEEN, bits, SPARE, w)
+            else:
                 continue
-            gap = _lowest(bits, CELLS + e * w, w)
-            nxt, size = _ladder(row, n, player, side, i - 2, gap, nbr, ints, GID, SEEN, bits, SPARE, w)
             if nxt >= 0:
                 for k in range(w):
                     bits[CELLS + e * w + k] = bits[SPARE + k]
-                ints[COUNT + e], ints[KEY + e], ints[NXT + e] = size, gap, nxt
+                ints[COUNT + e], ints[KEY + e], ints[NXT + e] = size, key, nxt
     # each node's links in the order they were made group by group (for each group i its
     # link to the start side, to the end side, then to each later group): kept by an
     # insertion into each node's list (``_rank``)
@@ -303,10 +313,11 @@ def chains(row, n, player, nbr, gaps, first, ints, bits):
         if clash:
             continue
         count = ints[COUNT + e]
-        if count != 1:  # solid or a bridge
+        stepped = ints[KEY + e] == STEP
+        if count != 1 and not stepped:  # solid, a bridge or a ladder
             grown_gap = gap
-        elif gap < 0 and gaps > 0:  # a single cell: the gap
-            grown_gap = _lowest(bits, CELLS + e * w, w)
+        elif gap < 0 and gaps > 0:  # a single cell, or a ladder's first step: the gap
+            grown_gap = ints[NXT + e] if stepped else _lowest(bits, CELLS + e * w, w)
         else:
             continue
         ints[PLINK + depth + 1] = e
@@ -358,13 +369,11 @@ def _ladder(row, n, player, side, group, gap, nbr, ints, GID, SEEN, bits, at, w)
     """The second-line ladder of ``group``, whose one empty cell on ``side``'s first line is
     ``gap``: the opponent must block the gap, the player then steps along the second line
     (a stone beside the group touching the blocked cell and the next one along, a new
-    gap), and so on until a step reaches an **escape**: a stone of the player's already on
-    the side, or one on the second line whose other first-line cell is empty (a template
-    then). With an escape the ladder is a link that cannot be cut: an intrusion anywhere
-    else in its cells is answered by filling the gap, a block of the gap by the next step.
-    Returns (the first step's cell, the number of cells), the cells in ``bits[at:at + w]``;
-    (-1, 0) where neither direction reaches an escape before the board's end or a stone
-    in the way."""
+    gap), and so on until a step reaches an escape (``_run``). With an escape the ladder is
+    a link that cannot be cut: an intrusion anywhere else in its cells is answered by
+    filling the gap, a block of the gap by the next step. Returns (the first step's cell,
+    the number of cells), the cells in ``bits[at:at + w]``; (-1, 0) where neither direction
+    reaches an escape."""
     r, c = gap // n, gap % n
     line, a = (r, c) if player == 1 else (c, r)
     if side == 1:
@@ -381,30 +390,79 @@ def _ladder(row, n, player, side, group, gap, nbr, ints, GID, SEEN, bits, at, w)
         for k in range(w):
             bits[at + k] = 0
         _set(bits, at, gap)
-        size = 1
-        j = first
-        while True:
-            x = _at(n, player, side, 1, j)
-            if x < 0 or row[x] != 0:
-                break
-            _set(bits, at, x)
-            size += 1
-            for d in range(6):  # a stone of the player's on the side beside the step: joined
-                q = nbr[x, d]
-                if q >= 0 and row[q] == player and ints[SEEN + ints[GID + q] + 2] >> side & 1:
-                    return _at(n, player, side, 1, first), size
-            y = _at(n, player, side, 0, j if step < 0 else j + 1)  # the step's gap
-            if y < 0 or row[y] != 0:
-                break
-            _set(bits, at, y)
-            size += 1
-            h = _at(n, player, side, 1, j + step)
-            z = _at(n, player, side, 0, j - 1 if step < 0 else j + 2)
-            if h >= 0 and row[h] == player and z >= 0 and row[z] == 0:  # joined to a template
-                _set(bits, at, z)
-                return _at(n, player, side, 1, first), size + 1
-            j += step
+        size = _run(row, n, player, side, first, step, nbr, ints, GID, SEEN, bits, at)
+        if size >= 0:
+            return _at(n, player, side, 1, first), size + 1
     return -1, 0
+
+
+@njit(cache=True)
+def _stepped(row, n, player, side, group, nbr, ints, GID, SEEN, bits, at, w):
+    """A ladder of ``group`` still to be started: the group has no empty cell on ``side``'s
+    first line (every one blocked), and a second-line step beside one of its second-line
+    stones, touching a blocked first-line cell and an empty one, runs to an escape. Playing
+    the step makes the ladder (``_ladder``), so the link is a gap whose cell is the step.
+    Returns (the step's cell, the number of cells with the step's), the cells in
+    ``bits[at:at + w]``; (-1, 0) where there is none."""
+    other = 3 - player
+    for b in range(n):
+        stone = _at(n, player, side, 1, b)
+        if ints[GID + stone] != group:
+            continue
+        for step in (-1, 1):
+            # (1, b - 1) touches (0, b - 1) and (0, b); (1, b + 1) touches (0, b + 1) and (0, b + 2)
+            blocked = _at(n, player, side, 0, b if step < 0 else b + 1)
+            x = _at(n, player, side, 1, b + step)
+            if blocked < 0 or row[blocked] != other or x < 0 or row[x] != 0:
+                continue
+            for k in range(w):
+                bits[at + k] = 0
+            size = _run(row, n, player, side, b + step, step, nbr, ints, GID, SEEN, bits, at)
+            if size >= 0:
+                return x, size
+    return -1, 0
+
+
+@njit(cache=True)
+def _second_line(row, n, player):
+    """Whether ``player`` has a stone on the second line from either of the player's sides."""
+    for side in range(2):
+        for pos in range(n):
+            if row[_at(n, player, side, 1, pos)] == player:
+                return True
+    return False
+
+
+@njit(cache=True)
+def _run(row, n, player, side, j, step, nbr, ints, GID, SEEN, bits, at):
+    """A ladder's steps from (1, j), ``step`` along the side: each step is a second-line cell
+    with a first-line cell ahead of it (its gap, the opponent's block), until a step
+    reaches an **escape**: a stone of the player's on the side beside it, or one on the
+    second line beyond it whose other first-line cell is empty (an edge template then).
+    The cells (steps, gaps, the template's cell) set in ``bits[at:]``; their number
+    returned, or -1 where a stone in the way or the board's end comes first."""
+    size = 0
+    while True:
+        x = _at(n, player, side, 1, j)
+        if x < 0 or row[x] != 0:
+            return -1
+        _set(bits, at, x)
+        size += 1
+        for d in range(6):  # a stone of the player's on the side beside the step: joined
+            q = nbr[x, d]
+            if q >= 0 and row[q] == player and ints[SEEN + ints[GID + q] + 2] >> side & 1:
+                return size
+        y = _at(n, player, side, 0, j if step < 0 else j + 1)  # the step's gap
+        if y < 0 or row[y] != 0:
+            return -1
+        _set(bits, at, y)
+        size += 1
+        h = _at(n, player, side, 1, j + step)
+        z = _at(n, player, side, 0, j - 1 if step < 0 else j + 2)
+        if h >= 0 and row[h] == player and z >= 0 and row[z] == 0:  # joined to a template
+            _set(bits, at, z)
+            return size + 1
+        j += step
 
 
 @njit(cache=True)
@@ -475,6 +533,8 @@ def won_line(row, n, player, nbr, ints, bits, line):
         e = ints[FLINKS + i]
         if ints[COUNT + e] < 2:
             continue
+        if ints[KEY + e] == STEP:  # a ladder's first step: the chain's gap, played first
+            continue
         if ints[KEY + e] >= 0:  # a ladder: its gap filled, or blocked and the next step played
             line[k] = ints[KEY + e]
             if k > 0:
@@ -500,15 +560,16 @@ def defences(row, n, player, nbr, ints, bits, mask):
     (or none): ``mask`` (cells) the empty cells of every chain found (each chain's bridges
     and gap), or the first chain's where they share none. Returns how many chains were
     found (``mask`` untouched where none), or -1 where none was found by a walk cut short
-    (``STEPS``): 0 says the opponent holds none, and so none after any stone of the
-    player's (a stone only takes links away)."""
+    (``STEPS``) or the opponent has a stone on a second line: 0 says the opponent holds
+    none, and so none after any stone of the player's (a stone only takes links away,
+    but for a ladder, which a block on the first line may make)."""
     other = 3 - player
     if not spans(row, n, other):
         return 0
     found = chains(row, n, other, nbr, 1, False, ints, bits)
     at = layout(n)
     if found == 0:
-        return -1 if ints[at[25]] else 0
+        return -1 if ints[at[25]] or _second_line(row, n, other) else 0
     w, FGAP, FCELLS, SPARE = at[0], at[16], at[22], at[23]
     common, chain = SPARE, SPARE + w
     for i in range(w):

@@ -83,7 +83,7 @@ def board(game, black, white, to_move):
 def test_a_second_row_ladder_with_an_escape_cannot_be_cut():
     """Player 1's column e2-e6 touches row 1 only at e1 (white f1 blocks the edge template):
     white blocks e1, black steps to d2 (threatening d1), white d1, black c2 joins c1 on the
-    edge (the step itself is the search's to find: a ladder is a link once it is played). With the escape c1 black holds a chain without a gap; with white on c1 the
+    edge. With the escape c1 black holds a chain without a gap; with white on c1 the
     ladder runs into the board's end and e1 is a gap. Plain minimax agrees each time."""
     game = mctsfw.make_game("hex", size=6, pairing=True)
     black = ["e2", "e3", "e4", "e5", "e6"]
@@ -97,11 +97,16 @@ def test_a_second_row_ladder_with_an_escape_cannot_be_cut():
     black_to_move = board(game, black + ["c1"], white, to_move=1)
     assert [game.cell_name(a) for a in game.forced_win(black_to_move)] == ["e1"]  # the gap filled at once
     blocked = game.next_state(escaped, game.parse_action("e1", escaped))
-    stepped = game.next_state(blocked, game.parse_action("d2", blocked))  # the ladder's next step
+    assert game.cell_name(game.forced_win(blocked)[0]) == "d2"  # the ladder's next step: a gap
+    stepped = game.next_state(blocked, game.parse_action("d2", blocked))
     assert not minimax(game, stepped, memo)
     assert sorted(game.cell_name(a) for a in game.threat_defences(stepped)) == ["c2", "d1"]
+    # white to move after e1 d1 (black's step d2 played): black's next step c2 is the gap
+    after = board(game, black + ["c1", "d2"], white + ["e1", "d1"], to_move=2)
+    assert [game.cell_name(a) for a in game.threat_defences(after)] == ["c2"]
     caught = board(game, black, white + ["c1"], to_move=2)  # no escape: white blocks e1 and wins
-    assert minimax(game, caught, memo) and not minimax(game, game.next_state(caught, game.parse_action("e1", caught)), memo)
+    assert minimax(game, caught, memo)
+    assert not minimax(game, game.next_state(caught, game.parse_action("e1", caught)), memo)
     assert "e1" in [game.cell_name(a) for a in game.threat_defences(caught)]
 
 
