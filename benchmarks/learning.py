@@ -283,7 +283,7 @@ GAMES = {
                       agent={"search_games": 200}, first_player_starts=True, plotted="UCT(1000)"),
     "go13-student": student("configs/go13.toml", "models/go13/pv_resnet_gnugo_ep0009.keras",
                             {"GNU Go 5": (gnugo_spec(5), {}), "Pachi(5000)": ("pachi:5000", {})}, 200,
-                            "selfplay.temperature_moves=20", "nets.pv_resnet.learning_rate=0.002"),  # SGD: 0.01 / 5
+                            "selfplay.temperature_moves=20"),  # (the file's Adam at STUDENT's rate)
     "gomoku15-student": student("configs/gomoku15.toml", "models/gomoku15/pv_resnet_rapfi_ep0002.keras",
                                 {"Rapfi(10000)": ("rapfi:10000", {})}, 400),
 }
