@@ -46,6 +46,14 @@ from numba import njit
 
 EMPTY, OWN, OTHER, GUARD = 0, 1, 2, 3
 MAX_LEVELS = 64
+#: a de Bruijn sequence of 64 bits: the top 6 bits of it times 2**i differ for each i,
+#: ``LOWEST_BIT`` maps them back to i (a word's lowest set bit's number without a loop)
+DE_BRUIJN = 0x03F79D71B4CB0A89
+LOWEST_BIT = np.zeros(64, np.int64)
+for _i in range(64):
+    LOWEST_BIT[((DE_BRUIJN << _i) & (2**64 - 1)) >> 58] = _i
+del _i
+
 
 def zobrist(cells: int) -> np.ndarray:
     """The Zobrist keys of a padded board of ``cells`` cells: [0] for OWN's stones, [1] OTHER's."""
@@ -286,7 +294,7 @@ def windows_of(size: int, k: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 @njit(cache=True)
-def _place(board, windows, through, c, colour, k, counts, held):
+def _place(board, windows, through, c, colour, k, counts, held, bits):
     """A stone of ``colour`` laid on the empty cell ``c`` (``EMPTY``: its stone taken
     back), with the counts of the windows through ``c`` kept, and what those windows give:
     a window with ``k - 2`` of OWN's stones and none of OTHER's makes each of its empty
@@ -294,7 +302,9 @@ def _place(board, windows, through, c, colour, k, counts, held):
     ``k - 1`` of OTHER's and none of OWN's has its empty cell complete OTHER's line
     (``counts[3]`` counts them; ``held``: how many distinct cells complete one, and their
     sum, which is the cell where there is one). ``counts[0]`` and ``counts[1]``: OWN's and
-    OTHER's stones in each window (rows 0-1 by window, 2-3 by padded cell). (One function with the rule written once: a helper
+    OTHER's stones in each window (rows 0-1 by window, 2-3 by padded cell); ``bits`` has
+    bit ``x % 64`` of word ``x // 64`` set where ``counts[2, x]`` is not 0, so a position's
+    four cells are found without a pass over the board (``_counted_fours``). (One function with the rule written once: a helper
     called per window cost more in its arrays' reference counts than in its work.)"""
     step = 1 if colour != EMPTY else -1
     row = 0 if (colour if colour != EMPTY else board[c]) == OWN else 1
@@ -313,6 +323,8 @@ def _place(board, windows, through, c, colour, k, counts, held):
                     x = windows[w, i]
                     if board[x] == EMPTY:
                         counts[2, x] += sign
+                        if counts[2, x] == (1 if sign == 1 else 0):
+                            bits[x >> 6] ^= np.int64(1) << (x & 63)
             elif own == 0 and other == k - 1:
                 for i in range(k):
                     x = windows[w, i]
@@ -325,40 +337,49 @@ def _place(board, windows, through, c, colour, k, counts, held):
 
 
 @njit(cache=True)
-def _counted_fours(board, windows, through, cells, k, counts, held, moves, threats):
+def _counted_fours(board, windows, through, k, counts, held, bits, moves, threats):
     """A position's attacker moves (``Gomoku._fours``) from the kept counts (``_place``):
     -1 when OTHER has two cells that complete a line; -2 - m when the move m leaves OWN
     two cells completing a line (won); else the count of fours, each move with the one
     cell that completes it (the other empty cell of each window through the move with
     ``k - 2`` of OWN's stones and none of OTHER's), into ``moves`` and ``threats`` in
-    ascending cell order (only the move on OTHER's one completing cell where it has one)."""
+    ascending cell order (only the move on OTHER's one completing cell where it has one).
+    The four cells are read from ``bits``, lowest first (a de Bruijn sequence numbers each
+    word's lowest bit)."""
     if held[0] >= 2:
         return -1  # two cells win for the defender: a four cannot stop both
     against = held[1] if held[0] == 1 else -1
     count = 0
-    for c in cells:
-        if counts[2, c] == 0 or (against >= 0 and c != against):
-            continue
-        first = -1
-        two = False
-        for j in range(through.shape[1]):
-            w = through[c, j]
-            if w < 0 or two:
-                break
-            if counts[1, w] == 0 and counts[0, w] == k - 2:
-                for i in range(k):
-                    x = windows[w, i]
-                    if x != c and board[x] == EMPTY:
-                        if first < 0:
-                            first = x
-                        elif x != first:
-                            two = True
-                        break
-        if two:
-            return -2 - c
-        moves[count] = c
-        threats[count] = first
-        count += 1
+    for word_index in range(bits.shape[0]):
+        word = bits[word_index]
+        if against >= 0:  # only OTHER's completing cell, if it is a four cell
+            word = 0
+            if word_index == against >> 6 and counts[2, against] != 0:
+                word = np.int64(1) << (against & 63)
+        while word != 0:
+            low = word & -word
+            word ^= low
+            c = word_index * 64 + LOWEST_BIT[((low * DE_BRUIJN) >> 58) & 63]
+            first = -1
+            two = False
+            for j in range(through.shape[1]):
+                w = through[c, j]
+                if w < 0 or two:
+                    break
+                if counts[1, w] == 0 and counts[0, w] == k - 2:
+                    for i in range(k):
+                        x = windows[w, i]
+                        if x != c and board[x] == EMPTY:
+                            if first < 0:
+                                first = x
+                            elif x != first:
+                                two = True
+                            break
+            if two:
+                return -2 - c
+            moves[count] = c
+            threats[count] = first
+            count += 1
     return count
 
 
@@ -385,6 +406,7 @@ def forced_fours_on(board, lines, windows, through, k, max_depth, budget, zobris
     cells = lines[4]
     counts = np.zeros((4, max(windows.shape[0], board.shape[0])), dtype=np.int64)
     held = np.zeros(2, dtype=np.int64)
+    bits = np.zeros((board.shape[0] + 63) // 64, dtype=np.int64)
     # the stones laid one by one on an empty board, where every count is 0 (with k >= 3 an
     # empty window gives nothing)
     stones = board.copy()
@@ -392,7 +414,7 @@ def forced_fours_on(board, lines, windows, through, k, max_depth, budget, zobris
         board[c] = EMPTY
     for c in cells:
         if stones[c] != EMPTY:
-            _place(board, windows, through, c, stones[c], k, counts, held)
+            _place(board, windows, through, c, stones[c], k, counts, held, bits)
     for w in range(windows.shape[0]):
         if counts[1, w] == 0 and counts[0, w] == k - 1:  # OWN completes a line at once
             return np.full(1, -1, dtype=np.int64)
@@ -426,8 +448,8 @@ def forced_fours_on(board, lines, windows, through, k, max_depth, budget, zobris
                     left -= 1
                     if left < 0:
                         return line
-                    n = _counted_fours(board, windows, through, cells, k, counts, held,
-                                       moves[level], threats[level])
+                    n = _counted_fours(board, windows, through, k, counts, held, bits, moves[level],
+                                       threats[level])
                     if n <= -2:  # won: the line from the root
                         line = np.empty(2 * level + 1, dtype=np.int64)
                         for i in range(level):
@@ -448,8 +470,8 @@ def forced_fours_on(board, lines, windows, through, k, max_depth, budget, zobris
                         entering = False
                     if entering:  # into the first four
                         m, t = moves[level, 0], threats[level, 0]
-                        _place(board, windows, through, m, OWN, k, counts, held)
-                        _place(board, windows, through, t, OTHER, k, counts, held)
+                        _place(board, windows, through, m, OWN, k, counts, held, bits)
+                        _place(board, windows, through, t, OTHER, k, counts, held, bits)
                         hashes[level + 1] = hashes[level] ^ zobrist[0, m] ^ zobrist[1, t]
                         level += 1
                         continue
@@ -458,14 +480,14 @@ def forced_fours_on(board, lines, windows, through, k, max_depth, budget, zobris
                 break
             level -= 1
             i = index[level]
-            _place(board, windows, through, threats[level, i], EMPTY, k, counts, held)
-            _place(board, windows, through, moves[level, i], EMPTY, k, counts, held)
+            _place(board, windows, through, threats[level, i], EMPTY, k, counts, held, bits)
+            _place(board, windows, through, moves[level, i], EMPTY, k, counts, held, bits)
             i += 1
             index[level] = i
             if i < count[level]:
                 m, t = moves[level, i], threats[level, i]
-                _place(board, windows, through, m, OWN, k, counts, held)
-                _place(board, windows, through, t, OTHER, k, counts, held)
+                _place(board, windows, through, m, OWN, k, counts, held, bits)
+                _place(board, windows, through, t, OTHER, k, counts, held, bits)
                 hashes[level + 1] = hashes[level] ^ zobrist[0, m] ^ zobrist[1, t]
                 level += 1
                 entering = True
