@@ -121,7 +121,7 @@ class Gomoku(Game):
         # the compiled threat search's padded board (games/gomoku_threats.py): cell (r, c) at bit + connect rows
         self._action_of_padded = {int(p): a for a, p in enumerate(self._bit_cells + self.connect * w)}
         self._empty = EmptyCells(self.full, self.num_actions, self._bit_cells)
-        self._zobrist = self._lines = self._windows = None  # the compiled threat search's tables, made at its first call
+        self._zobrist = self._lines = self._windows = self._windows3 = None  # the compiled threat search's tables, made at its first call
 
     @classmethod
     def param_problems(cls, params: dict[str, Any]) -> list[str]:
@@ -382,8 +382,8 @@ class Gomoku(Game):
             return None
         if kernels is None:
             return self._deepening(self.continuous_threats, own, other, empty, threes, three_positions)
-        found = kernels.continuous_threats(*self._bytes(own, other), self._lines, self.size, self.connect, threes,
-                                           three_positions, self._zobrist).tolist()
+        found = kernels.continuous_threats(*self._bytes(own, other), self._lines, *self._windows, *self._windows3,
+                                           self.size, self.connect, threes, three_positions, self._zobrist).tolist()
         return [self._action_of_padded[p] for p in found] or None
 
     def _deepening(self, search: Callable, own: int, other: int, empty: int, limit: int,
@@ -423,6 +423,7 @@ class Gomoku(Game):
         if self._lines is None:
             self._lines = kernels.lines_of(self.size, self.connect)
             self._windows = kernels.windows_of(self.size, self.connect)
+            self._windows3 = kernels.windows_of(self.size, self.connect, self.connect + 1)  # (the VCT's)
             self._zobrist = kernels.zobrist((self.size + 2 * self.connect) * self.width)
 
     def _bytes(self, own: int, other: int) -> tuple[np.ndarray, np.ndarray]:

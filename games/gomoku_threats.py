@@ -11,8 +11,8 @@ nothing (docs/speed.md). Here a kernel reads the bitboards' bytes and lays the s
 an int8 board laid out as the bitboards are, with ``connect`` guard rows above and below
 (cell ``(r, c)`` at ``(r + connect) * (size + 1) + c``, the guard column at ``c = size``),
 so a window of ``connect`` cells from any cell in any direction stays in the array and
-stops at a guard; one pass (``_scan``) slides a window along every line and counts both
-players' stones in it.
+stops at a guard; one pass (``scan_lines``) slides a window along every line and counts
+both players' stones in it.
 
 The VCF is ``continuous_fours``' depth-first search made iterative (a stack of levels)
 with the same moves in the same order (ascending cells), the same count of positions
@@ -22,7 +22,7 @@ counts each window's stones once and keeps the counts, and the four cells and th
 defender's winning cells they give, as stones are laid and taken back (``_place``: the
 20 windows through a cell, where a pass over a 15x15 board slides along 900); a
 position's fours are read from them (3x faster than a scan a position, measured on the
-calls of self-play). A position searched before to at least the depth
+calls of self-play), the four cells from a bitset kept with the counts. A position searched before to at least the depth
 asked is not searched again (and costs nothing); one searched less deep is searched again
 and counts. A line found ends the whole search (as in Python, where it returns straight
 up), so the table needs no lines. One liberty taken: when an iteration of the deepening
@@ -33,7 +33,11 @@ Python one spends its budget on the same nothing.
 The VCT is recursive, as the Python one is: its table keeps lines (a position's line is
 reused where another branch meets it), stored in a pool of ``int64`` (each line its
 length, then its cells), and its search goes on after the budget is spent as the Python
-one does (a position met before still answers from the table).
+one does (a position met before still answers from the table). It keeps counts as the
+VCF does, of more (``_lay``: both players' four cells and completing cells, and the
+windows of ``connect + 1`` cells that make three cells), where it made four passes over
+the board for each move it tried (3x faster, on the root searches of a 15x15 self-play).
+The VCF keeps its own, fewer (``_place``): with ``_lay``'s its search took a third longer.
 
 numba keeps the compiled kernels in ``__pycache__`` (``cache=True``), valid while this
 file's time stamp is unchanged.
@@ -53,6 +57,12 @@ LOWEST_BIT = np.zeros(64, np.int64)
 for _i in range(64):
     LOWEST_BIT[((DE_BRUIJN << _i) & (2**64 - 1)) >> 58] = _i
 del _i
+
+
+@njit(cache=True, inline="always")
+def _lowest(word):
+    """The number of the lowest set bit of a nonzero int64 (``LOWEST_BIT``'s de Bruijn table)."""
+    return LOWEST_BIT[(((word & -word) * DE_BRUIJN) >> 58) & 63]
 
 
 def zobrist(cells: int) -> np.ndarray:
@@ -126,71 +136,12 @@ def _completing_through(board, cell, dirs, k, colour, found):
 
 
 @njit(cache=True)
-def _scan(board, lines, dirs, k, colour, mark, stamp, threes=False):
-    """One pass sliding a window of ``k`` cells along every line (``lines``: each
-    direction's first cells), counting both players' stones: the empty cells of windows
-    with ``k - 2`` stones of ``colour`` and none of the opponent's are ``colour``'s four
-    cells (a stone there leaves a cell completing its line), marked ``stamp`` in ``mark``;
-    the empty cell of a window with ``k - 1`` of the opponent's stones and none of
-    ``colour``'s completes the opponent's line. That cell is returned: -1 none, -2 two or
-    more (the pass stops there, its marks incomplete).
-
-    ``threes``: windows of ``k + 1`` cells instead, and the cells marked are
-    ``Gomoku.three_cells``: the inner empty cells of the windows with both ends empty,
-    ``k - 3`` stones of ``colour`` inside and none of the opponent's (-1 returned)."""
-    against = -1
-    size = k + 1 if threes else k
-    for di in range(4):
-        d = dirs[di]
-        for li in range(lines.shape[1]):
-            p = lines[di, li]
-            if p < 0:
-                break
-            own = 0
-            other = 0
-            length = 0
-            while board[p] != GUARD:
-                v = board[p]
-                if v == colour:
-                    own += 1
-                elif v != EMPTY:
-                    other += 1
-                length += 1
-                if length > size:
-                    u = board[p - size * d]
-                    if u == colour:
-                        own -= 1
-                    elif u != EMPTY:
-                        other -= 1
-                if length < size:
-                    pass
-                elif threes:
-                    if other == 0 and own == k - 3 and v == EMPTY and board[p - k * d] == EMPTY:
-                        for j in range(1, k):
-                            if board[p - j * d] == EMPTY:
-                                mark[p - j * d] = stamp
-                elif other == 0 and own == k - 2:
-                    for j in range(k):
-                        if board[p - j * d] == EMPTY:
-                            mark[p - j * d] = stamp
-                elif own == 0 and other == k - 1:
-                    for j in range(k):
-                        c = p - j * d
-                        if board[c] == EMPTY:
-                            if against >= 0 and against != c:
-                                return -2
-                            against = c
-                p += d
-    return against
-
-
-@njit(cache=True)
 def scan_lines(board, lines, dirs, k, own_wins, other_wins, own_fours, other_fours, stamp):
     """One pass over every window of ``k`` cells (the padded ``board``, OWN to move): the
     empty cell of each window with ``k - 1`` of one player's stones and none of the
     other's (a cell that completes that player's line) marked ``stamp`` in ``own_wins`` or
-    ``other_wins``, and each player's four cells (``_scan``) in ``own_fours`` and
-    ``other_fours``; (OWN's windows of four cells, OWN's completing windows, OTHER's)."""
+    ``other_wins``, and each player's four cells (the empty cells of a window with ``k - 2``
+    of its stones and none of the other's) in ``own_fours`` and ``other_fours``; (OWN's windows of four cells, OWN's completing windows, OTHER's)."""
     own_four_windows, own_win_windows, other_win_windows = 0, 0, 0
     for di in range(4):
         d = dirs[di]
@@ -275,22 +226,24 @@ def lines_of(size: int, k: int) -> np.ndarray:
     return lines
 
 
-def windows_of(size: int, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """The windows of ``k`` cells in a row on a ``size`` board, in the padded cells of
-    ``lines_of``: their cells (one row a window), and for each padded cell the windows
-    through it (at most ``4 k``, -1 after the last). What the VCF keeps its counts by."""
+def windows_of(size: int, k: int, length: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The windows of ``length`` cells in a row (default ``k``) on a ``size`` board, in the
+    padded cells of ``lines_of`` for ``k`` in a row: their cells (one row a window), and for
+    each padded cell the windows through it (at most ``4 length``, -1 after the last). What
+    the VCF and the VCT keep their counts by."""
+    length = length or k
     width = size + 1
     cells = [(r + k) * width + c for r in range(size) for c in range(size)]
     on_board = set(cells)
-    windows = [[start + j * d for j in range(k)] for d in (1, width, width + 1, width - 1) for start in cells
-               if all(start + j * d in on_board for j in range(k))]
-    through = np.full(((size + 2 * k) * width, 4 * k), -1, dtype=np.int64)
+    windows = [[start + j * d for j in range(length)] for d in (1, width, width + 1, width - 1) for start in cells
+               if all(start + j * d in on_board for j in range(length))]
+    through = np.full(((size + 2 * k) * width, 4 * length), -1, dtype=np.int64)
     filled = [0] * len(through)
     for w, window in enumerate(windows):
         for c in window:
             through[c, filled[c]] = w
             filled[c] += 1
-    return np.array(windows, dtype=np.int64).reshape(-1, k), through
+    return np.array(windows, dtype=np.int64).reshape(-1, length), through
 
 
 @njit(cache=True)
@@ -359,7 +312,7 @@ def _counted_fours(board, windows, through, k, counts, held, bits, moves, threat
         while word != 0:
             low = word & -word
             word ^= low
-            c = word_index * 64 + LOWEST_BIT[((low * DE_BRUIJN) >> 58) & 63]
+            c = word_index * 64 + _lowest(low)
             first = -1
             two = False
             for j in range(through.shape[1]):
@@ -508,10 +461,11 @@ def _answers(board, cells, dirs, k, attacker, attacker_fours, a_stamp, defender_
     into ``out``: the cells in every threat's set (the move itself, or one of exactly two
     cells it would leave; ``hits`` counts them) and the defender's four cells (marked
     ``d_stamp`` in ``defender_fours``: a move gained). Both in ascending order; (the
-    answers' count, the threats' count)."""
+    answers' count, the threats' count). A cell is marked where its entry is at least the
+    stamp: a pass's stamp is the latest, or the marks are counts and the stamp 1."""
     threats = 0
     for c in cells:
-        if attacker_fours[c] != a_stamp or board[c] != EMPTY:
+        if attacker_fours[c] < a_stamp or board[c] != EMPTY:
             continue
         board[c] = attacker
         n = _completing_through(board, c, dirs, k, attacker, found)
@@ -530,7 +484,7 @@ def _answers(board, cells, dirs, k, attacker, attacker_fours, a_stamp, defender_
     count = 0
     if threats:
         for c in cells:
-            if board[c] == EMPTY and (hits[c] == threats or defender_fours[c] == d_stamp):
+            if board[c] == EMPTY and (hits[c] == threats or defender_fours[c] >= d_stamp):
                 out[count] = c
                 count += 1
     return count, threats
@@ -578,23 +532,139 @@ def defences_marked(board, lines, dirs, k, fours, threes, stamp):
 
 
 # ---- victory by continuous threats, fours and threes (VCT) ----------------------------------------
+#: the rows of the VCT's kept counts (``_lay``): each window's stones of OWN and of OTHER,
+#: of ``k`` cells (``W_OWN``, ``W_OTHER``) and of ``k + 1`` (``W3_OWN``, ``W3_OTHER``); by
+#: cell, the windows that make it a four cell of OWN's (``FOUR``) or of OTHER's
+#: (``OTHER_FOUR``), complete OWN's line (``WIN``) or OTHER's (``OTHER_WIN``), and make it
+#: a three cell of OWN's (``THREE``)
+W_OWN, W_OTHER, W3_OWN, W3_OTHER, FOUR, OTHER_FOUR, WIN, OTHER_WIN, THREE = range(9)
+
+
 @njit(cache=True)
-def _replies(board, lines, dirs, k, marks, meta, found, out):
-    """``Gomoku._replies`` after a move of OWN (on the board): the defender's moves into
-    ``out`` in ascending order and their count; 0: OWN has won (two cells complete its
+def _listed(bits, row, out):
+    """The cells of ``bits``' row ``row`` into ``out``, ascending; how many."""
+    count = 0
+    for word_index in range(bits.shape[1]):
+        word = bits[row, word_index]
+        while word != 0:
+            out[count] = word_index * 64 + _lowest(word)
+            count += 1
+            word &= word - 1
+    return count
+
+
+@njit(cache=True, inline="always")
+def _gives(counts, k, w):
+    """The row of ``counts`` whose cells window ``w`` (of ``k`` cells) adds to, or -1."""
+    own, other = counts[W_OWN, w], counts[W_OTHER, w]
+    if other == 0:
+        return FOUR if own == k - 2 else WIN if own == k - 1 else -1
+    if own == 0:
+        return OTHER_FOUR if other == k - 2 else OTHER_WIN if other == k - 1 else -1
+    return -1
+
+
+@njit(cache=True, inline="always")
+def _three(board, windows3, counts, k, w):
+    """Whether window ``w`` of ``k + 1`` cells makes its inner empty cells three cells of
+    OWN's (``Gomoku.three_cells``): both ends empty, ``k - 3`` of OWN's stones, none of OTHER's."""
+    return (counts[W3_OTHER, w] == 0 and counts[W3_OWN, w] == k - 3 and board[windows3[w, 0]] == EMPTY
+            and board[windows3[w, k]] == EMPTY)
+
+
+@njit(cache=True, inline="always")
+def _mark(counts, held, bits, row, x, sign):
+    """Cell ``x`` given (``sign`` 1) or no longer given (-1) by one more window in ``row``:
+    ``bits`` (rows ``FOUR``, ``OTHER_FOUR``, ``THREE`` from 0) keeps which cells have a
+    count, ``held`` how many cells complete OWN's line and OTHER's and their sum
+    ([0], [1] OTHER's; [2], [3] OWN's)."""
+    counts[row, x] += sign
+    if counts[row, x] != (1 if sign == 1 else 0):
+        return
+    if row == WIN or row == OTHER_WIN:
+        at = 0 if row == OTHER_WIN else 2
+        held[at] += sign
+        held[at + 1] += sign * x
+    else:
+        b = 2 if row == THREE else row - FOUR
+        bits[b, x >> 6] ^= np.int64(1) << (x & 63)
+
+
+@njit(cache=True)
+def _lay(board, windows, through, windows3, through3, c, colour, k, counts, held, bits):
+    """``_place`` for the VCT: a stone of ``colour`` laid on the empty cell ``c``
+    (``EMPTY``: its stone taken back), with the counts of the windows of ``k`` and of
+    ``k + 1`` cells through ``c`` kept and what they give (``W_OWN``... ``THREE``) taken
+    back and given again."""
+    step = 1 if colour != EMPTY else -1
+    mine = (colour if colour != EMPTY else board[c]) == OWN
+    for sign in (-1, 1):
+        if sign == 1:
+            board[c] = colour
+        for j in range(through.shape[1]):
+            w = through[c, j]
+            if w < 0:
+                break
+            if sign == 1:
+                counts[W_OWN if mine else W_OTHER, w] += step
+            row = _gives(counts, k, w)
+            if row >= 0:
+                for i in range(k):
+                    x = windows[w, i]
+                    if board[x] == EMPTY:
+                        _mark(counts, held, bits, row, x, sign)
+        for j in range(through3.shape[1]):
+            w = through3[c, j]
+            if w < 0:
+                break
+            if sign == 1:
+                counts[W3_OWN if mine else W3_OTHER, w] += step
+            if _three(board, windows3, counts, k, w):
+                for i in range(1, k):
+                    x = windows3[w, i]
+                    if board[x] == EMPTY:
+                        _mark(counts, held, bits, THREE, x, sign)
+
+
+@njit(cache=True)
+def _counted_start(board, windows, windows3, k, counts, held, bits):
+    """The VCT's counts (``_lay``) of the position on ``board``, by one pass over the windows."""
+    for w in range(windows.shape[0]):
+        for i in range(k):
+            v = board[windows[w, i]]
+            if v != EMPTY:
+                counts[W_OWN if v == OWN else W_OTHER, w] += 1
+        row = _gives(counts, k, w)
+        if row >= 0:
+            for i in range(k):
+                if board[windows[w, i]] == EMPTY:
+                    _mark(counts, held, bits, row, windows[w, i], 1)
+    for w in range(windows3.shape[0]):
+        for i in range(k + 1):
+            v = board[windows3[w, i]]
+            if v != EMPTY:
+                counts[W3_OWN if v == OWN else W3_OTHER, w] += 1
+        if _three(board, windows3, counts, k, w):
+            for i in range(1, k):
+                if board[windows3[w, i]] == EMPTY:
+                    _mark(counts, held, bits, THREE, windows3[w, i], 1)
+
+
+@njit(cache=True)
+def _replies(board, cells, dirs, k, counts, held, found, hits, out):
+    """``Gomoku._replies`` after a move of OWN (laid with ``_lay``): the defender's moves
+    into ``out`` in ascending order and their count; 0: OWN has won (two cells complete its
     line); -1: no threat, or OTHER completes a line at once."""
-    meta[2] += 1
-    s = meta[2]
-    if _scan(board, lines, dirs, k, OWN, marks[0], s) != -1:  # OWN's four cells marked; OTHER completes one
+    if held[0]:  # OTHER completes a line
         return -1
-    completing = _scan(board, lines, dirs, k, OTHER, marks[1], s)  # OTHER's four cells marked
-    if completing == -2:
+    if held[2] >= 2:
         return 0
-    if completing >= 0:  # a four: the one cell that blocks it
-        out[0] = completing
+    if held[2] == 1:  # a four: the one cell that blocks it
+        out[0] = held[3]
         return 1
     moves = np.empty(out.shape[0], dtype=np.int64)
-    count, threats = _answers(board, lines[4], dirs, k, OWN, marks[0], s, marks[1], s, marks[2], found, out, moves)
+    count, threats = _answers(board, cells, dirs, k, OWN, counts[FOUR], 1, counts[OTHER_FOUR], 1, hits, found, out,
+                              moves)
     if threats == 0:
         return -1
     if count == 0:  # nothing stops it: the first cell of the open four, to show the win to its end
@@ -609,60 +679,58 @@ def _store(keys, used, depths, line_at, slot, key, depth, line):
 
 
 @njit(cache=True)
-def _vct(board, lines, dirs, k, depth, key, zobrist, keys, used, depths, line_at, pool, meta, marks, found):
+def _vct(board, tables, k, depth, key, zobrist, keys, used, depths, line_at, pool, meta, counts, held, bits, found,
+         hits):
     """``Gomoku.continuous_threats`` for OWN to move in the position ``key`` (its Zobrist
-    hash): the line's offset in ``pool`` (its length, then its cells), or -1. ``meta``:
-    [0] the positions left of the budget, [1] the pool's length, [2] the last stamp."""
+    hash): the line's offset in ``pool`` (its length, then its cells), or -1. ``tables``:
+    the lines, the windows of ``k`` and of ``k + 1`` cells and the cells through them, the
+    directions; ``counts``, ``held``, ``bits``: the position's (``_lay``); ``meta``: [0]
+    the positions left of the budget, [1] the pool's length."""
+    lines, windows, through, windows3, through3, dirs = tables
     slot = _lookup(keys, used, key)
     if used[slot] and (line_at[slot] >= 0 or depths[slot] >= depth):
         return line_at[slot]
     meta[0] -= 1
     if meta[0] < 0 or depth < 1:
         return -1
-    meta[2] += 1
-    s = meta[2]
     cells = lines[4]
-    against = _scan(board, lines, dirs, k, OWN, marks[0], s)  # OWN's four cells marked; OTHER's completing cell
-    if against == -2:
+    if held[0] >= 2:  # OTHER completes a line in two places
         _store(keys, used, depths, line_at, slot, key, depth, -1)
         return -1
     moves = np.empty(cells.shape[0], dtype=np.int64)
     count = 0
-    if against >= 0:  # the defender's four is blocked first: that must keep a threat
-        moves[0] = against
+    if held[0] == 1:  # the defender's four is blocked first: that must keep a threat
+        moves[0] = held[1]
         count = 1
-    else:
-        for c in cells:
-            if marks[0][c] == s and board[c] == EMPTY:
-                moves[count] = c
-                count += 1
-        _scan(board, lines, dirs, k, OWN, marks[1], s, True)  # the cells that may make a three
-        for c in cells:
-            if marks[1][c] == s and marks[0][c] != s and board[c] == EMPTY:
-                moves[count] = c
+    else:  # OWN's four cells, then its three cells that are not four cells, each in ascending order
+        count = _listed(bits, 0, moves)
+        threes = np.empty(cells.shape[0], dtype=np.int64)
+        for i in range(_listed(bits, 2, threes)):
+            if counts[FOUR, threes[i]] == 0:
+                moves[count] = threes[i]
                 count += 1
     replies = np.empty(cells.shape[0], dtype=np.int64)
     line = -1
     for i in range(count):
         m = moves[i]
-        board[m] = OWN
-        n = _replies(board, lines, dirs, k, marks, meta, found, replies)
+        _lay(board, windows, through, windows3, through3, m, OWN, k, counts, held, bits)
+        n = _replies(board, cells, dirs, k, counts, held, found, hits, replies)
         if n < 0:
-            board[m] = EMPTY
+            _lay(board, windows, through, windows3, through3, m, EMPTY, k, counts, held, bits)
             continue
         best_reply, best_rest, lost = -1, -1, False
         for j in range(n):  # (the positions below have buffers of their own)
             reply = replies[j]
-            board[reply] = OTHER
-            rest = _vct(board, lines, dirs, k, depth - 1, key ^ zobrist[0, m] ^ zobrist[1, reply], zobrist, keys,
-                        used, depths, line_at, pool, meta, marks, found)
-            board[reply] = EMPTY
+            _lay(board, windows, through, windows3, through3, reply, OTHER, k, counts, held, bits)
+            rest = _vct(board, tables, k, depth - 1, key ^ zobrist[0, m] ^ zobrist[1, reply], zobrist, keys, used,
+                        depths, line_at, pool, meta, counts, held, bits, found, hits)
+            _lay(board, windows, through, windows3, through3, reply, EMPTY, k, counts, held, bits)
             if rest < 0:
                 lost = True
                 break
             if best_rest < 0 or pool[rest] + 1 > pool[best_rest] + 1:
                 best_reply, best_rest = reply, rest
-        board[m] = EMPTY
+        _lay(board, windows, through, windows3, through3, m, EMPTY, k, counts, held, bits)
         if not lost:
             line = meta[1]
             length = 1 if best_rest < 0 else 2 + pool[best_rest]
@@ -679,28 +747,36 @@ def _vct(board, lines, dirs, k, depth, key, zobrist, keys, used, depths, line_at
 
 
 @njit(cache=True)
-def continuous_threats(own_bytes, other_bytes, lines, size, k, max_depth, budget, zobrist):
+def continuous_threats(own_bytes, other_bytes, lines, windows, through, windows3, through3, size, k, max_depth,
+                       budget, zobrist):
     """``Gomoku.forced_win``'s victory by continuous threats (fours and threes) for the
     owner of ``own_bytes`` to move, where nobody completes a line at once: iterative
     deepening to ``max_depth`` attacker moves, one table and one budget of ``budget``
     positions across the depths, as ``Gomoku._deepening(continuous_threats, ...)``. The
     line (padded cells: the attacker's moves and the replies of the longest defence in
-    turn), empty when none is found."""
-    dirs = _dirs(size)
+    turn), empty when none is found. ``windows``, ``through``: ``windows_of(size, k)``;
+    ``windows3``, ``through3``: ``windows_of(size, k + 1)``; each window's stones, and what
+    they give, are kept as stones are laid and taken back (``_lay``), as the VCF keeps
+    its own."""
     board = _board(own_bytes, other_bytes, size, k)
-    cells = lines[4]
+    tables = (lines, windows, through, windows3, through3, _dirs(size))
     keys, used, depths = _table(budget)
     line_at = np.full(keys.shape[0], -1, dtype=np.int64)
     pool = np.zeros((budget + 2) * (2 * max_depth + 3), dtype=np.int64)
-    meta = np.zeros(3, dtype=np.int64)
+    meta = np.zeros(2, dtype=np.int64)
     meta[0] = budget
-    marks = np.zeros((3, board.shape[0]), dtype=np.int64)
+    counts = np.zeros((9, max(windows.shape[0], windows3.shape[0], board.shape[0])), dtype=np.int64)
+    held = np.zeros(4, dtype=np.int64)
+    bits = np.zeros((3, (board.shape[0] + 63) // 64), dtype=np.int64)
+    _counted_start(board, windows, windows3, k, counts, held, bits)
+    hits = np.empty(board.shape[0], dtype=np.int64)
     found = np.empty(3, dtype=np.int64)
-    root = _hash(board, cells, zobrist)
+    root = _hash(board, lines[4], zobrist)
     for limit in range(1, max_depth + 1):
         if meta[0] <= 0:
             break
-        at = _vct(board, lines, dirs, k, limit, root, zobrist, keys, used, depths, line_at, pool, meta, marks, found)
+        at = _vct(board, tables, k, limit, root, zobrist, keys, used, depths, line_at, pool, meta, counts, held, bits,
+                  found, hits)
         if at >= 0:
             return pool[at + 1:at + 1 + pool[at]].copy()
     return np.empty(0, dtype=np.int64)
