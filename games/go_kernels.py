@@ -145,6 +145,21 @@ def root_filter(hashes, count, out):
 
 
 @njit(cache=True)
+def root_add(hashes, count, new, filt):
+    """The boards ``new`` added to a root's earlier boards (``hashes[:count]``, ascending,
+    kept so) and to their filter ``filt``; the new count."""
+    for h in new:
+        i = count
+        while i > 0 and hashes[i - 1] > h:
+            hashes[i] = hashes[i - 1]
+            i -= 1
+        hashes[i] = h
+        count += 1
+        _mark(filt, h)
+    return count
+
+
+@njit(cache=True)
 def _legal_points(row, who, size, h, keys, point_of, root_hashes, nroot, path_hashes, npath, filt, scratch, stamp,
                   out):
     """``out[a]`` whether a stone of ``who`` is legal on point ``a`` (empty, no suicide, no
@@ -419,13 +434,23 @@ class GoKernels(GameKernels):
 
     def rooted(self, tree, g: int, state) -> None:
         player, black, white, passes, moves, h, seen, recent, past = state
-        known = np.fromiter((*seen, *recent), np.uint64, len(seen) + len(recent))
-        known.sort()
-        self._root_arrays(tree, len(known))
+        if getattr(tree, "go_known", None) is None or len(tree.go_known) != tree.trees:
+            tree.go_known = [None] * tree.trees  # each root's (seen, recent): what its hashes hold
+        before = tree.go_known[g]
+        if before is not None and before[0] is seen and recent[:len(before[1])] == before[1]:
+            # the root after the last one (no capture since): its new boards added, in order
+            self._root_arrays(tree, int(tree.go_nhashes[g]) + len(recent) - len(before[1]))
+            added = np.array(recent[len(before[1]):], np.uint64)
+            tree.go_nhashes[g] = root_add(tree.go_hashes[g], tree.go_nhashes[g], added, tree.go_filter[g])
+        else:
+            known = np.fromiter((*seen, *recent), np.uint64, len(seen) + len(recent))
+            known.sort()
+            self._root_arrays(tree, len(known))
+            tree.go_hashes[g, :len(known)] = known
+            tree.go_nhashes[g] = len(known)
+            root_filter(known, len(known), tree.go_filter[g])
+        tree.go_known[g] = (seen, recent)
         super().rooted(tree, g, state)
-        tree.go_hashes[g, :len(known)] = known
-        tree.go_nhashes[g] = len(known)
-        root_filter(known, len(known), tree.go_filter[g])
         for j, (b, w) in enumerate(past[:self.game.history]):
             tree.go_past[g, j] = self.game._padded_board(b, w)
         tree.go_npast[g] = min(len(past), self.game.history)

@@ -376,6 +376,41 @@ def test_go_kernels_refuse_repeated_boards_and_pass_as_the_game_does():
     assert repeats >= 10 and passes_searched >= 20, (repeats, passes_searched)
 
 
+def test_go_roots_keep_the_boards_that_stood_move_after_move():
+    """A tree re-rooted at each move of one game after another (as self-play keeps its
+    subtree) holds exactly the boards that stood before each root, and their filter, though
+    it adds only the new ones between captures, and refuses their repetition at the root
+    as the game does."""
+    from hexzero.games.go_kernels import root_filter
+
+    game = mctsfw.make_game("go", size=5)
+    kernels = game.kernels()
+    rng = np.random.default_rng(11)
+    tree = ArrayTree(1, kernels.state_len, kernels.aux_len)
+    added = rebuilt = 0
+    for _ in range(12):
+        state = game.initial_state()
+        while not game.is_final(state):
+            before = getattr(tree, "go_known", None) and tree.go_known[0]
+            kernels.set_root(tree, 0, state)
+            _, _, _, _, _, _, seen, recent, _ = state
+            known = tree.go_hashes[0, :tree.go_nhashes[0]]
+            assert np.array_equal(known, np.sort(np.array([*seen, *recent], np.uint64)))
+            marked = np.zeros_like(tree.go_filter[0])  # (what the leaves' lookups skip by)
+            root_filter(known.copy(), len(known), marked)
+            assert np.array_equal(tree.go_filter[0], marked)
+            added += bool(before) and before[0] is seen
+            rebuilt += not (before and before[0] is seen)
+            masks = np.zeros((1, 1, game.num_actions), np.bool_)
+            kernels.moves(tree, np.zeros((1, 1), np.int32), np.ones((1, 1), np.bool_), masks,
+                          np.zeros((1, 1), np.int8), np.zeros((1, 1), np.int32), np.zeros((1, 1), np.int32), False)
+            assert sorted(np.flatnonzero(masks[0, 0])) == sorted(game.search_actions(state))
+            stones = game.legal_actions(state)[:-1]
+            state = game.next_state(state, int(rng.choice(stones)) if stones and rng.random() > 0.05
+                                    else game.pass_action)
+    assert added >= 100 and rebuilt >= 20, (added, rebuilt)
+
+
 def test_a_round_of_forced_leaves_stays_inside_the_tree(monkeypatch):
     """Each leaf of a round may take two nodes: its own when selected, and the winning
     child a forcing move proves (a round once wrote past the end of a full tree). A tree
