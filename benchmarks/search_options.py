@@ -5,6 +5,7 @@ agent from the same flags and name it alike.
     --value-weight L       PUCT's lambda: L * value head + (1 - L) * playout
     --playouts tactical    the playouts mixed in take a win at once and stop the opponent's
     --first-play reduction an untried move is worth the parent's mean less 0.2 (Leela Zero, KataGo)
+    --c-puct C             PUCT's weight of the prior against the mean value
     --random-symmetry      each position judged in a random symmetry of the board (KataGo)
     --mean-symmetry        each position judged in every symmetry, the mean taken (AlphaGo)
     --tree-policy gumbel   Gumbel's root (top-k and sequential halving) instead of the file's PUCT
@@ -29,7 +30,7 @@ DEFAULT = PUCT.parameters.default
 #: the tree policies that search with a policy-and-value network's priors (``--tree-policy``)
 TREE_POLICIES = ("puct", "gumbel")
 #: the options that are the tree policy's own settings (``policy_params``)
-POLICY_OPTIONS = ("value_weight", "first_play", "random_symmetry", "mean_symmetry")
+POLICY_OPTIONS = ("value_weight", "first_play", "c_puct", "random_symmetry", "mean_symmetry")
 #: ``[mcts] playouts``'s declared default, likewise
 PLAYOUTS_DEFAULT = MCTS_SECTION.defaults()["playouts"]
 
@@ -47,6 +48,9 @@ def add_search_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--first-play", choices=FIRST_PLAY,
                         help="PUCT's value of a move not tried yet (reduction: the parent's mean less "
                              f"{DEFAULT('fpu_reduction'):g}; default: the file's, else {DEFAULT('first_play')})")
+    parser.add_argument("--c-puct", type=float,
+                        help="PUCT's weight of the prior against the mean value "
+                             f"(default: the file's, else {DEFAULT('c_puct'):g})")
     parser.add_argument("--random-symmetry", action="store_true", default=None,
                         help="the searching agent's network judges each position in a random symmetry (KataGo)")
     parser.add_argument("--mean-symmetry", action="store_true", default=None,
@@ -88,6 +92,8 @@ def search_label(args: argparse.Namespace) -> str:
         parts.append(f"{args.playouts} playouts")
     if args.first_play is not None:
         parts.append(f"first play {args.first_play}")
+    if args.c_puct is not None:
+        parts.append(f"c {args.c_puct:g}")
     if args.random_symmetry:
         parts.append("random symmetry")
     if args.mean_symmetry:

@@ -284,7 +284,8 @@ def test_the_strength_report_names_what_it_cannot_play_in_one_line(tmp_path):
 
 def test_the_strength_report_searches_with_the_tree_policy_asked_for():
     """``--tree-policy gumbel``: the model's search is Gumbel's (its label says so), a
-    PUCT-only option beside it is refused in one line with exit 2."""
+    PUCT-only option beside it is refused in one line with exit 2; ``--c-puct`` weighs the
+    file's own PUCT's priors."""
     import argparse
 
     from benchmarks.search_options import add_search_options, check_search_options, search_label, search_params
@@ -301,3 +302,7 @@ def test_the_strength_report_searches_with_the_tree_policy_asked_for():
     with pytest.raises(SystemExit) as refused:
         check_search_options(parser, parser.parse_args(["--tree-policy", "gumbel", "--first-play", "reduction"]))
     assert refused.value.code == 2
+    args = parser.parse_args(["--c-puct", "0.75"])  # a setting of the file's own PUCT
+    check_search_options(parser, args)
+    actor = mctsfw.make_actor(model, game, search_games=16, seed=0, **search_params(args))
+    assert actor.mcts.tree_policy.c_puct == 0.75 and search_label(args) == ", c 0.75"
