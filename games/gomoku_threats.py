@@ -22,13 +22,13 @@ counts each window's stones once and keeps the counts, and the four cells and th
 defender's winning cells they give, as stones are laid and taken back (``_place``: the
 20 windows through a cell, where a pass over a 15x15 board slides along 900); a
 position's fours are read from them (3x faster than a scan a position, measured on the
-calls of self-play), the four cells from a bitset kept with the counts. A position searched before to at least the depth
-asked is not searched again (and costs nothing); one searched less deep is searched again
-and counts. A line found ends the whole search (as in Python, where it returns straight
-up), so the table needs no lines. One liberty taken: when an iteration of the deepening
-met no position at its depth limit with fours left to play (and no transposition), a
-deeper one would search the same tree, so the search ends there with no line, where the
-Python one spends its budget on the same nothing.
+calls of self-play), the four cells from a bitset kept with the counts. A position
+searched before to at least the depth asked is not searched again (and costs nothing); one
+searched less deep is searched again and counts. A line found ends the whole search (as
+in Python, where it returns straight up), so the table needs no lines. One liberty taken:
+when an iteration of the deepening met no position at its depth limit with fours left to
+play (and no transposition), a deeper one would search the same tree, so the search ends
+there with no line, where the Python one spends its budget on the same nothing.
 
 The VCT is recursive, as the Python one is: its table keeps lines (a position's line is
 reused where another branch meets it), stored in a pool of ``int64`` (each line its
@@ -141,7 +141,8 @@ def scan_lines(board, lines, dirs, k, own_wins, other_wins, own_fours, other_fou
     empty cell of each window with ``k - 1`` of one player's stones and none of the
     other's (a cell that completes that player's line) marked ``stamp`` in ``own_wins`` or
     ``other_wins``, and each player's four cells (the empty cells of a window with ``k - 2``
-    of its stones and none of the other's) in ``own_fours`` and ``other_fours``; (OWN's windows of four cells, OWN's completing windows, OTHER's)."""
+    of its stones and none of the other's) in ``own_fours`` and ``other_fours``; (OWN's
+    windows of four cells, OWN's completing windows, OTHER's)."""
     own_four_windows, own_win_windows, other_win_windows = 0, 0, 0
     for di in range(4):
         d = dirs[di]
