@@ -427,6 +427,7 @@ class GoKernels(GameKernels):
             tree.go_past = np.zeros((tree.trees, self.game.history, self.state_len), np.int8)
             tree.go_npast = np.zeros(tree.trees, np.int64)
             tree.go_filter = np.zeros((tree.trees, FILTER_WORDS), np.uint64)
+            tree.go_known = [None] * tree.trees  # each root's (seen, recent): what its hashes hold
         if tree.go_hashes.shape[1] < hashes:
             grown = np.zeros((tree.trees, max(hashes, 2 * tree.go_hashes.shape[1], 64)), np.uint64)
             grown[:, :tree.go_hashes.shape[1]] = tree.go_hashes
@@ -434,18 +435,15 @@ class GoKernels(GameKernels):
 
     def rooted(self, tree, g: int, state) -> None:
         player, black, white, passes, moves, h, seen, recent, past = state
-        if getattr(tree, "go_known", None) is None or len(tree.go_known) != tree.trees:
-            tree.go_known = [None] * tree.trees  # each root's (seen, recent): what its hashes hold
+        self._root_arrays(tree, len(seen) + len(recent))
         before = tree.go_known[g]
         if before is not None and before[0] is seen and recent[:len(before[1])] == before[1]:
             # the root after the last one (no capture since): its new boards added, in order
-            self._root_arrays(tree, int(tree.go_nhashes[g]) + len(recent) - len(before[1]))
             added = np.array(recent[len(before[1]):], np.uint64)
             tree.go_nhashes[g] = root_add(tree.go_hashes[g], tree.go_nhashes[g], added, tree.go_filter[g])
         else:
             known = np.fromiter((*seen, *recent), np.uint64, len(seen) + len(recent))
             known.sort()
-            self._root_arrays(tree, len(known))
             tree.go_hashes[g, :len(known)] = known
             tree.go_nhashes[g] = len(known)
             root_filter(known, len(known), tree.go_filter[g])

@@ -121,7 +121,8 @@ class Gomoku(Game):
         # the compiled threat search's padded board (games/gomoku_threats.py): cell (r, c) at bit + connect rows
         self._action_of_padded = {int(p): a for a, p in enumerate(self._bit_cells + self.connect * w)}
         self._empty = EmptyCells(self.full, self.num_actions, self._bit_cells)
-        self._zobrist = self._lines = self._windows = self._windows3 = None  # the compiled threat search's tables, made at its first call
+        # the compiled threat search's tables, made at its first call (``_kernel_tables``)
+        self._zobrist = self._lines = self._windows = self._windows3 = None
 
     @classmethod
     def param_problems(cls, params: dict[str, Any]) -> list[str]:
