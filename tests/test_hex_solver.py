@@ -101,3 +101,79 @@ def test_the_perfect_play_benchmark_scores_moves_by_the_solver():
     randomly = kept_share(RandomActor(game, seed=0), game, solver, games=30, opening=4, seed=0)
     assert sum(kept for _, kept in randomly["counts"].values()) < sum(n for n, _ in randomly["counts"].values())
     assert sum(randomly["results"].values()) == 30 and randomly["results"]["wins"] < perfect["results"]["wins"]
+
+
+def _blunders():
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+    import hex_blunders
+
+    return hex_blunders
+
+
+class _OurSolver:
+    """``hex_blunders.Solver``'s answer from games/hex_solver.py: the winner of a position."""
+
+    def __init__(self, game):
+        self.solver = HexSolver(game)
+
+    def winner(self, game, starter, moves):
+        state = game.initial_state(starter)
+        for action in moves:
+            state = game.next_state(state, action)
+        mover = game.current_player(state)
+        return mover if self.solver.wins(state) else 3 - mover
+
+
+def test_the_blunder_benchmark_finds_the_move_that_lost_a_won_position():
+    """benchmarks/hex_blunders.py: each move from a solved position says whether its mover
+    stood won and kept it; a won position thrown away is a slip at its stone count."""
+    blunders = _blunders()
+    game = mctsfw.make_game("hex", size=4)
+    solver = HexSolver(game)
+    rng = random.Random(3)
+    state, moves = game.initial_state(1), []
+    while not game.is_final(state):  # player 1 perfect until 6 stones, then at random; player 2 perfect
+        perfect = game.current_player(state) == 2 or len(moves) < 6
+        move = solver.winning_move(state) if perfect else None
+        moves.append(rng.choice(game.legal_actions(state)) if move is None else move)
+        state = game.next_state(state, moves[-1])
+    winners = blunders.judged_game(game, _OurSolver(game), 1, moves, 0)
+    found = blunders.slips(game, 1, moves, 0, winners)
+    assert [m["stones"] for m in found] == list(range(len(moves)))
+    assert [m["mover"] for m in found] == [1 + i % 2 for i in range(len(moves))]
+    assert found[0]["won"]  # the empty 4x4 board is won for the player to move
+    for i, move in enumerate(found):
+        before = game.initial_state(1)
+        for action in moves[:i]:
+            before = game.next_state(before, action)
+        after = game.next_state(before, moves[i])
+        assert move["won"] == solver.wins(before)
+        assert move["kept"] == (game.winner(after) == move["mover"] if game.is_final(after) else not solver.wins(after))
+    slipped = [m for m in found if m["won"] and not m["kept"]]
+    assert slipped and all(m["mover"] == 1 and m["stones"] >= 6 for m in slipped)  # only the random player's
+    assert game.winner(state) == 2
+
+
+@pytest.mark.skipif(_blunders().find_mohex() is None, reason="MoHex is not built (scripts/build_mohex.sh)")
+def test_mohex_solver_agrees_with_ours():
+    """MoHex's DFPN, the judge of benchmarks/hex_blunders.py, against games/hex_solver.py on
+    random 5x5 positions: the same winner every time."""
+    blunders = _blunders()
+    game = mctsfw.make_game("hex", size=5)
+    ours = _OurSolver(game)
+    mohex = blunders.Solver(blunders.find_mohex(), 5, 5.0)
+    rng = random.Random(0)
+    try:
+        for _ in range(12):
+            state, moves = game.initial_state(1), []
+            for _ in range(rng.randint(0, 8)):
+                moves.append(rng.choice(game.legal_actions(state)))
+                state = game.next_state(state, moves[-1])
+            if game.is_final(state):
+                continue
+            assert mohex.winner(game, 1, moves) == ours.winner(game, 1, moves), moves
+    finally:
+        mohex.close()
