@@ -55,7 +55,7 @@ MISSES = 3
 
 
 class Solver:
-    """MoHex's DFPN solver in a process of its own: ``winner(game, moves, starter)`` the
+    """MoHex's DFPN solver in a process of its own: ``winner(game, starter, moves)`` the
     player who wins the position those moves reach with perfect play, None where it
     cannot say within its time."""
 
@@ -118,8 +118,9 @@ def won_positions(game, data: dict, every: bool) -> list[tuple[int, list[int], i
     return found
 
 
-def retried(game, agent, solver: Solver, positions: list[tuple[int, list[int], int]]) -> list[bool]:
-    """Whether the agent's move keeps each won position won (``won_positions``)."""
+def retried(game, agent, solver: Solver, positions: list[tuple[int, list[int], int]]) -> list[bool | None]:
+    """Whether the agent's move keeps each won position won (``won_positions``); None
+    where the solver cannot say."""
     kept = []
     for starter, moves, seat in positions:
         state = game.initial_state(starter)
@@ -129,7 +130,7 @@ def retried(game, agent, solver: Solver, positions: list[tuple[int, list[int], i
         action = agent.select_action(state)
         after = game.next_state(state, action)
         winner = game.winner(after) if game.is_final(after) else solver.winner(game, starter, [*moves, action])
-        kept.append(winner == seat)
+        kept.append(None if winner is None else winner == seat)
     return kept
 
 
@@ -172,8 +173,10 @@ def main() -> None:
             kept = retried(game, agent, solver, positions)
         finally:
             solver.close()
-        print(f"{label}: kept {sum(kept)} of the {len(kept)} {'won positions' if args.all_won else 'slips'} of "
-              f"{args.positions} ({data['model']}, search({data['search_games']})); {time.perf_counter() - start:.0f} s")
+        unknown = kept.count(None)
+        print(f"{label}: kept {kept.count(True)} of the {len(kept)} {'won positions' if args.all_won else 'slips'} of "
+              f"{args.positions} ({data['model']}, search({data['search_games']}))"
+              + (f", {unknown} not solved after the move" if unknown else "") + f"; {time.perf_counter() - start:.0f} s")
         return
     mohex = mctsfw.make_actor(f"mohex:{args.mohex}", game, seed=args.seed)
     print(f"{label}, against mohex({args.mohex}) on {game.size}x{game.size} Hex, "

@@ -156,6 +156,24 @@ def test_the_blunder_benchmark_finds_the_move_that_lost_a_won_position():
     assert slipped and all(m["mover"] == 1 and m["stones"] >= 6 for m in slipped)  # only the random player's
     assert game.winner(state) == 2
 
+    # --positions: the slips tried again, a perfect agent keeping each, one that throws wins away none
+    from hexzero.mctsfw.actors import Actor
+
+    class Perfect(Actor):
+        def select_action(self, state):
+            return solver.winning_move(state)
+
+    class Careless(Actor):
+        def select_action(self, state):
+            return next(a for a in game.legal_actions(state) if a not in solver.winning_moves(state))
+
+    data = {"games": [{"starting_player": 1, "moves": moves, "opening": 0, "network": 1, "winners": winners}]}
+    positions = blunders.won_positions(game, data, every=False)
+    assert [len(before) for _, before, _ in positions] == [m["stones"] for m in slipped]
+    assert len(blunders.won_positions(game, data, every=True)) == sum(m["mover"] == 1 and m["won"] for m in found)
+    assert blunders.retried(game, Perfect(game), _OurSolver(game), positions) == [True] * len(positions)
+    assert blunders.retried(game, Careless(game), _OurSolver(game), positions) == [False] * len(positions)
+
 
 @pytest.mark.skipif(_blunders().find_mohex() is None, reason="MoHex is not built (scripts/build_mohex.sh)")
 def test_mohex_solver_agrees_with_ours():
