@@ -105,6 +105,22 @@ def slips(game, starter: int, moves: list[int], opening: int, winners: list[int 
     return found
 
 
+def games_file(path: str, game) -> dict:
+    """The games a run wrote (``--json``), ValueError saying why where they are not that
+    or not of this board."""
+    try:
+        data = json.loads(Path(path).read_text())
+    except OSError as error:
+        raise ValueError(f"{path}: {error.strerror}") from None
+    except ValueError:
+        raise ValueError(f"{path}: not JSON") from None
+    if not isinstance(data, dict) or not isinstance(data.get("games"), list):
+        raise ValueError(f"{path}: not the games hex_blunders.py --json writes")
+    if data.get("size") != game.size:
+        raise ValueError(f"{path}: games of {data.get('size')}x{data.get('size')} Hex, not {game.size}x{game.size}")
+    return data
+
+
 def won_positions(game, data: dict, every: bool) -> list[tuple[int, list[int], int]]:
     """(the starting player, the moves before, the network's seat) of each position of
     ``data``'s games (``--json``) where the network stood won and slipped (``every``: kept
@@ -161,8 +177,8 @@ def main() -> None:
         if game.name != "hex":
             parser.error(f"{args.model} is a network of {game.name}, not of Hex")
         agent = mctsfw.make_actor(args.model, game, search_games=args.search_games, seed=args.seed, **search_params(args))
-        data = json.loads(Path(args.positions).read_text()) if args.positions else None
-    except (ModelFileError, ValueError, OSError) as error:
+        data = games_file(args.positions, game) if args.positions else None
+    except (ModelFileError, ValueError) as error:
         parser.error(str(error))
     label = f"{agent.label}{search_label(args)}{', pairing' if args.pairing else ''}"
     if data is not None:
@@ -219,7 +235,8 @@ def main() -> None:
     for number, seat, what in lost:
         print(f"  game {number + 1} (network as player {seat}), lost: {what}")
     if args.json:
-        Path(args.json).write_text(json.dumps({"model": args.model, "mohex": args.mohex, "search_games": args.search_games,
+        Path(args.json).write_text(json.dumps({"model": args.model, "size": game.size, "mohex": args.mohex,
+                                               "search_games": args.search_games,
                                                "seed": args.seed, "solve_seconds": args.solve_seconds, "games": games}))
 
 

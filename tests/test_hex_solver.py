@@ -195,3 +195,19 @@ def test_mohex_solver_agrees_with_ours():
             assert mohex.winner(game, 1, moves) == ours.winner(game, 1, moves), moves
     finally:
         mohex.close()
+
+
+def test_the_blunder_benchmark_refuses_a_file_that_is_not_its_games(tmp_path):
+    blunders = _blunders()
+    game = mctsfw.make_game("hex", size=9)
+    cases = {"missing.json": None, "text.json": "moves", "other.json": '{"runs": []}',
+             "size.json": '{"size": 11, "games": []}'}
+    messages = {"missing.json": "No such file", "text.json": "not JSON",
+                "other.json": "not the games hex_blunders.py --json writes", "size.json": "games of 11x11 Hex, not 9x9"}
+    for name, text in cases.items():
+        if text is not None:
+            (tmp_path / name).write_text(text)
+        with pytest.raises(ValueError, match=messages[name]):
+            blunders.games_file(str(tmp_path / name), game)
+    (tmp_path / "good.json").write_text('{"size": 9, "games": []}')
+    assert blunders.games_file(str(tmp_path / "good.json"), game)["games"] == []
