@@ -239,8 +239,10 @@ def test_cli_train_refuses_a_net_it_cannot_roll_out_before_writing_anything(tmp_
 
 
 def test_a_second_process_on_a_run_directory_is_refused_and_the_first_is_unharmed(tmp_path, processes):
+    # (the first trains long enough to outlast the second's start: with 10 episodes, about
+    # 2 s, it once finished before the second, starting up, asked for the lock)
     run_dir = tmp_path / "run"
-    first = run_cli_train(processes, run_dir, 10)
+    first = run_cli_train(processes, run_dir, 100)
     deadline = time.time() + 240
     while time.time() < deadline and not ((latest := RunDir(run_dir).latest()) and latest[0] >= 1):
         assert first.poll() is None, first.communicate()
@@ -252,7 +254,7 @@ def test_a_second_process_on_a_run_directory_is_refused_and_the_first_is_unharme
                                         "wait for it to finish, or stop it and resume"]
     out, err = first.communicate(timeout=300)
     assert first.returncode == 0, err
-    assert [r["episode"] for r in RunDir(run_dir).read_metrics()] == list(range(1, 11))
+    assert [r["episode"] for r in RunDir(run_dir).read_metrics()] == list(range(1, 101))
 
 
 def test_the_run_lock_is_held_while_training_and_released_after(tmp_path):
