@@ -23,6 +23,7 @@ import networkx as nx
 import numpy as np
 
 from hexzero import mctsfw
+from hexzero.games import hex_vc
 from hexzero.mctsfw.game import (EmptyCells, Forcing, Game, IllegalMoveError, KeptAnswers, compiled_module, letter_cell_name,
                                   parse_letter_cell, stone_planes_of_encoded)
 from hexzero.mctsfw.schema import Parameters, Setting
@@ -71,6 +72,9 @@ class Hex(Game):
         Setting("pairing", False, "searches prove a position won where the player to move holds a chain of bridges "
                                  "and edge templates with at most one gap, and keep only the moves inside the "
                                  "opponent's such chains (games/hex_pairing.py; with the search's threats)"),
+        Setting("vc", False, "searches prove a position won where the player to move holds a virtual connection "
+                             "between their sides found by H-search, and keep only the moves inside the opponent's "
+                             "semi connections (games/hex_vc.py, Python: the object search, tens of ms a node)"),
     )
     #: SGF's Hex (``mctsfw.sgf``): cells as HexGui writes them, ``a1`` = action 0 = row 0
     #: (the top row, player 1's first side), column a; player 1 is Black. The board is
@@ -87,12 +91,13 @@ class Hex(Game):
     net_defaults = {"anet": {"conv_layers": [16, 16, 16], "hidden_layers": []}}
 
     def __init__(self, size: int = parameters.default("size"), swap: bool = parameters.default("swap"),
-                 pairing: bool = parameters.default("pairing")):
-        problems = self.param_problems({"size": size, "swap": swap, "pairing": pairing})
+                 pairing: bool = parameters.default("pairing"), vc: bool = parameters.default("vc")):
+        problems = self.param_problems({"size": size, "swap": swap, "pairing": pairing, "vc": vc})
         if problems:
             raise ValueError("; ".join(problems))
         self.swap = bool(swap)
         self.pairing = bool(pairing)
+        self.vc = bool(vc)
         n = self.size = int(size)
         self.num_actions = n * n
         self.move_help = (
@@ -141,6 +146,8 @@ class Hex(Game):
             params["swap"] = True
         if self.pairing:
             params["pairing"] = True
+        if self.vc:
+            params["vc"] = True
         return params
 
     # ---- the pie rule ---------------------------------------------------------------------
@@ -362,31 +369,40 @@ class Hex(Game):
         """Where the player to move holds a pairing connection with at most one gap (its
         bridges and second-row edge templates; ``games.hex_pairing``): a winning line, the
         gap first, then each bridge's intrusion and answer (``Game.forced_win``). Sound: the
-        owner of such a chain answers every intrusion. ``thorough`` changes nothing."""
+        owner of such a chain answers every intrusion. Else, with ``vc``, where H-search
+        (``games.hex_vc``) finds the player a connection between their sides: its first move
+        (a semi connection's key), then its carrier. ``thorough`` changes nothing."""
+        if state[3]:
+            return None
         player = state[0]
         pairing = self._pairing() if self.pairing else None
-        if pairing is None or state[3] or not self._spans(state[player], player):
-            return None
-        module, nbr, work = pairing
-        line = np.empty(self.num_actions + 1, np.int64)
-        k = module.won_line(self.boards([state])[0], self.size, player, nbr, *work, line)
-        return line[:k].tolist() if k else None
+        if pairing is not None and self._spans(state[player], player):
+            module, nbr, work = pairing
+            line = np.empty(self.num_actions + 1, np.int64)
+            k = module.won_line(self.boards([state])[0], self.size, player, nbr, *work, line)
+            if k:
+                return line[:k].tolist()
+        return hex_vc.connections(self, state, player).winning_line() if self.vc else None
 
     def threat_defences(self, state: HexState) -> tuple[int, ...] | None:
         """Where the opponent holds pairing connections with a gap (``games.hex_pairing``),
         the empty cells common to every one found (``Game.threat_defences``): a move
         elsewhere leaves the opponent the gap to fill. Where they share none, or the
         opponent's chain has no gap, every move loses, and the first chain's cells are the
-        moves kept. None where the opponent holds no such chain."""
+        moves kept. Else, with ``vc``, the cells common to the opponent's semi connections
+        between their sides that H-search finds (``Connections.must_play``). None where the
+        opponent holds no such chain or connection."""
         other = 3 - state[0]
+        if state[3]:
+            return None
         pairing = self._pairing() if self.pairing else None
-        if pairing is None or state[3] or not self._spans(state[other], other):
-            return None
-        module, nbr, work = pairing
-        mask = np.zeros(self.num_actions, np.bool_)
-        if module.defences(self.boards([state])[0], self.size, state[0], nbr, *work, mask) <= 0:
-            return None
-        return tuple(int(a) for a in np.flatnonzero(mask))
+        if pairing is not None and self._spans(state[other], other):
+            module, nbr, work = pairing
+            mask = np.zeros(self.num_actions, np.bool_)
+            if module.defences(self.boards([state])[0], self.size, state[0], nbr, *work, mask) > 0:
+                return tuple(int(a) for a in np.flatnonzero(mask))
+        cells = hex_vc.connections(self, state, other).must_play() if self.vc else None
+        return tuple(cells) if cells else None
 
     def _decided(self, x: np.ndarray) -> np.ndarray:
         """The winner of each encoded position of a batch so far: 1 or 2 where that

@@ -291,10 +291,10 @@ class HexKernels(GameKernels):
 
     aux_len = 4
     encodings = ("flat", "planes")
-    threat_search = True  # the pairing connections (``games.hex_pairing``)
-
     def __init__(self, game):
         self.game = game
+        # the pairing connections (``games.hex_pairing``); H-search (``vc``) runs on the object search
+        self.threat_search = not game.vc
         self.n = game.size
         self.state_len = self.num_actions = self.max_depth = game.size * game.size
         self.neighbours = neighbour_table(game.size)

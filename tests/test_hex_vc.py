@@ -1,0 +1,104 @@
+"""H-search (games/hex_vc.py) against the Hex solver: every connection it claims is real,
+every must-play move set keeps every winning move, the templates a Hex player knows are
+found, and a search with ``vc`` on plays what it proves."""
+
+import random
+
+import pytest
+
+from hexzero import mctsfw
+from hexzero.games.hex_solver import HexSolver
+from hexzero.games.hex_vc import connections
+from hexzero.mctsfw.evaluators import RandomRollouts
+from hexzero.mctsfw.search.array_search import array_problem
+
+
+def positions(game, count, seed):
+    """Unfinished positions of random games, 3 to cells - 4 stones, either player first."""
+    rng, found = random.Random(seed), []
+    while len(found) < count:
+        state = game.initial_state(rng.choice((1, 2)))
+        for _ in range(rng.randint(3, game.num_actions - 4)):
+            state = game.next_state(state, rng.choice(game.legal_actions(state)))
+            if game.is_final(state):
+                break
+        if not game.is_final(state):
+            found.append(state)
+    return found
+
+
+@pytest.mark.parametrize("size, count, seed", [(4, 150, 0), (5, 120, 1)])
+def test_claims_agree_with_perfect_play(size, count, seed):
+    """A connection found for the player to move wins, and its first move keeps the win;
+    a full connection of the opponent's loses; a move outside the must-play set loses.
+    Each kind of claim is made often enough here to be tested."""
+    game = mctsfw.make_game("hex", size=size)
+    solver = HexSolver(game)
+    made = {"wins": 0, "lost": 0, "pruned": 0}
+    for state in positions(game, count, seed):
+        player = state[0]
+        mine, theirs = connections(game, state, player), connections(game, state, 3 - player)
+        line = mine.winning_line()
+        if line:
+            made["wins"] += 1
+            assert solver.wins(state), game.render(state)
+            assert not solver.wins(game.next_state(state, line[0])), game.render(state)
+        if theirs.sides("full"):
+            made["lost"] += 1
+            assert not solver.wins(state), game.render(state)
+        must = theirs.must_play()
+        if must is not None:
+            for action in set(game.legal_actions(state)) - set(must):
+                made["pruned"] += 1
+                assert solver.wins(game.next_state(state, action)), (game.render(state), game.cell_name(action))
+    assert min(made.values()) >= 20, made
+
+
+def cell_names(game, cells):
+    return sorted(game.cell_name(a) for a in cells)
+
+
+def test_the_edge_templates_a_player_knows():
+    """A stone on the second row holds the bridge to its side (two cells), one on the third
+    row the ziggurat (eight cells, on either side); H-search finds no template of a stone
+    on the fourth row (the known limit of the two rules: MoHex adds them as patterns)."""
+    game = mctsfw.make_game("hex", size=9)
+    for row, carriers in ((2, [["e1", "f1"]]),
+                          (3, [["d1", "d2", "d3", "e1", "e2", "f1", "f2", "g1"],
+                               ["e1", "e2", "f1", "f2", "f3", "g1", "g2", "h1"]])):
+        state = game.next_state(game.initial_state(1), game.parse_action(f"e{row}", game.initial_state(1)))
+        found = connections(game, state, 1)
+        group = next(p for p in found.at if p > found.END)
+        assert sorted(cell_names(game, game_bits(c)) for c in found.full[(found.START, group)]) == sorted(carriers)
+    state = game.next_state(game.initial_state(1), game.parse_action("e4", game.initial_state(1)))
+    found = connections(game, state, 1)
+    group = next(p for p in found.at if p > found.END)
+    assert not found.full.get((found.START, group))
+
+
+def game_bits(carrier):
+    return [a for a in range(carrier.bit_length()) if carrier >> a & 1]
+
+
+def test_a_search_with_vc_proves_a_ziggurat_win_pairing_cannot():
+    """On 5x5 a stone of player 1's on c3 holds a ziggurat to each side (one of them still
+    after player 2's b2): a win for player 1 to move that no chain of bridges and
+    second-row templates shows. With ``vc`` the game's threat search proves it and a
+    search of 8 games plays a move that keeps it; the array search sends such a game to
+    the object search."""
+    for vc in (False, True):
+        game = mctsfw.make_game("hex", size=5, vc=vc, pairing=True)
+        state = game.initial_state(1)
+        for name in ("c3", "b2"):
+            state = game.next_state(state, game.parse_action(name, state))
+        assert (game.forced_win(state) is not None) == vc
+    solver = HexSolver(game)
+    assert solver.wins(state) and not solver.wins(game.next_state(state, game.forced_win(state)[0]))
+    assert "object search" in array_problem(game, mctsfw.make_tree_policy("uct"), RandomRollouts(game))
+    agent = mctsfw.make_actor("mcts", game, search_games=8, seed=0)
+    assert not solver.wins(game.next_state(state, agent.select_action(state)))
+
+
+def test_the_setting_is_named_in_the_game_only_when_on():
+    assert mctsfw.make_game("hex", size=7).params() == {"size": 7}
+    assert mctsfw.make_game("hex", size=7, vc=True).params() == {"size": 7, "vc": True}
