@@ -23,7 +23,6 @@ import networkx as nx
 import numpy as np
 
 from hexzero import mctsfw
-from hexzero.games import hex_vc
 from hexzero.mctsfw.game import (EmptyCells, Forcing, Game, IllegalMoveError, KeptAnswers, compiled_module, letter_cell_name,
                                   parse_letter_cell, stone_planes_of_encoded)
 from hexzero.mctsfw.schema import Parameters, Setting
@@ -74,7 +73,7 @@ class Hex(Game):
                                  "opponent's such chains (games/hex_pairing.py; with the search's threats)"),
         Setting("vc", False, "searches prove a position won where the player to move holds a virtual connection "
                              "between their sides found by H-search, and keep only the moves inside the opponent's "
-                             "semi connections (games/hex_vc.py, Python: the object search, tens of ms a node)"),
+                             "semi connections (games/hex_vc.py; the object search, a few ms a node on 9x9)"),
     )
     #: SGF's Hex (``mctsfw.sgf``): cells as HexGui writes them, ``a1`` = action 0 = row 0
     #: (the top row, player 1's first side), column a; player 1 is Black. The board is
@@ -382,7 +381,8 @@ class Hex(Game):
             k = module.won_line(self.boards([state])[0], self.size, player, nbr, *work, line)
             if k:
                 return line[:k].tolist()
-        return hex_vc.connections(self, state, player).winning_line() if self.vc else None
+        vc = compiled_module("hexzero.games.hex_vc") if self.vc else None
+        return None if vc is None else vc.connections(self, state, player).winning_line()
 
     def threat_defences(self, state: HexState) -> tuple[int, ...] | None:
         """Where the opponent holds pairing connections with a gap (``games.hex_pairing``),
@@ -401,7 +401,8 @@ class Hex(Game):
             mask = np.zeros(self.num_actions, np.bool_)
             if module.defences(self.boards([state])[0], self.size, state[0], nbr, *work, mask) > 0:
                 return tuple(int(a) for a in np.flatnonzero(mask))
-        cells = hex_vc.connections(self, state, other).must_play() if self.vc else None
+        vc = compiled_module("hexzero.games.hex_vc") if self.vc else None
+        cells = None if vc is None else vc.connections(self, state, other).must_play()
         return tuple(cells) if cells else None
 
     def _decided(self, x: np.ndarray) -> np.ndarray:

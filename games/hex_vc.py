@@ -25,141 +25,326 @@ game's ``vc`` setting):
   keys): a move elsewhere lets the opponent complete one; none left (or an opponent's full
   connection) means the position is lost.
 
-Carriers are Python ints (bit ``a`` is cell ``a``), the board ``Hex``'s bitboards.
+The search runs compiled (numba, ``search``): carriers are bitsets of 64-bit words, the
+connections of each pair of points in arrays, the new full connections worked off smallest
+carrier first (a bucket queue: the AND rule only makes larger ones). ``Connections`` reads
+the answer for the game, carriers as Python ints (bit ``a`` is cell ``a``, as ``Hex``'s
+bitboards).
 """
 
 from __future__ import annotations
 
-import heapq
-from collections import defaultdict
+import numpy as np
+from numba import njit
 
-#: connections kept a pair of points (the smallest carriers first found)
+from hexzero.games.hex_kernels import neighbour_table
+
+#: connections kept a pair of points (the smallest carriers found)
 MAX_FULL = 4
 MAX_SEMI = 12
-#: semis combined by one OR at most
+#: semis combined by one OR at most (``_or``'s loops)
 OR_DEPTH = 4
+M1, M2, M4 = np.uint64(0x5555555555555555), np.uint64(0x3333333333333333), np.uint64(0x0F0F0F0F0F0F0F0F)
+H01 = np.uint64(0x0101010101010101)
+ONE = np.uint64(1)
+
+
+@njit(cache=True)
+def _count(c):
+    """The cells of a carrier."""
+    total = 0
+    for k in range(c.shape[0]):
+        x = c[k]
+        x = x - ((x >> ONE) & M1)
+        x = (x & M2) + ((x >> np.uint64(2)) & M2)
+        x = (x + (x >> np.uint64(4))) & M4
+        total += int((x * H01) >> np.uint64(56))
+    return total
+
+
+@njit(cache=True)
+def _within(a, b):
+    """Whether carrier ``a`` lies inside ``b``."""
+    for k in range(a.shape[0]):
+        if a[k] & ~b[k]:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _and(out, a, b):
+    """``out`` = a & b; whether any cell is left."""
+    left = np.uint64(0)
+    for k in range(out.shape[0]):
+        out[k] = a[k] & b[k]
+        left |= out[k]
+    return left != np.uint64(0)
+
+
+@njit(cache=True)
+def _union(out, a, b):
+    for k in range(out.shape[0]):
+        out[k] = a[k] | b[k]
+
+
+@njit(cache=True)
+def _has(c, cell):
+    return (c[cell >> 6] >> np.uint64(cell & 63)) & ONE != np.uint64(0)
+
+
+@njit(cache=True)
+def _keep(count, carriers, keys, i, j, new, key, most):
+    """``new`` joins the carriers of pair (i, j) unless one of them lies inside it; those
+    that hold it go; at the cap it replaces the largest, if it is smaller. Whether it joined."""
+    m = count[i, j]
+    for t in range(m):
+        if _within(carriers[i, j, t], new):
+            return False
+    k = 0
+    for t in range(m):
+        if not _within(new, carriers[i, j, t]):
+            if k != t:
+                carriers[i, j, k] = carriers[i, j, t]
+                keys[i, j, k] = keys[i, j, t]
+            k += 1
+    m = k
+    if m >= most:
+        big, size = 0, -1
+        for t in range(m):
+            s = _count(carriers[i, j, t])
+            if s > size:
+                big, size = t, s
+        if size <= _count(new):
+            count[i, j] = m
+            return False
+        m -= 1
+        carriers[i, j, big] = carriers[i, j, m]
+        keys[i, j, big] = keys[i, j, m]
+    carriers[i, j, m] = new
+    keys[i, j, m] = key
+    count[i, j] = m + 1
+    return True
+
+
+@njit(cache=True)
+def _add_full(x, y, new, fn, fc, fk, atn, atl, atf, head, enext, ex, ey, ec, used):
+    """A full connection x-y with carrier ``new``, queued for the AND rule."""
+    i, j = min(x, y), max(x, y)
+    if not _keep(fn, fc, fk, i, j, new, 0, MAX_FULL):
+        return
+    if not atf[x, y]:
+        atf[x, y] = atf[y, x] = True
+        atl[x, atn[x]] = y
+        atn[x] += 1
+        atl[y, atn[y]] = x
+        atn[y] += 1
+    e = used[0]
+    if e == ex.shape[0]:
+        return  # (the queue is full: the connection stays, its consequences are not drawn)
+    used[0] = e + 1
+    ex[e], ey[e] = x, y
+    ec[e] = new
+    size = _count(new)
+    enext[e] = head[size]
+    head[size] = e
+
+
+@njit(cache=True)
+def _add_semi(x, y, new, z, fn, fc, fk, sn, sc, sk, atn, atl, atf, head, enext, ex, ey, ec, used, scratch):
+    """A semi connection x-y with carrier ``new`` and key ``z``; the OR rule: with each
+    set of up to three others whose carriers leave no cell common to all (and no smaller
+    such set within it), a full connection."""
+    i, j = min(x, y), max(x, y)
+    for t in range(fn[i, j]):
+        if _within(fc[i, j, t], new):
+            return
+    if not _keep(sn, sc, sk, i, j, new, z, MAX_SEMI):
+        return
+    m = sn[i, j]
+    c1, u1, c2, u2, c3, u3 = scratch[0], scratch[1], scratch[2], scratch[3], scratch[4], scratch[5]
+    # the new semi is the last kept: combine it with the others
+    for a in range(m - 1):
+        left = _and(c1, new, sc[i, j, a])
+        if _within(new, c1):
+            continue
+        _union(u1, new, sc[i, j, a])
+        if not left:
+            _add_full(x, y, u1, fn, fc, fk, atn, atl, atf, head, enext, ex, ey, ec, used)
+            continue
+        for b in range(a + 1, m - 1):
+            left = _and(c2, c1, sc[i, j, b])
+            if _within(c1, c2):
+                continue
+            _union(u2, u1, sc[i, j, b])
+            if not left:
+                _add_full(x, y, u2, fn, fc, fk, atn, atl, atf, head, enext, ex, ey, ec, used)
+                continue
+            for c in range(b + 1, m - 1):
+                if not _and(c3, c2, sc[i, j, c]):
+                    _union(u3, u2, sc[i, j, c])
+                    _add_full(x, y, u3, fn, fc, fk, atn, atl, atf, head, enext, ex, ey, ec, used)
+
+
+@njit(cache=True)
+def search(row, n, player, nbr):
+    """H-search for ``player`` on the board ``row`` (0 empty, 1 and 2 the players' stones,
+    ``n*n`` cells in action order; ``nbr`` each cell's neighbours). Points: the empty cells
+    (their number), the player's sides (``n*n``, ``n*n + 1``: a group touching a side is
+    that side), the other groups (from ``n*n + 2``). Returns the full connections (counts
+    by pair of points, lower point first; carriers), the semis (counts, carriers, keys) and
+    each stone's point."""
+    cells = n * n
+    w = (cells + 63) // 64
+    start, end = cells, cells + 1
+    point = np.full(cells, -1, np.int64)
+    stack = np.empty(cells, np.int64)
+    members = np.empty(cells, np.int64)
+    groups = 0
+    for a in range(cells):
+        if row[a] != player or point[a] != -1:
+            continue
+        point[a] = -2
+        stack[0] = a
+        top, size = 1, 0
+        touches_start = touches_end = False
+        while top > 0:
+            top -= 1
+            p = stack[top]
+            members[size] = p
+            size += 1
+            line = p // n if player == 1 else p % n
+            touches_start |= line == 0
+            touches_end |= line == n - 1
+            for d in range(6):
+                q = nbr[p, d]
+                if q >= 0 and row[q] == player and point[q] == -1:
+                    point[q] = -2
+                    stack[top] = q
+                    top += 1
+        if touches_start:
+            pid = start
+        elif touches_end:
+            pid = end
+        else:
+            pid = cells + 2 + groups
+            groups += 1
+        for t in range(size):
+            point[members[t]] = pid
+    points = cells + 2 + groups
+    fn = np.zeros((points, points), np.int64)
+    fc = np.empty((points, points, MAX_FULL, w), np.uint64)
+    fk = np.empty((points, points, MAX_FULL), np.int64)
+    sn = np.zeros((points, points), np.int64)
+    sc = np.empty((points, points, MAX_SEMI, w), np.uint64)
+    sk = np.empty((points, points, MAX_SEMI), np.int64)
+    atn = np.zeros(points, np.int64)
+    atl = np.empty((points, points), np.int64)
+    atf = np.zeros((points, points), np.bool_)
+    capacity = points * points * MAX_FULL
+    head = np.full(cells + 1, -1, np.int64)
+    enext = np.empty(capacity, np.int64)
+    ex = np.empty(capacity, np.int64)
+    ey = np.empty(capacity, np.int64)
+    ec = np.empty((capacity, w), np.uint64)
+    used = np.zeros(1, np.int64)
+    scratch = np.empty((6, w), np.uint64)
+    zero = np.zeros(w, np.uint64)
+    for a in range(cells):
+        if row[a] != 0:
+            continue
+        for d in range(6):
+            q = nbr[a, d]
+            if q < 0 or row[q] == 3 - player:
+                continue
+            _add_full(a, q if row[q] == 0 else point[q], zero, fn, fc, fk, atn, atl, atf, head, enext, ex, ey, ec,
+                      used)
+        line = a // n if player == 1 else a % n
+        if line == 0:
+            _add_full(a, start, zero, fn, fc, fk, atn, atl, atf, head, enext, ex, ey, ec, used)
+        if line == n - 1:
+            _add_full(a, end, zero, fn, fc, fk, atn, atl, atf, head, enext, ex, ey, ec, used)
+    new = np.empty(w, np.uint64)
+    size = 0
+    while True:
+        while size <= cells and head[size] < 0:
+            size += 1
+        if size > cells:
+            break
+        e = head[size]
+        head[size] = enext[e]
+        x, y = ex[e], ey[e]
+        carrier = ec[e]
+        for side in range(2):
+            z, other = (x, y) if side == 0 else (y, x)
+            if z == start or z == end:
+                continue  # (through a side: everything near it joins everything near it)
+            for k in range(atn[z]):
+                v = atl[z, k]
+                if v == other:
+                    continue
+                i, j = min(z, v), max(z, v)
+                for t in range(fn[i, j]):
+                    c = fc[i, j, t]
+                    clash = False
+                    for q in range(w):
+                        if c[q] & carrier[q]:
+                            clash = True
+                    if clash or (other < cells and _has(c, other)) or (v < cells and _has(carrier, v)):
+                        continue
+                    _union(new, carrier, c)
+                    if z >= cells:
+                        _add_full(other, v, new, fn, fc, fk, atn, atl, atf, head, enext, ex, ey, ec, used)
+                    else:
+                        new[z >> 6] |= ONE << np.uint64(z & 63)
+                        _add_semi(other, v, new, z, fn, fc, fk, sn, sc, sk, atn, atl, atf, head, enext, ex,
+                                  ey, ec, used, scratch)
+    return fn, fc, sn, sc, sk, point
+
+
+def _int(words) -> int:
+    return int.from_bytes(np.ascontiguousarray(words).tobytes(), "little")
 
 
 class Connections:
-    """The full and semi connections of ``player`` on the board ``(mine, theirs)`` of an
-    ``n`` x ``n`` Hex game (``Hex.sides``, ``Hex.neighbours`` give the geometry)."""
+    """The full and semi connections of ``player`` on the board ``(mine, theirs)``
+    (``Hex`` bitboards) of the ``Hex`` game ``game``, found by ``search``."""
 
     def __init__(self, game, mine: int, theirs: int, player: int):
         n = game.size
         cells = n * n
-        self.player = player
-        start, end = game.sides[player]
-        empty = game.full & ~(mine | theirs)
-        # points: the empty cells (their own number), the groups (cells + group index), the
-        # sides (groups that touch a side are the side)
+        row = np.zeros(cells, np.int8)
+        for a in _bits(mine):
+            row[a] = player
+        for a in _bits(theirs):
+            row[a] = 3 - player
         self.START, self.END = cells, cells + 1
-        point_of = {}
-        groups: list[int] = []
-        seen = 0
-        for a in range(cells):
-            if not mine >> a & 1 or seen >> a & 1:
-                continue
-            group = game._group(mine, 1 << a)
-            seen |= group
-            if group & start and group & end:
-                raise ValueError("the game is over")
-            point = self.START if group & start else self.END if group & end else cells + 2 + len(groups)
-            if point >= cells + 2:
-                groups.append(group)
-            for b in _bits(group):
-                point_of[b] = point
-        self.stones = {p for p in set(point_of.values())}  # groups and sides reached by stones
-        self.stones |= {self.START, self.END}
-        neighbours: dict[int, set[int]] = defaultdict(set)
-        for a in _bits(empty):
-            for b in _bits(game.neighbours[a] & (empty | mine)):
-                neighbours[a].add(b if empty >> b & 1 else point_of[b])
-            if start >> a & 1:
-                neighbours[a].add(self.START)
-            if end >> a & 1:
-                neighbours[a].add(self.END)
-        self.full: dict[tuple[int, int], list[int]] = defaultdict(list)
-        self.semi: dict[tuple[int, int], list[int]] = defaultdict(list)
-        self.key: dict[tuple[int, int, int], int] = {}  # (pair, carrier) -> a semi's key
-        self.at: dict[int, set[int]] = defaultdict(set)  # point -> the points it has a full connection with
-        self.queue: list[tuple[int, int, int, int]] = []
-        for a, around in neighbours.items():
-            for b in around:
-                self._add_full(a, b, 0)
-        self._run()
+        self._fn, self._fc, self._sn, self._sc, self._sk, self._point = search(row, n, player, neighbour_table(n))
 
-    # ---- the two rules -----------------------------------------------------------------
-    def _add_full(self, x: int, y: int, carrier: int) -> None:
-        key = (x, y) if x < y else (y, x)
-        kept = self.full[key]
-        if not _keep(kept, carrier, MAX_FULL):
-            return
-        self.at[x].add(y)
-        self.at[y].add(x)
-        heapq.heappush(self.queue, (carrier.bit_count(), x, y, carrier))
+    def point(self, cell: int) -> int:
+        """The point of a stone of the player's (a group, or a side)."""
+        return int(self._point[cell])
 
-    def _add_semi(self, x: int, y: int, carrier: int, z: int) -> None:
-        key = (x, y) if x < y else (y, x)
-        if any(c & carrier == c for c in self.full.get(key, ())):
-            return
-        kept = self.semi[key]
-        if not _keep(kept, carrier, MAX_SEMI):
-            return
-        self.key[(*key, carrier)] = z
-        self._or(x, y, kept, carrier)
+    def between(self, x: int, y: int, kind: str) -> list[int]:
+        """The carriers of ``kind`` ("full" or "semi") connections between points x and y."""
+        i, j = min(x, y), max(x, y)
+        count, carriers = (self._fn, self._fc) if kind == "full" else (self._sn, self._sc)
+        return [_int(carriers[i, j, t]) for t in range(count[i, j])]
 
-    def _or(self, x: int, y: int, semis: list[int], new: int) -> None:
-        others = [c for c in semis if c != new]
-
-        def combine(i: int, union: int, common: int, depth: int) -> bool:
-            for j in range(i, len(others)):
-                shared = common & others[j]
-                if shared == common:
-                    continue  # no cell taken out of the common ones
-                if shared == 0:
-                    self._add_full(x, y, union | others[j])
-                    return True
-                if depth + 1 < OR_DEPTH and combine(j + 1, union | others[j], shared, depth + 1):
-                    return True
-            return False
-
-        combine(0, new, new, 1)
-
-    def _run(self) -> None:
-        cell = self.START  # points below this are empty cells
-        while self.queue:
-            _, x, y, carrier = heapq.heappop(self.queue)  # (the smallest carriers first)
-            for z, other in ((x, y), (y, x)):
-                if z in (self.START, self.END):
-                    continue  # (through a side: everything near it joins everything near it)
-                through_stone = z >= cell
-                for w in list(self.at[z]):
-                    if w == other:
-                        continue
-                    for c in list(self.full[(z, w) if z < w else (w, z)]):
-                        if c & carrier or (other < cell and c >> other & 1) or (w < cell and carrier >> w & 1):
-                            continue
-                        if through_stone:
-                            self._add_full(other, w, carrier | c)
-                        else:
-                            self._add_semi(other, w, carrier | c | 1 << z, z)
-
-    # ---- what the search asks ------------------------------------------------------------
     def sides(self, kind: str) -> list[int]:
-        """The carriers of the player's ``kind`` ("full" or "semi") connections between
-        their sides."""
-        return list((self.full if kind == "full" else self.semi).get((self.START, self.END), ()))
+        """The carriers of the player's ``kind`` connections between their sides."""
+        return self.between(self.START, self.END, kind)
 
     def winning_line(self) -> list[int] | None:
         """For the player to move: a move that keeps a connection between the sides (a
         semi's key: the rest of its carrier is then a full connection; else a cell of a full
         one's carrier, which a stone of the owner's does not spoil), then the other cells
         of that carrier; None where the player holds neither."""
-        for kind in ("semi", "full"):
-            for carrier in sorted(self.sides(kind), key=int.bit_count):
-                move = self.key[(self.START, self.END, carrier)] if kind == "semi" else (carrier & -carrier).bit_length() - 1
-                return [move, *(a for a in _bits(carrier) if a != move)]
-        return None
+        semis = [(carrier, int(self._sk[self.START, self.END, t])) for t, carrier in enumerate(self.sides("semi"))]
+        fulls = [(carrier, (carrier & -carrier).bit_length() - 1) for carrier in self.sides("full")]
+        if not semis and not fulls:
+            return None
+        carrier, move = min(semis or fulls, key=lambda found: found[0].bit_count())
+        return [move, *(a for a in _bits(carrier) if a != move)]
 
     def must_play(self) -> list[int] | None:
         """For the opponent of the player these connections are of, to move: the cells
@@ -182,21 +367,6 @@ class Connections:
 def connections(game, state, player: int) -> Connections:
     """``player``'s connections in the ``Hex`` state ``state`` (a game not over)."""
     return Connections(game, state[player], state[3 - player], player)
-
-
-def _keep(kept: list[int], carrier: int, most: int) -> bool:
-    """Whether ``carrier`` joins the carriers ``kept`` (none of them inside it; those that
-    hold it go; at the cap it replaces the largest, if it is smaller)."""
-    if any(c & carrier == c for c in kept):
-        return False
-    kept[:] = [c for c in kept if c & carrier != carrier]
-    if len(kept) >= most:
-        largest = max(range(len(kept)), key=lambda i: kept[i].bit_count())
-        if kept[largest].bit_count() <= carrier.bit_count():
-            return False
-        del kept[largest]
-    kept.append(carrier)
-    return True
 
 
 def _bits(x: int):

@@ -60,20 +60,24 @@ def cell_names(game, cells):
 
 def test_the_edge_templates_a_player_knows():
     """A stone on the second row holds the bridge to its side (two cells), one on the third
-    row the ziggurat (eight cells, on either side); H-search finds no template of a stone
-    on the fourth row (the known limit of the two rules: MoHex adds them as patterns)."""
+    row the ziggurat (eight cells, on either side), one on the fourth row a template of 19
+    cells. Each carrier found is checked by the solver: the stone joined to the far side by
+    a column of stones, every cell outside the carrier the opponent's, the opponent to
+    move still loses."""
     game = mctsfw.make_game("hex", size=9)
+    empty = game.initial_state(1)
     for row, carriers in ((2, [["e1", "f1"]]),
                           (3, [["d1", "d2", "d3", "e1", "e2", "f1", "f2", "g1"],
-                               ["e1", "e2", "f1", "f2", "f3", "g1", "g2", "h1"]])):
-        state = game.next_state(game.initial_state(1), game.parse_action(f"e{row}", game.initial_state(1)))
-        found = connections(game, state, 1)
-        group = next(p for p in found.at if p > found.END)
-        assert sorted(cell_names(game, game_bits(c)) for c in found.full[(found.START, group)]) == sorted(carriers)
-    state = game.next_state(game.initial_state(1), game.parse_action("e4", game.initial_state(1)))
-    found = connections(game, state, 1)
-    group = next(p for p in found.at if p > found.END)
-    assert not found.full.get((found.START, group))
+                               ["e1", "e2", "f1", "f2", "f3", "g1", "g2", "h1"]]),
+                          (4, [])):
+        cell = game.parse_action(f"e{row}", empty)
+        found = connections(game, game.next_state(empty, cell), 1)
+        held = found.between(found.START, found.point(cell), "full")
+        assert held and all(carrier in [cell_names(game, game_bits(c)) for c in held] for carrier in carriers)
+        column = sum(1 << (r * 9 + 4) for r in range(row - 1, 9))
+        for carrier in held:
+            assert not HexSolver(game).wins((2, column, game.full & ~column & ~carrier, 0)), \
+                cell_names(game, game_bits(carrier))
 
 
 def game_bits(carrier):
