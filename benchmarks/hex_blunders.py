@@ -63,13 +63,22 @@ class Solver:
         self.engine = GtpProcess(mohex_argv(program, 1), timeout=seconds * 10 + 60)
         self.engine.send(f"boardsize {size}")
         self.engine.send(f"param_dfpn timelimit {seconds}")
+        self.on_board: tuple[int, list[int]] | None = None  # (the starting player, the moves the engine holds)
 
     def winner(self, game, starter: int, moves: list[int]) -> int | None:
-        self.engine.send("clear_board")
         state = game.initial_state(starter)
-        for action in moves:
-            self.engine.send(f"play {COLOUR_NAMES[game.current_player(state)][0]} {game.action_to_text(action, state)}")
-            state = game.next_state(state, action)
+        held = self.on_board
+        if held is not None and held[0] == starter and held[1][:len(moves)] == moves:
+            for _ in range(len(held[1]) - len(moves)):  # (an earlier position of the same game: taken back)
+                self.engine.send("undo")
+            for action in moves:
+                state = game.next_state(state, action)
+        else:
+            self.engine.send("clear_board")
+            for action in moves:
+                self.engine.send(f"play {COLOUR_NAMES[game.current_player(state)][0]} {game.action_to_text(action, state)}")
+                state = game.next_state(state, action)
+        self.on_board = (starter, list(moves))
         return WINNERS.get(self.engine.send(f"dfpn-solve-state {COLOUR_NAMES[game.current_player(state)][0]}"))
 
     def close(self) -> None:
