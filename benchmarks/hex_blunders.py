@@ -209,7 +209,10 @@ def main() -> None:
           f"{args.games} games; the solver {args.solve_seconds:g} s a position; "
           f"{platform.processor() or platform.machine()}, Python {platform.python_version()}", flush=True)
     start = time.perf_counter()
-    match = play_pairs(game, agent, mohex, args.games, PLAYER_1_OPENS, "game", args.seed)
+    try:
+        match = play_pairs(game, agent, mohex, args.games, PLAYER_1_OPENS, "game", args.seed)
+    finally:
+        mohex.close()
     played = time.perf_counter() - start
     print(f"played in {played:.0f} s: the network won {match.wins_a} of {match.games} "
           f"({match.distinct_games} distinct)", flush=True)
