@@ -73,7 +73,7 @@ class Hex(Game):
                                  "opponent's such chains (games/hex_pairing.py; with the search's threats)"),
         Setting("vc", False, "searches prove a position won where the player to move holds a virtual connection "
                              "between their sides found by H-search, and keep only the moves inside the opponent's "
-                             "semi connections (games/hex_vc.py; the object search, a few ms a node on 9x9)"),
+                             "semi connections (games/hex_vc.py; a few ms a node on 9x9)"),
     )
     #: SGF's Hex (``mctsfw.sgf``): cells as HexGui writes them, ``a1`` = action 0 = row 0
     #: (the top row, player 1's first side), column a; player 1 is Black. The board is
@@ -354,6 +354,12 @@ class Hex(Game):
             work = _PAIRING_WORK[key] = (module, nbr, module.scratch(self.size))
         return work
 
+    def _vc(self):
+        """(the compiled ``hex_vc`` module, the neighbour table) where ``vc`` is on; else (or
+        without numba) None."""
+        module = compiled_module("hexzero.games.hex_vc") if self.vc else None
+        return None if module is None else (module, compiled_module("hexzero.games.hex_kernels").neighbour_table(self.size))
+
     def _spans(self, stones: int, player: int) -> bool:
         """``hex_pairing.spans`` on the bitboard: no two lines in a row across the player's
         sides without a stone of theirs (else no chain: the kernel is not called)."""
@@ -381,8 +387,12 @@ class Hex(Game):
             k = module.won_line(self.boards([state])[0], self.size, player, nbr, *work, line)
             if k:
                 return line[:k].tolist()
-        vc = compiled_module("hexzero.games.hex_vc") if self.vc else None
-        return None if vc is None else vc.connections(self, state, player).winning_line()
+        vc = self._vc()
+        if vc is None:
+            return None
+        line = np.empty(self.num_actions, np.int64)
+        k = vc[0].won_line(self.boards([state])[0], self.size, player, vc[1], line)
+        return line[:k].tolist() if k else None
 
     def threat_defences(self, state: HexState) -> tuple[int, ...] | None:
         """Where the opponent holds pairing connections with a gap (``games.hex_pairing``),
@@ -390,7 +400,7 @@ class Hex(Game):
         elsewhere leaves the opponent the gap to fill. Where they share none, or the
         opponent's chain has no gap, every move loses, and the first chain's cells are the
         moves kept. Else, with ``vc``, the cells common to the opponent's semi connections
-        between their sides that H-search finds (``Connections.must_play``). None where the
+        between their sides that H-search finds (``hex_vc.must_play``). None where the
         opponent holds no such chain or connection."""
         other = 3 - state[0]
         if state[3]:
@@ -401,9 +411,11 @@ class Hex(Game):
             mask = np.zeros(self.num_actions, np.bool_)
             if module.defences(self.boards([state])[0], self.size, state[0], nbr, *work, mask) > 0:
                 return tuple(int(a) for a in np.flatnonzero(mask))
-        vc = compiled_module("hexzero.games.hex_vc") if self.vc else None
-        cells = None if vc is None else vc.connections(self, state, other).must_play()
-        return tuple(cells) if cells else None
+        vc = self._vc()
+        mask = np.zeros(self.num_actions, np.bool_)
+        if vc is None or not vc[0].must_play(self.boards([state])[0], self.size, other, vc[1], mask):
+            return None
+        return tuple(int(a) for a in np.flatnonzero(mask))
 
     def _decided(self, x: np.ndarray) -> np.ndarray:
         """The winner of each encoded position of a batch so far: 1 or 2 where that

@@ -20,6 +20,8 @@ from numba import njit
 
 from hexzero.games.hex_pairing import defences, won_line
 from hexzero.games.hex_pairing import scratch as pairing_scratch
+from hexzero.games.hex_vc import must_play as vc_must_play
+from hexzero.games.hex_vc import won_line as vc_won_line
 from hexzero.mctsfw.search.arrays import LOST_IN_2, SEARCH, UNKNOWN, WIN, WINS_NOW, rng_below
 from hexzero.mctsfw.search.kernels import GameKernels, empty_cells, encode_stones
 
@@ -152,8 +154,8 @@ def positions(parent, action, slot, player, proven, depth, board, aux, states, l
 
 
 @njit(cache=True)
-def moves(slot, board, aux, leaves, judged, masks, forced, forced_move, plies, threats, pairing, n, nbr, ints, bits,
-          line):
+def moves(slot, board, aux, leaves, judged, masks, forced, forced_move, plies, threats, pairing, vc, n, nbr, ints,
+          bits, line):
     """The moves the search considers at each judged leaf, as masks: the empty cells; with
     ``threats`` the forcing ones (``Hex.forcing_actions``): a cell that joins the player to
     move's sides wins at once (``forced`` WINS_NOW, the first such cell the move); else the
@@ -163,7 +165,9 @@ def moves(slot, board, aux, leaves, judged, masks, forced, forced_move, plies, t
     (``Hex.forced_win``, ``Hex.threat_defences``):
     the player to move's wins (WINS_NOW, ``plies`` the line's length and 2), else only the
     cells of the opponent's chains masked (``ints``, ``bits`` and ``line``: ``hex_pairing``'s
-    working arrays, a line's room)."""
+    working arrays, a line's room). Where neither, with ``vc`` (``Hex.vc``), H-search's
+    connections (``games.hex_vc``): the player to move's (WINS_NOW, ``plies`` the carrier's
+    cells and 2), else where the pairing walk masked nothing the opponent's must-play cells."""
     cells = n * n
     mine, theirs = np.empty(cells, np.bool_), np.empty(cells, np.bool_)
     after = np.empty(cells, np.bool_)
@@ -196,14 +200,22 @@ def moves(slot, board, aux, leaves, judged, masks, forced, forced_move, plies, t
             else:
                 threatened = False
             if not threatened:
+                defended = False
                 if pairing:
                     # (none for the player to move where, at the parent, the opponent's walk
                     # found none: the parent's move only took links away)
                     k = 0 if parent_chains == 0 else won_line(row, n, who, nbr, ints, bits, line)
                     if k:
                         forced[g, b], forced_move[g, b], plies[g, b] = WINS_NOW, line[0], k + 2
-                    else:
-                        aux[g, s, CHAINS] = defences(row, n, who, nbr, ints, bits, mask)
+                        continue
+                    aux[g, s, CHAINS] = defences(row, n, who, nbr, ints, bits, mask)
+                    defended = aux[g, s, CHAINS] > 0
+                if vc:
+                    k = vc_won_line(row, n, who, nbr, line)
+                    if k:
+                        forced[g, b], forced_move[g, b], plies[g, b] = WINS_NOW, line[0], k + 2
+                    elif not defended:
+                        vc_must_play(row, n, 3 - who, nbr, mask)
                 continue
             alive = 0
             first = -1
@@ -291,10 +303,9 @@ class HexKernels(GameKernels):
 
     aux_len = 4
     encodings = ("flat", "planes")
+    threat_search = True  # the pairing connections (``games.hex_pairing``), H-search's (``games.hex_vc``)
     def __init__(self, game):
         self.game = game
-        # the pairing connections (``games.hex_pairing``); H-search (``vc``) runs on the object search
-        self.threat_search = not game.vc
         self.n = game.size
         self.state_len = self.num_actions = self.max_depth = game.size * game.size
         self.neighbours = neighbour_table(game.size)
@@ -320,7 +331,7 @@ class HexKernels(GameKernels):
 
     def moves(self, tree, leaves, judged, masks, forced, forced_move, plies, threats: bool) -> None:
         moves(tree.slot, tree.board, tree.aux, leaves, judged, masks, forced, forced_move, plies, threats,
-              self.game.pairing, self.n, self.neighbours, *self.pairing, self.line)
+              self.game.pairing, self.game.vc, self.n, self.neighbours, *self.pairing, self.line)
 
     def legal(self, tree, leaves, judged) -> np.ndarray:
         out = np.empty((int(judged.sum()), self.num_actions), np.float32)

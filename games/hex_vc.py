@@ -37,8 +37,6 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from hexzero.games.hex_kernels import neighbour_table
-
 #: connections kept a pair of points (the smallest carriers found)
 MAX_FULL = 4
 MAX_SEMI = 12
@@ -301,15 +299,90 @@ def search(row, n, player, nbr):
     return fn, fc, sn, sc, sk, point
 
 
+@njit(cache=True)
+def _smallest(count, carriers, i, j):
+    """The first of the smallest carriers of pair (i, j)."""
+    best, size = 0, 1 << 30
+    for t in range(count[i, j]):
+        s = _count(carriers[i, j, t])
+        if s < size:
+            best, size = t, s
+    return best
+
+
+@njit(cache=True)
+def won_line(row, n, player, nbr, line):
+    """For ``player`` to move: a move that keeps a connection between the sides (the key
+    of the smallest semi connection: the rest of its carrier is then a full one; else the
+    lowest cell of the smallest full connection's carrier, which a stone of the owner's
+    does not spoil), then the other cells of that carrier, in ``line``; their number
+    (0: the player holds no such connection)."""
+    fn, fc, sn, sc, sk, _ = search(row, n, player, nbr)
+    s, e = n * n, n * n + 1
+    if sn[s, e]:
+        t = _smallest(sn, sc, s, e)
+        carrier, move = sc[s, e, t], sk[s, e, t]
+    elif fn[s, e]:
+        carrier = fc[s, e, _smallest(fn, fc, s, e)]
+        move = 0
+        while not _has(carrier, move):
+            move += 1
+    else:
+        return 0
+    line[0] = move
+    k = 1
+    for cell in range(n * n):
+        if cell != move and _has(carrier, cell):
+            line[k] = cell
+            k += 1
+    return k
+
+
+@njit(cache=True)
+def must_play(row, n, player, nbr, mask):
+    """For the opponent of ``player``, to move: in ``mask`` the cells every one of the
+    player's semi connections between the sides needs (a move elsewhere lets the player
+    complete one); where they share none or the player holds a full connection, every
+    move loses, and the cells of the smallest carrier (fulls first) are kept. Their
+    number; 0 (``mask`` untouched) where the player holds no connection between the sides."""
+    fn, fc, sn, sc, _, _ = search(row, n, player, nbr)
+    s, e = n * n, n * n + 1
+    if not fn[s, e] and not sn[s, e]:
+        return 0
+    kept = sc[s, e, 0].copy()
+    left = fn[s, e] == 0
+    if left:
+        for t in range(1, sn[s, e]):
+            left = _and(kept, kept, sc[s, e, t])
+    if not left:
+        if fn[s, e]:
+            t = _smallest(fn, fc, s, e)
+            kept[:] = fc[s, e, t]
+            if sn[s, e]:
+                u = _smallest(sn, sc, s, e)
+                if _count(sc[s, e, u]) < _count(kept):
+                    kept[:] = sc[s, e, u]
+        else:
+            kept[:] = sc[s, e, _smallest(sn, sc, s, e)]
+    found = 0
+    for cell in range(n * n):
+        mask[cell] = _has(kept, cell)
+        found += mask[cell]
+    return found
+
+
 def _int(words) -> int:
     return int.from_bytes(np.ascontiguousarray(words).tobytes(), "little")
 
 
 class Connections:
     """The full and semi connections of ``player`` on the board ``(mine, theirs)``
-    (``Hex`` bitboards) of the ``Hex`` game ``game``, found by ``search``."""
+    (``Hex`` bitboards) of the ``Hex`` game ``game``, found by ``search``: for reading
+    them (the tests, a user's look); the search asks ``won_line`` and ``must_play``."""
 
     def __init__(self, game, mine: int, theirs: int, player: int):
+        from hexzero.games.hex_kernels import neighbour_table  # (which calls this module's kernels)
+
         n = game.size
         cells = n * n
         row = np.zeros(cells, np.int8)
@@ -333,35 +406,6 @@ class Connections:
     def sides(self, kind: str) -> list[int]:
         """The carriers of the player's ``kind`` connections between their sides."""
         return self.between(self.START, self.END, kind)
-
-    def winning_line(self) -> list[int] | None:
-        """For the player to move: a move that keeps a connection between the sides (a
-        semi's key: the rest of its carrier is then a full connection; else a cell of a full
-        one's carrier, which a stone of the owner's does not spoil), then the other cells
-        of that carrier; None where the player holds neither."""
-        semis = [(carrier, int(self._sk[self.START, self.END, t])) for t, carrier in enumerate(self.sides("semi"))]
-        fulls = [(carrier, (carrier & -carrier).bit_length() - 1) for carrier in self.sides("full")]
-        if not semis and not fulls:
-            return None
-        carrier, move = min(semis or fulls, key=lambda found: found[0].bit_count())
-        return [move, *(a for a in _bits(carrier) if a != move)]
-
-    def must_play(self) -> list[int] | None:
-        """For the opponent of the player these connections are of, to move: the cells
-        every one of the player's semi connections between the sides needs (a move
-        elsewhere lets the player complete one). Where there are none (or the player holds
-        a full connection), every move loses: the smallest carrier's cells. None where the
-        player holds no connection between the sides."""
-        fulls, semis = self.sides("full"), self.sides("semi")
-        if not fulls and not semis:
-            return None
-        if not fulls:
-            common = semis[0]
-            for carrier in semis[1:]:
-                common &= carrier
-            if common:
-                return list(_bits(common))
-        return list(_bits(min(fulls + semis, key=int.bit_count)))
 
 
 def connections(game, state, player: int) -> Connections:

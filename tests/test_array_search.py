@@ -88,12 +88,14 @@ def test_kernels_play_the_games_rules_move_for_move(name, params):
 
 
 @pytest.mark.parametrize("name, params", [("hex", {"size": 4, "pairing": True}), ("hex", {"size": 6, "pairing": True}),
-                                          ("hex", {"size": 9, "pairing": True}), ("hex", {"size": 9}), ("connect4", {}), ("connect4", {"rows": 5, "columns": 4}),
+                                          ("hex", {"size": 9, "pairing": True}), ("hex", {"size": 9}),
+                                          ("hex", {"size": 6, "vc": True}), ("hex", {"size": 9, "pairing": True, "vc": True}),
+                                          ("connect4", {}), ("connect4", {"rows": 5, "columns": 4}),
                                           ("gomoku", {"size": 9}), ("gomoku", {"size": 15}),
                                           ("gomoku", {"size": 9, "exactly_five": True})])
 def test_kernels_force_the_moves_the_object_search_forces(name, params):
     """Where the player to move wins at once (or, in Gomoku, by continuous fours, in Hex by
-    a pairing connection), where every stop of the opponent's win leaves another, and
+    a pairing connection or H-search's), where every stop of the opponent's win leaves another, and
     otherwise which stops (or answers to a three, or cells of the opponent's pairing
     connections) are searched: as ``MCTS.forced_for`` finds them, the proofs as deep."""
     game = mctsfw.make_game(name, **params)
@@ -122,7 +124,8 @@ def test_kernels_force_the_moves_the_object_search_forces(name, params):
     assert {(arrays.WINS_NOW, False, False), (arrays.SEARCH, True, False), (arrays.SEARCH, False, False)} <= kinds
     if name == "gomoku" and not params.get("exactly_five") or name == "hex" and params["size"] > 4:
         # a victory by continuous fours, a pairing connection (none where the pairing proofs are off)
-        assert ((arrays.WINS_NOW, False, True) in kinds) == (name == "gomoku" or params.get("pairing", False))
+        assert ((arrays.WINS_NOW, False, True) in kinds) == (name == "gomoku" or params.get("pairing", False)
+                                                             or params.get("vc", False))
 
 
 @pytest.mark.parametrize("name, params", [("hex", {"size": 5}), ("connect4", {}), ("nim", {"piles": [4, 6, 9]}),

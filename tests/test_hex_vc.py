@@ -32,21 +32,19 @@ def test_claims_agree_with_perfect_play(size, count, seed):
     """A connection found for the player to move wins, and its first move keeps the win;
     a full connection of the opponent's loses; a move outside the must-play set loses.
     Each kind of claim is made often enough here to be tested."""
-    game = mctsfw.make_game("hex", size=size)
+    game = mctsfw.make_game("hex", size=size, vc=True)
     solver = HexSolver(game)
     made = {"wins": 0, "lost": 0, "pruned": 0}
     for state in positions(game, count, seed):
-        player = state[0]
-        mine, theirs = connections(game, state, player), connections(game, state, 3 - player)
-        line = mine.winning_line()
+        line = game.forced_win(state)
         if line:
             made["wins"] += 1
             assert solver.wins(state), game.render(state)
             assert not solver.wins(game.next_state(state, line[0])), game.render(state)
-        if theirs.sides("full"):
+        if connections(game, state, 3 - state[0]).sides("full"):
             made["lost"] += 1
             assert not solver.wins(state), game.render(state)
-        must = theirs.must_play()
+        must = game.threat_defences(state)
         if must is not None:
             for action in set(game.legal_actions(state)) - set(must):
                 made["pruned"] += 1
@@ -87,9 +85,8 @@ def game_bits(carrier):
 def test_a_search_with_vc_proves_a_ziggurat_win_pairing_cannot():
     """On 5x5 a stone of player 1's on c3 holds a ziggurat to each side (one of them still
     after player 2's b2): a win for player 1 to move that no chain of bridges and
-    second-row templates shows. With ``vc`` the game's threat search proves it and a
-    search of 8 games plays a move that keeps it; the array search sends such a game to
-    the object search."""
+    second-row templates shows. With ``vc`` the game's threat search proves it, and a
+    search of 8 games (on the array tree) plays a move that keeps it."""
     for vc in (False, True):
         game = mctsfw.make_game("hex", size=5, vc=vc, pairing=True)
         state = game.initial_state(1)
@@ -98,7 +95,7 @@ def test_a_search_with_vc_proves_a_ziggurat_win_pairing_cannot():
         assert (game.forced_win(state) is not None) == vc
     solver = HexSolver(game)
     assert solver.wins(state) and not solver.wins(game.next_state(state, game.forced_win(state)[0]))
-    assert "object search" in array_problem(game, mctsfw.make_tree_policy("uct"), RandomRollouts(game))
+    assert array_problem(game, mctsfw.make_tree_policy("uct"), RandomRollouts(game)) is None
     agent = mctsfw.make_actor("mcts", game, search_games=8, seed=0)
     assert not solver.wins(game.next_state(state, agent.select_action(state)))
 
