@@ -40,7 +40,7 @@ from numba import njit
 #: connections kept a pair of points (the smallest carriers found)
 MAX_FULL = 4
 MAX_SEMI = 12
-#: semis combined by one OR at most (``_or``'s loops)
+#: semis combined by one OR at most
 OR_DEPTH = 4
 M1, M2, M4 = np.uint64(0x5555555555555555), np.uint64(0x3333333333333333), np.uint64(0x0F0F0F0F0F0F0F0F)
 H01 = np.uint64(0x0101010101010101)
@@ -148,7 +148,8 @@ def _add_full(x, y, new, fn, fc, fk, atn, atl, atf, head, enext, ex, ey, ec, use
 
 
 @njit(cache=True)
-def _add_semi(x, y, new, z, fn, fc, fk, sn, sc, sk, atn, atl, atf, head, enext, ex, ey, ec, used, scratch):
+def _add_semi(x, y, new, z, fn, fc, fk, sn, sc, sk, atn, atl, atf, head, enext, ex, ey, ec, used, scratch,
+              picked):
     """A semi connection x-y with carrier ``new`` and key ``z``; the OR rule: with each
     set of up to three others whose carriers leave no cell common to all (and no smaller
     such set within it), a full connection."""
@@ -158,29 +159,29 @@ def _add_semi(x, y, new, z, fn, fc, fk, sn, sc, sk, atn, atl, atf, head, enext, 
             return
     if not _keep(sn, sc, sk, i, j, new, z, MAX_SEMI):
         return
-    m = sn[i, j]
-    c1, u1, c2, u2, c3, u3 = scratch[0], scratch[1], scratch[2], scratch[3], scratch[4], scratch[5]
-    # the new semi is the last kept: combine it with the others
-    for a in range(m - 1):
-        left = _and(c1, new, sc[i, j, a])
-        if _within(new, c1):
+    # the new semi is the last kept: combine it with sets of the others, in order, depth
+    # first (``common[d]``, ``union[d]``: of the new one and the d others picked)
+    m = sn[i, j] - 1
+    common, union = scratch[:OR_DEPTH], scratch[OR_DEPTH:]
+    common[0] = new
+    union[0] = new
+    d = 1
+    picked[1] = -1
+    while d >= 1:
+        picked[d] += 1
+        a = picked[d]
+        if a >= m:
+            d -= 1
             continue
-        _union(u1, new, sc[i, j, a])
+        left = _and(common[d], common[d - 1], sc[i, j, a])
+        if _within(common[d - 1], common[d]):
+            continue  # (no cell taken out of the common ones)
+        _union(union[d], union[d - 1], sc[i, j, a])
         if not left:
-            _add_full(x, y, u1, fn, fc, fk, atn, atl, atf, head, enext, ex, ey, ec, used)
-            continue
-        for b in range(a + 1, m - 1):
-            left = _and(c2, c1, sc[i, j, b])
-            if _within(c1, c2):
-                continue
-            _union(u2, u1, sc[i, j, b])
-            if not left:
-                _add_full(x, y, u2, fn, fc, fk, atn, atl, atf, head, enext, ex, ey, ec, used)
-                continue
-            for c in range(b + 1, m - 1):
-                if not _and(c3, c2, sc[i, j, c]):
-                    _union(u3, u2, sc[i, j, c])
-                    _add_full(x, y, u3, fn, fc, fk, atn, atl, atf, head, enext, ex, ey, ec, used)
+            _add_full(x, y, union[d], fn, fc, fk, atn, atl, atf, head, enext, ex, ey, ec, used)
+        elif d + 1 < OR_DEPTH:
+            d += 1
+            picked[d] = a
 
 
 @njit(cache=True)
@@ -245,7 +246,8 @@ def search(row, n, player, nbr):
     ey = np.empty(capacity, np.int64)
     ec = np.empty((capacity, w), np.uint64)
     used = np.zeros(1, np.int64)
-    scratch = np.empty((6, w), np.uint64)
+    scratch = np.empty((2 * OR_DEPTH, w), np.uint64)
+    picked = np.empty(OR_DEPTH, np.int64)
     zero = np.zeros(w, np.uint64)
     for a in range(cells):
         if row[a] != 0:
@@ -295,7 +297,7 @@ def search(row, n, player, nbr):
                     else:
                         new[z >> 6] |= ONE << np.uint64(z & 63)
                         _add_semi(other, v, new, z, fn, fc, fk, sn, sc, sk, atn, atl, atf, head, enext, ex,
-                                  ey, ec, used, scratch)
+                                  ey, ec, used, scratch, picked)
     return fn, fc, sn, sc, sk, point
 
 

@@ -2,8 +2,6 @@
 every must-play move set keeps every winning move, the templates a Hex player knows are
 found, and a search with ``vc`` on plays what it proves."""
 
-import random
-
 import pytest
 
 from hexzero import mctsfw
@@ -11,20 +9,7 @@ from hexzero.games.hex_solver import HexSolver
 from hexzero.games.hex_vc import connections
 from hexzero.mctsfw.evaluators import RandomRollouts
 from hexzero.mctsfw.search.array_search import array_problem
-
-
-def positions(game, count, seed):
-    """Unfinished positions of random games, 3 to cells - 4 stones, either player first."""
-    rng, found = random.Random(seed), []
-    while len(found) < count:
-        state = game.initial_state(rng.choice((1, 2)))
-        for _ in range(rng.randint(3, game.num_actions - 4)):
-            state = game.next_state(state, rng.choice(game.legal_actions(state)))
-            if game.is_final(state):
-                break
-        if not game.is_final(state):
-            found.append(state)
-    return found
+from tests.test_hex_solver import random_positions
 
 
 @pytest.mark.parametrize("size, count, seed", [(4, 150, 0), (5, 120, 1)])
@@ -35,7 +20,7 @@ def test_claims_agree_with_perfect_play(size, count, seed):
     game = mctsfw.make_game("hex", size=size, vc=True)
     solver = HexSolver(game)
     made = {"wins": 0, "lost": 0, "pruned": 0}
-    for state in positions(game, count, seed):
+    for state in random_positions(game, count, 3, game.num_actions - 4, seed):
         line = game.forced_win(state)
         if line:
             made["wins"] += 1
