@@ -304,6 +304,7 @@ class HexKernels(GameKernels):
     aux_len = 4
     encodings = ("flat", "planes")
     threat_search = True  # the pairing connections (``games.hex_pairing``), H-search's (``games.hex_vc``)
+
     def __init__(self, game):
         self.game = game
         self.n = game.size

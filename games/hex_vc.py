@@ -27,9 +27,11 @@ game's ``vc`` setting):
 
 The search runs compiled (numba, ``search``): carriers are bitsets of 64-bit words, the
 connections of each pair of points in arrays, the new full connections worked off smallest
-carrier first (a bucket queue: the AND rule only makes larger ones). ``Connections`` reads
-the answer for the game, carriers as Python ints (bit ``a`` is cell ``a``, as ``Hex``'s
-bitboards).
+carrier first (a bucket queue: the AND rule only makes larger ones). ``won_line`` and
+``must_play`` answer the search (``hex_kernels.moves`` on the array tree, ``Hex``'s methods
+on the object tree: the same functions); ``Connections`` lets a person or a test read the
+connections, carriers as Python ints (bit ``a`` is cell ``a``, as ``Hex``'s bitboards).
+``tests/test_hex_vc.py`` holds the claims to ``games.hex_solver``.
 """
 
 from __future__ import annotations
