@@ -47,6 +47,15 @@ OR_DEPTH = 4
 M1, M2, M4 = np.uint64(0x5555555555555555), np.uint64(0x3333333333333333), np.uint64(0x0F0F0F0F0F0F0F0F)
 H01 = np.uint64(0x0101010101010101)
 ONE = np.uint64(1)
+#: the six around a cell in turn (row, column offsets): each touches the next
+RING_R = np.array([-1, -1, 0, 1, 1, 0], np.int64)
+RING_C = np.array([0, 1, 1, 0, -1, -1], np.int64)
+#: off the board in a ring: player 1's first and last row, player 2's first and last
+#: column (as ``_ring`` writes them), and off a corner (both: neither's side for sure)
+NORTH, SOUTH, WEST, EAST, CORNER = -1, -2, -3, -4, -5
+#: what ``fill_in`` did to a cell: filled as dead, captured by the searching player,
+#: captured by the opponent
+DEAD, CAPTURED, CAPTURED_BY_THEM = 1, 2, 3
 
 
 @njit(cache=True)
@@ -187,13 +196,183 @@ def _add_semi(x, y, new, z, fn, fc, fk, sn, sc, sk, atn, atl, atf, head, enext, 
 
 
 @njit(cache=True)
-def search(row, n, player, nbr):
+def _ring(n, cell, out):
+    """The six around ``cell`` in turn: a cell, or the side off the board there."""
+    r, c = cell // n, cell % n
+    for d in range(6):
+        rr, cc = r + RING_R[d], c + RING_C[d]
+        off_row, off_column = rr < 0 or rr >= n, cc < 0 or cc >= n
+        if off_row and off_column:
+            out[d] = CORNER
+        elif off_row:
+            out[d] = NORTH if rr < 0 else SOUTH
+        elif off_column:
+            out[d] = WEST if cc < 0 else EAST
+        else:
+            out[d] = rr * n + cc
+
+
+@njit(cache=True)
+def _owns(x, colour):
+    """Whether ring entry ``x`` (a side) is ``colour``'s side."""
+    return (colour == 1 and (x == NORTH or x == SOUTH)) or (colour == 2 and (x == WEST or x == EAST))
+
+
+@njit(cache=True)
+def _solid(board, x, colour):
+    return board[x] == colour if x >= 0 else _owns(x, colour)
+
+
+@njit(cache=True)
+def _on(n, cell, side):
+    """Whether ``cell`` lies on ``side``."""
+    if side == NORTH:
+        return cell < n
+    if side == SOUTH:
+        return cell >= n * (n - 1)
+    if side == WEST:
+        return cell % n == 0
+    return cell % n == n - 1
+
+
+@njit(cache=True)
+def _useless(board, n, ring, colour, group):
+    """Whether a stone of ``colour`` in the empty cell with ``ring`` around it joins
+    nothing that is not joined without it: every two around it that can end up
+    ``colour``'s and do not touch are already one group, or one side, or joined by an
+    arc of the ring that is ``colour``'s already. Then no shortest chain of ``colour``'s
+    passes through the cell, whatever is played."""
+    for i in range(6):
+        a = ring[i]
+        if a == CORNER or (a >= 0 and board[a] == 3 - colour) or (a < 0 and not _owns(a, colour)):
+            continue
+        for j in range(i + 2, 6):
+            if i == 0 and j == 5:
+                continue  # (neighbours in the ring touch)
+            b = ring[j]
+            if b == CORNER or (b >= 0 and board[b] == 3 - colour) or (b < 0 and not _owns(b, colour)):
+                continue
+            if a < 0 and b < 0:
+                if a == b:
+                    continue
+            elif a < 0:
+                if _on(n, b, a):
+                    continue
+            elif b < 0:
+                if _on(n, a, b):
+                    continue
+            elif board[a] == colour and board[b] == colour and group[a] == group[b]:
+                continue
+            joined = True
+            for k in range(i + 1, j):
+                joined = joined and _solid(board, ring[k], colour)
+            if not joined:
+                joined = True
+                for k in range(j + 1, i + 6):
+                    joined = joined and _solid(board, ring[k % 6], colour)
+            if not joined:
+                return False
+    return True
+
+
+@njit(cache=True)
+def _dead(board, n, cell, group, ring):
+    """Whether the empty ``cell`` is dead: useless to both players, so either may have it."""
+    _ring(n, cell, ring)
+    return _useless(board, n, ring, 1, group) and _useless(board, n, ring, 2, group)
+
+
+@njit(cache=True)
+def _label(board, n, nbr, group, stack):
+    """``group[cell]``: a number shared by the cells of each group of stones."""
+    group[:] = -1
+    for a in range(n * n):
+        if board[a] == 0 or group[a] >= 0:
+            continue
+        group[a] = a
+        stack[0] = a
+        top = 1
+        while top > 0:
+            top -= 1
+            p = stack[top]
+            for d in range(6):
+                q = nbr[p, d]
+                if q >= 0 and board[q] == board[a] and group[q] < 0:
+                    group[q] = a
+                    stack[top] = q
+                    top += 1
+
+
+@njit(cache=True)
+def fill_in(row, n, nbr, player):
+    """The board ``row`` with its inferior cells filled, for ``player``'s H-search, and
+    what was done to each cell (``DEAD``, ``CAPTURED``, ``CAPTURED_BY_THEM``, else 0).
+    Neither changes who wins (Hayward and Henderson's fill-in, as MoHex does it):
+
+    - a **dead** cell (no stone there joins anything for either player, ``_useless``)
+      takes the opponent's stone;
+    - two touching empty cells that a player **captures** (the opponent's stone in one
+      is dead once the player answers in the other, either way round) take that
+      player's stones.
+
+    Filled until nothing more is found (a stone placed can make more cells dead). A
+    stone placed gets a group of its own: groups are found again each round."""
+    cells = n * n
+    board = row.copy()
+    done = np.zeros(cells, np.int8)
+    group = np.empty(cells, np.int64)
+    stack = np.empty(cells, np.int64)
+    ring = np.empty(6, np.int64)
+    around = np.empty(6, np.int64)
+    changed = True
+    while changed:
+        changed = False
+        _label(board, n, nbr, group, stack)
+        for a in range(cells):
+            if board[a] == 0 and _dead(board, n, a, group, ring):
+                board[a] = 3 - player
+                group[a] = cells + a
+                done[a] = DEAD
+                changed = True
+        for a in range(cells):
+            if board[a] != 0:
+                continue
+            _ring(n, a, around)
+            for d in range(6):
+                q = around[d]
+                if q <= a or board[q] != 0:
+                    continue
+                for colour in (player, 3 - player):
+                    board[q], group[q] = colour, cells + q
+                    kept = _dead(board, n, a, group, ring)
+                    board[q] = 0
+                    if kept:
+                        board[a], group[a] = colour, cells + a
+                        kept = _dead(board, n, q, group, ring)
+                        board[a] = 0
+                    if kept:
+                        board[a] = board[q] = colour
+                        done[a] = done[q] = CAPTURED if colour == player else CAPTURED_BY_THEM
+                        changed = True
+                        break
+                if board[a] != 0:
+                    break
+    return board, done
+
+
+@njit(cache=True)
+def search(row, n, player, nbr, fill=True):
     """H-search for ``player`` on the board ``row`` (0 empty, 1 and 2 the players' stones,
     ``n*n`` cells in action order; ``nbr`` each cell's neighbours). Points: the empty cells
     (their number), the player's sides (``n*n``, ``n*n + 1``: a group touching a side is
     that side), the other groups (from ``n*n + 2``). Returns the full connections (counts
     by pair of points, lower point first; carriers), the semis (counts, carriers, keys) and
-    each stone's point."""
+    each stone's point, on the board with its inferior cells filled (``fill_in``, unless
+    ``fill`` is False; and what it did to each cell)."""
+    if fill:
+        row, done = fill_in(row, n, nbr, player)
+    else:
+        done = np.zeros(n * n, np.int8)
     cells = n * n
     w = (cells + 63) // 64
     start, end = cells, cells + 1
@@ -201,6 +380,7 @@ def search(row, n, player, nbr):
     stack = np.empty(cells, np.int64)
     members = np.empty(cells, np.int64)
     groups = 0
+    joined = False  # (the player's sides, by a group: fill-in can join them)
     for a in range(cells):
         if row[a] != player or point[a] != -1:
             continue
@@ -222,6 +402,7 @@ def search(row, n, player, nbr):
                     point[q] = -2
                     stack[top] = q
                     top += 1
+        joined |= touches_start and touches_end
         if touches_start:
             pid = start
         elif touches_end:
@@ -265,6 +446,8 @@ def search(row, n, player, nbr):
             _add_full(a, start, zero, fn, fc, fk, atn, atl, atf, head, enext, ex, ey, ec, used)
         if line == n - 1:
             _add_full(a, end, zero, fn, fc, fk, atn, atl, atf, head, enext, ex, ey, ec, used)
+    if joined:
+        _add_full(start, end, zero, fn, fc, fk, atn, atl, atf, head, enext, ex, ey, ec, used)
     new = np.empty(w, np.uint64)
     size = 0
     while True:
@@ -300,7 +483,7 @@ def search(row, n, player, nbr):
                         new[z >> 6] |= ONE << np.uint64(z & 63)
                         _add_semi(other, v, new, z, fn, fc, fk, sn, sc, sk, atn, atl, atf, head, enext, ex,
                                   ey, ec, used, scratch, picked)
-    return fn, fc, sn, sc, sk, point
+    return fn, fc, sn, sc, sk, point, done
 
 
 @njit(cache=True)
@@ -319,24 +502,28 @@ def won_line(row, n, player, nbr, line):
     """For ``player`` to move: a move that keeps a connection between the sides (the key
     of the smallest semi connection: the rest of its carrier is then a full one; else the
     lowest cell of the smallest full connection's carrier, which a stone of the owner's
-    does not spoil), then the other cells of that carrier, in ``line``; their number
-    (0: the player holds no such connection)."""
-    fn, fc, sn, sc, sk, _ = search(row, n, player, nbr)
+    does not spoil, or of the cells the player captures), then the other cells of that
+    carrier and the cells the player captures, in ``line``; their number (0: the player
+    holds no such connection)."""
+    fn, fc, sn, sc, sk, _, done = search(row, n, player, nbr)
     s, e = n * n, n * n + 1
     if sn[s, e]:
         t = _smallest(sn, sc, s, e)
         carrier, move = sc[s, e, t], sk[s, e, t]
     elif fn[s, e]:
         carrier = fc[s, e, _smallest(fn, fc, s, e)]
-        move = 0
-        while not _has(carrier, move):
-            move += 1
+        move = -1
+        for cell in range(n * n):
+            if move < 0 and (_has(carrier, cell) or done[cell] == CAPTURED):
+                move = cell
+        if move < 0:
+            return 0  # (the sides joined on the board as it is: the game is over)
     else:
         return 0
     line[0] = move
     k = 1
     for cell in range(n * n):
-        if cell != move and _has(carrier, cell):
+        if cell != move and (_has(carrier, cell) or done[cell] == CAPTURED):
             line[k] = cell
             k += 1
     return k
@@ -347,9 +534,11 @@ def must_play(row, n, player, nbr, mask):
     """For the opponent of ``player``, to move: in ``mask`` the cells every one of the
     player's semi connections between the sides needs (a move elsewhere lets the player
     complete one); where they share none or the player holds a full connection, every
-    move loses, and the cells of the smallest carrier (fulls first) are kept. Their
-    number; 0 (``mask`` untouched) where the player holds no connection between the sides."""
-    fn, fc, sn, sc, _, _ = search(row, n, player, nbr)
+    move loses, and the cells of the smallest carrier (fulls first) are kept. The cells
+    the player captures are kept too (a move there is answered in the pair: it wastes a
+    move but need not lose). Their number; 0 (``mask`` untouched) where the player holds
+    no connection between the sides."""
+    fn, fc, sn, sc, _, _, done = search(row, n, player, nbr)
     s, e = n * n, n * n + 1
     if not fn[s, e] and not sn[s, e]:
         return 0
@@ -370,7 +559,7 @@ def must_play(row, n, player, nbr, mask):
             kept[:] = sc[s, e, _smallest(sn, sc, s, e)]
     found = 0
     for cell in range(n * n):
-        mask[cell] = _has(kept, cell)
+        mask[cell] = _has(kept, cell) or done[cell] == CAPTURED
         found += mask[cell]
     return found
 
@@ -384,7 +573,7 @@ class Connections:
     (``Hex`` bitboards) of the ``Hex`` game ``game``, found by ``search``: for reading
     them (the tests, a user's look); the search asks ``won_line`` and ``must_play``."""
 
-    def __init__(self, game, mine: int, theirs: int, player: int):
+    def __init__(self, game, mine: int, theirs: int, player: int, fill: bool = True):
         from hexzero.games.hex_kernels import neighbour_table  # (which calls this module's kernels)
 
         n = game.size
@@ -395,11 +584,17 @@ class Connections:
         for a in _bits(theirs):
             row[a] = 3 - player
         self.START, self.END = cells, cells + 1
-        self._fn, self._fc, self._sn, self._sc, self._sk, self._point = search(row, n, player, neighbour_table(n))
+        self._fn, self._fc, self._sn, self._sc, self._sk, self._point, self._done = search(
+            row, n, player, neighbour_table(n), fill)
 
     def point(self, cell: int) -> int:
         """The point of a stone of the player's (a group, or a side)."""
         return int(self._point[cell])
+
+    def filled(self, what: int) -> int:
+        """The cells ``fill_in`` filled as ``what`` (``DEAD``, ``CAPTURED`` by the player,
+        ``CAPTURED_BY_THEM``), as bits."""
+        return sum(1 << int(a) for a in np.flatnonzero(self._done == what))
 
     def between(self, x: int, y: int, kind: str) -> list[int]:
         """The carriers of ``kind`` ("full" or "semi") connections between points x and y."""
@@ -412,9 +607,10 @@ class Connections:
         return self.between(self.START, self.END, kind)
 
 
-def connections(game, state, player: int) -> Connections:
-    """``player``'s connections in the ``Hex`` state ``state`` (a game not over)."""
-    return Connections(game, state[player], state[3 - player], player)
+def connections(game, state, player: int, fill: bool = True) -> Connections:
+    """``player``'s connections in the ``Hex`` state ``state`` (a game not over), on the
+    board with its inferior cells filled (``fill_in``) unless ``fill`` is False."""
+    return Connections(game, state[player], state[3 - player], player, fill)
 
 
 def _bits(x: int):

@@ -6,7 +6,7 @@ import pytest
 
 from hexzero import mctsfw
 from hexzero.games.hex_solver import HexSolver
-from hexzero.games.hex_vc import connections
+from hexzero.games.hex_vc import CAPTURED, CAPTURED_BY_THEM, DEAD, connections
 from hexzero.mctsfw.evaluators import RandomRollouts
 from hexzero.mctsfw.search.array_search import array_problem
 from tests.test_hex_solver import random_positions
@@ -41,12 +41,47 @@ def cell_names(game, cells):
     return sorted(game.cell_name(a) for a in cells)
 
 
+@pytest.mark.parametrize("size, count, seed", [(4, 200, 2), (5, 200, 3)])
+def test_filling_in_inferior_cells_keeps_the_winner(size, count, seed):
+    """The board with every cell ``fill_in`` fills (dead ones as the opponent's, captured
+    ones as their captor's) has the winner of the board as it is, for the player to move;
+    each kind of cell is filled often enough here to be tested."""
+    game = mctsfw.make_game("hex", size=size)
+    solver = HexSolver(game)
+    made = {DEAD: 0, CAPTURED: 0, CAPTURED_BY_THEM: 0}
+    for state in random_positions(game, count, 3, game.num_actions - 3, seed):
+        for player in (1, 2):
+            found = connections(game, state, player)
+            cells = {what: found.filled(what) for what in made}
+            if not any(cells.values()):
+                continue
+            stones = [state[0], state[1], state[2], 0]
+            stones[player] |= cells[CAPTURED]
+            stones[3 - player] |= cells[DEAD] | cells[CAPTURED_BY_THEM]
+            for what, bits in cells.items():
+                made[what] += bits.bit_count()
+            joined = [who for who in (1, 2) if game._connects(stones[who], who)]
+            wins = joined == [state[0]] if joined else solver.wins(tuple(stones))
+            assert wins == solver.wins(state), (game.render(state), player, cells)
+    assert min(made.values()) >= 20, made
+
+
+def test_the_bridge_to_the_side_is_filled_in():
+    """The two cells between a second-row stone and its side are captured: an intrusion
+    into one is answered in the other. Filled in, the stone is on its side."""
+    game = mctsfw.make_game("hex", size=9)
+    cell = game.parse_action("e2", game.initial_state(1))
+    found = connections(game, game.next_state(game.initial_state(1), cell), 1)
+    assert cell_names(game, game_bits(found.filled(CAPTURED))) == ["e1", "f1"]
+    assert found.point(cell) == found.START
+
+
 def test_the_edge_templates_a_player_knows():
     """A stone on the second row holds the bridge to its side (two cells), one on the third
     row the ziggurat (eight cells, on either side), one on the fourth row a template of 19
-    cells. Each carrier found is checked by the solver: the stone joined to the far side by
-    a column of stones, every cell outside the carrier the opponent's, the opponent to
-    move still loses."""
+    cells: H-search finds them without filling in. Each carrier found is checked by the
+    solver: the stone joined to the far side by a column of stones, every cell outside the
+    carrier the opponent's, the opponent to move still loses."""
     game = mctsfw.make_game("hex", size=9)
     empty = game.initial_state(1)
     for row, carriers in ((2, [["e1", "f1"]]),
@@ -54,7 +89,7 @@ def test_the_edge_templates_a_player_knows():
                                ["e1", "e2", "f1", "f2", "f3", "g1", "g2", "h1"]]),
                           (4, [])):
         cell = game.parse_action(f"e{row}", empty)
-        found = connections(game, game.next_state(empty, cell), 1)
+        found = connections(game, game.next_state(empty, cell), 1, fill=False)
         held = found.between(found.START, found.point(cell), "full")
         assert held and all(carrier in [cell_names(game, game_bits(c)) for c in held] for carrier in carriers)
         column = sum(1 << (r * 9 + 4) for r in range(row - 1, 9))
