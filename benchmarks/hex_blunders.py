@@ -22,8 +22,9 @@ positions it never had won needs a better start; one that slips late needs tacti
     python benchmarks/hex_blunders.py MODEL --positions FILE [--all-won] [search options]
 
 plays no match: it takes the games a run wrote (``--json``) and asks the agent (the model
-with these search settings, ``benchmarks/search_options.py``'s, ``--pairing`` for the
-pairing proofs, ``--vc`` for H-search's) for its move in each position the network slipped in (with ``--all-won``,
+with these search settings, ``benchmarks/search_options.py``'s, ``--pairing`` /
+``--no-pairing`` for the pairing proofs, ``--vc`` / ``--no-vc`` for H-search's, else the
+file's) for its move in each position the network slipped in (with ``--all-won``,
 in every won position the network moved from), the solver judging whether the move keeps
 the win: a quick trial of a search setting on the positions that decided the games.
 """
@@ -171,8 +172,10 @@ def main() -> None:
     parser.add_argument("--json", help="also write every game here: its moves, the network's seat, the solver's winners")
     parser.add_argument("--positions", metavar="FILE", help="no match: the won positions of the games in FILE (--json)")
     parser.add_argument("--all-won", action="store_true", help="--positions: every won position, not only the slips")
-    parser.add_argument("--pairing", action="store_true", help="the game's pairing proofs on (games.hex.pairing)")
-    parser.add_argument("--vc", action="store_true", help="the game's H-search proofs and must-play on (games.hex.vc)")
+    parser.add_argument("--pairing", action=argparse.BooleanOptionalAction,
+                        help="the game's pairing proofs on or off (games.hex.pairing; default: the file's)")
+    parser.add_argument("--vc", action=argparse.BooleanOptionalAction,
+                        help="the game's H-search proofs and must-play on or off (games.hex.vc; default: the file's)")
     add_search_options(parser)
     args = parser.parse_args()
     check_search_options(parser, args)
@@ -182,15 +185,15 @@ def main() -> None:
     if program is None:
         parser.error("MoHex is not built: bash scripts/build_mohex.sh (docs/hex.md)")
     try:
-        game = mctsfw.make_model_game(args.model, **({"size": args.size} if args.size else {}),
-                                      **({"pairing": True} if args.pairing else {}), **({"vc": True} if args.vc else {}))
+        settings = {k: v for k, v in (("size", args.size), ("pairing", args.pairing), ("vc", args.vc)) if v is not None}
+        game = mctsfw.make_model_game(args.model, **settings)
         if game.name != "hex":
             parser.error(f"{args.model} is a network of {game.name}, not of Hex")
         agent = mctsfw.make_actor(args.model, game, search_games=args.search_games, seed=args.seed, **search_params(args))
         data = games_file(args.positions, game) if args.positions else None
     except (ModelFileError, ValueError) as error:
         parser.error(str(error))
-    label = f"{agent.label}{search_label(args)}{', pairing' if args.pairing else ''}{', vc' if args.vc else ''}"
+    label = f"{agent.label}{search_label(args)}{', pairing' if game.pairing else ''}{', vc' if game.vc else ''}"
     if data is not None:
         positions = won_positions(game, data, args.all_won)
         solver = Solver(program, game.size, args.solve_seconds)
