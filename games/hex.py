@@ -74,6 +74,9 @@ class Hex(Game):
         Setting("vc", False, "searches prove a position won where the player to move holds a virtual connection "
                              "between their sides found by H-search, and keep only the moves inside the opponent's "
                              "semi connections (games/hex_vc.py; a few ms a node on 9x9)"),
+        Setting("prune", False, "searches leave out the moves into cells that fill-in fills for the player to move, "
+                                "dead cells and captured ones, as MoHex does (games/hex_vc.py's prune; with the "
+                                "search's threats)"),
     )
     #: SGF's Hex (``mctsfw.sgf``): cells as HexGui writes them, ``a1`` = action 0 = row 0
     #: (the top row, player 1's first side), column a; player 1 is Black. The board is
@@ -90,13 +93,15 @@ class Hex(Game):
     net_defaults = {"anet": {"conv_layers": [16, 16, 16], "hidden_layers": []}}
 
     def __init__(self, size: int = parameters.default("size"), swap: bool = parameters.default("swap"),
-                 pairing: bool = parameters.default("pairing"), vc: bool = parameters.default("vc")):
-        problems = self.param_problems({"size": size, "swap": swap, "pairing": pairing, "vc": vc})
+                 pairing: bool = parameters.default("pairing"), vc: bool = parameters.default("vc"),
+                 prune: bool = parameters.default("prune")):
+        problems = self.param_problems({"size": size, "swap": swap, "pairing": pairing, "vc": vc, "prune": prune})
         if problems:
             raise ValueError("; ".join(problems))
         self.swap = bool(swap)
         self.pairing = bool(pairing)
         self.vc = bool(vc)
+        self.prune = bool(prune)
         n = self.size = int(size)
         self.num_actions = n * n
         self.move_help = (
@@ -147,6 +152,8 @@ class Hex(Game):
             params["pairing"] = True
         if self.vc:
             params["vc"] = True
+        if self.prune:
+            params["prune"] = True
         return params
 
     # ---- the pie rule ---------------------------------------------------------------------
@@ -354,10 +361,10 @@ class Hex(Game):
             work = _PAIRING_WORK[key] = (module, nbr, module.scratch(self.size))
         return work
 
-    def _vc(self):
-        """(the compiled ``hex_vc`` module, the neighbour table) where ``vc`` is on; else (or
-        without numba) None."""
-        module = compiled_module("hexzero.games.hex_vc") if self.vc else None
+    def _vc(self, on: bool = True):
+        """(the compiled ``hex_vc`` module, the neighbour table) where ``on`` (a setting);
+        else (or without numba) None."""
+        module = compiled_module("hexzero.games.hex_vc") if on else None
         return None if module is None else (module, compiled_module("hexzero.games.hex_kernels").neighbour_table(self.size))
 
     def _spans(self, stones: int, player: int) -> bool:
@@ -387,7 +394,7 @@ class Hex(Game):
             k = module.won_line(self.boards([state])[0], self.size, player, nbr, *work, line)
             if k:
                 return line[:k].tolist()
-        vc = self._vc()
+        vc = self._vc(self.vc)
         if vc is None:
             return None
         line = np.empty(self.num_actions, np.int64)
@@ -400,22 +407,35 @@ class Hex(Game):
         elsewhere leaves the opponent the gap to fill. Where they share none, or the
         opponent's chain has no gap, every move loses, and the first chain's cells are the
         moves kept. Else, with ``vc``, the cells common to the opponent's semi connections
-        between their sides that H-search finds (``hex_vc.must_play``). None where the
-        opponent holds no such chain or connection."""
+        between their sides that H-search finds (``hex_vc.must_play``). With ``prune``, the
+        cells fill-in fills for the player to move are left out of these (or of every empty
+        cell), where any are left (``hex_vc.prune``): a move left out is then lost or no
+        better than one kept. None where nothing is left out."""
         other = 3 - state[0]
         if state[3]:
             return None
+        board = self.boards([state])[0]
+        mask = None
         pairing = self._pairing() if self.pairing else None
         if pairing is not None and self._spans(state[other], other):
             module, nbr, work = pairing
             mask = np.zeros(self.num_actions, np.bool_)
-            if module.defences(self.boards([state])[0], self.size, state[0], nbr, *work, mask) > 0:
-                return tuple(int(a) for a in np.flatnonzero(mask))
-        vc = self._vc()
-        mask = np.zeros(self.num_actions, np.bool_)
-        if vc is None or not vc[0].must_play(self.boards([state])[0], self.size, other, vc[1], mask):
-            return None
-        return tuple(int(a) for a in np.flatnonzero(mask))
+            if module.defences(board, self.size, state[0], nbr, *work, mask) <= 0:
+                mask = None
+        vc = self._vc(self.vc)
+        if mask is None and vc is not None:
+            mask = np.zeros(self.num_actions, np.bool_)
+            if not vc[0].must_play(board, self.size, other, vc[1], mask):
+                mask = None
+        vc = self._vc(self.prune)
+        if vc is not None:
+            if mask is None:
+                mask = board == 0
+                if vc[0].prune(board, self.size, state[0], vc[1], mask) == mask.size - np.count_nonzero(board):
+                    return None
+            else:
+                vc[0].prune(board, self.size, state[0], vc[1], mask)
+        return None if mask is None else tuple(int(a) for a in np.flatnonzero(mask))
 
     def _decided(self, x: np.ndarray) -> np.ndarray:
         """The winner of each encoded position of a batch so far: 1 or 2 where that

@@ -21,6 +21,7 @@ from numba import njit
 from hexzero.games.hex_pairing import defences, won_line
 from hexzero.games.hex_pairing import scratch as pairing_scratch
 from hexzero.games.hex_vc import must_play as vc_must_play
+from hexzero.games.hex_vc import prune as vc_prune
 from hexzero.games.hex_vc import won_line as vc_won_line
 from hexzero.mctsfw.search.arrays import LOST_IN_2, SEARCH, UNKNOWN, WIN, WINS_NOW, rng_below
 from hexzero.mctsfw.search.kernels import GameKernels, empty_cells, encode_stones
@@ -154,8 +155,8 @@ def positions(parent, action, slot, player, proven, depth, board, aux, states, l
 
 
 @njit(cache=True)
-def moves(slot, board, aux, leaves, judged, masks, forced, forced_move, plies, threats, pairing, vc, n, nbr, ints,
-          bits, line):
+def moves(slot, board, aux, leaves, judged, masks, forced, forced_move, plies, threats, pairing, vc, prune, n, nbr,
+          ints, bits, line):
     """The moves the search considers at each judged leaf, as masks: the empty cells; with
     ``threats`` the forcing ones (``Hex.forcing_actions``): a cell that joins the player to
     move's sides wins at once (``forced`` WINS_NOW, the first such cell the move); else the
@@ -167,7 +168,9 @@ def moves(slot, board, aux, leaves, judged, masks, forced, forced_move, plies, t
     cells of the opponent's chains masked (``ints``, ``bits`` and ``line``: ``hex_pairing``'s
     working arrays, a line's room). Where neither, with ``vc`` (``Hex.vc``), H-search's
     connections (``games.hex_vc``): the player to move's (WINS_NOW, ``plies`` the carrier's
-    cells and 2), else where the pairing walk masked nothing the opponent's must-play cells."""
+    cells and 2), else where the pairing walk masked nothing the opponent's must-play cells.
+    Then, with ``prune`` (``Hex.prune``), the moves into the cells fill-in fills for the
+    player to move are left out (``hex_vc.prune``)."""
     cells = n * n
     mine, theirs = np.empty(cells, np.bool_), np.empty(cells, np.bool_)
     after = np.empty(cells, np.bool_)
@@ -214,8 +217,11 @@ def moves(slot, board, aux, leaves, judged, masks, forced, forced_move, plies, t
                     k = vc_won_line(row, n, who, nbr, line)
                     if k:
                         forced[g, b], forced_move[g, b], plies[g, b] = WINS_NOW, line[0], k + 2
-                    elif not defended:
+                        continue
+                    if not defended:
                         vc_must_play(row, n, 3 - who, nbr, mask)
+                if prune:
+                    vc_prune(row, n, who, nbr, mask)
                 continue
             alive = 0
             first = -1
@@ -332,7 +338,7 @@ class HexKernels(GameKernels):
 
     def moves(self, tree, leaves, judged, masks, forced, forced_move, plies, threats: bool) -> None:
         moves(tree.slot, tree.board, tree.aux, leaves, judged, masks, forced, forced_move, plies, threats,
-              self.game.pairing, self.game.vc, self.n, self.neighbours, *self.pairing, self.line)
+              self.game.pairing, self.game.vc, self.game.prune, self.n, self.neighbours, *self.pairing, self.line)
 
     def legal(self, tree, leaves, judged) -> np.ndarray:
         out = np.empty((int(judged.sum()), self.num_actions), np.float32)

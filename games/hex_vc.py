@@ -25,6 +25,9 @@ game's ``vc`` setting):
   keys): a move elsewhere lets the opponent complete one; none left (or an opponent's full
   connection) means the position is lost.
 
+With the game's ``prune`` setting the search also leaves out, for the player to move, the
+cells ``fill_in`` fills (dead cells and captured ones, as MoHex prunes them: ``prune``).
+
 The search runs compiled (numba, ``search``): carriers are bitsets of 64-bit words, the
 connections of each pair of points in arrays, the new full connections worked off smallest
 carrier first (a bucket queue: the AND rule only makes larger ones). ``won_line`` and
@@ -562,6 +565,27 @@ def must_play(row, n, player, nbr, mask):
         mask[cell] = _has(kept, cell) or done[cell] == CAPTURED
         found += mask[cell]
     return found
+
+
+@njit(cache=True)
+def prune(row, n, player, nbr, mask):
+    """Leaves out of ``mask`` (``player``'s moves, ``player`` to move) the cells ``fill_in``
+    fills for them: a stone in a dead cell, or in one the player captures, changes
+    nothing, and one in a cell the opponent captures is answered in its pair, which leaves
+    the position as it was. The board with those cells filled has the winner of the board
+    as it is, and filling them stays right after any other move, so where the player wins,
+    a move among the cells left wins too. Every cell stays where none would be left. The
+    number of cells left in ``mask``."""
+    _, done = fill_in(row, n, nbr, player)
+    left = 0
+    for cell in range(n * n):
+        left += mask[cell] and done[cell] == 0
+    if left == 0:
+        return int(mask.sum())
+    for cell in range(n * n):
+        if done[cell] != 0:
+            mask[cell] = False
+    return left
 
 
 def _int(words) -> int:

@@ -256,9 +256,10 @@ class Game:
         own (``forced_win``) but the opponent threatens one (Gomoku: an open or broken
         three, an open four one move away), the moves that do not lose to that threat: those
         that stop it and those that force a reply first. Exact: every move left out loses
-        by force; where every move does, those that lose last (never empty). None where
-        there is no such threat, and always for a game that declares none (the default).
-        Searches expand only these there, and a raw network chooses among them."""
+        by force (or, where a game says so, is no better than one kept: Hex's ``prune``);
+        where every move does, those that lose last (never empty). None where there is no
+        such threat, and always for a game that declares none (the default). Searches
+        expand only these there, and a raw network chooses among them."""
         return None
 
     def encode(self, state: State) -> np.ndarray:

@@ -90,6 +90,7 @@ def test_kernels_play_the_games_rules_move_for_move(name, params):
 @pytest.mark.parametrize("name, params", [("hex", {"size": 4, "pairing": True}), ("hex", {"size": 6, "pairing": True}),
                                           ("hex", {"size": 9, "pairing": True}), ("hex", {"size": 9}),
                                           ("hex", {"size": 6, "vc": True}), ("hex", {"size": 9, "pairing": True, "vc": True}),
+                                          ("hex", {"size": 6, "prune": True}), ("hex", {"size": 7, "vc": True, "prune": True}),
                                           ("connect4", {}), ("connect4", {"rows": 5, "columns": 4}),
                                           ("gomoku", {"size": 9}), ("gomoku", {"size": 15}),
                                           ("gomoku", {"size": 9, "exactly_five": True})])

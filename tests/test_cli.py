@@ -254,7 +254,7 @@ def test_resume_applies_resumable_changes_and_refuses_the_others(tmp_path, capsy
     (["play", "--games", "0"], "play.games: must be a whole number >= 1, not 0"),
     (["play", "--starting-player", "3"], "play.starting_player: must be one of 1, 2, alternate"),
     (["play", "--game", "nim", "--set", "games.nim.piles=[1000]"], "games.nim.piles: must be a list of 1 to 10"),
-    (["play", "--set", "games.hex.colour=1"], "games.hex.colour: unknown parameter of hex (known: size, swap, pairing, vc)"),
+    (["play", "--set", "games.hex.colour=1"], "games.hex.colour: unknown parameter of hex (known: size, swap, pairing, vc, prune)"),
     (["play", "--size", "2"], "games.hex.size: must be a whole number from 3 to 19, not 2"),
     (["topp", "--models", "a.keras", "b.keras", "--games", "0"], "topp.games_per_series: must be a whole number >= 1"),
     (["selfplay", "--workers", "-1"], "selfplay.workers: must be a whole number >= 0, not -1"),

@@ -182,7 +182,7 @@ def test_unknown_keys_and_tables():
                            "colour=1")
     assert 'mcts.serch_games: unknown key. Did you mean "mcts.search_games"?' in problems
     assert any(p.startswith("games.chess: unknown game 'chess'; available: connect4, go, gomoku, hex, nim") for p in problems)
-    assert "games.hex.colour: unknown parameter of hex (known: size, swap, pairing, vc)" in problems
+    assert "games.hex.colour: unknown parameter of hex (known: size, swap, pairing, vc, prune)" in problems
     assert any(p.startswith("tree_policies.puctt: unknown tree policy") for p in problems)
     assert any(p.startswith("colour: unknown key") for p in problems)
 

@@ -97,8 +97,8 @@ def test_what_distill_cannot_learn_is_refused_in_one_line(source, tmp_path):
         ((), "distill.sources: give the runs (or replay files) whose games the network learns"),
         ((str(tmp_path / "nowhere"),), "no such run directory or replay file"),
         ((str(tmp_path),), "a run directory with no committed replay buffer"),
-        ((str(source), "--set", "games.hex.swap=true"), "played hex(size=4, swap=False, pairing=False, vc=False), not the "
-                                                         "config's hex(size=4, swap=True, pairing=False, vc=False) (runs may "
+        ((str(source), "--set", "games.hex.swap=true"), "played hex(size=4, swap=False, pairing=False, vc=False, prune=False), not the "
+                                                         "config's hex(size=4, swap=True, pairing=False, vc=False, prune=False) (runs may "
                                                          "differ in board size alone)"),
         ((str(source), "--set", "games.hex.size=5"), "runs of several board sizes need a network that plays every one "
                                                      '(pv_resnet with heads = "convolutional"); for hex(size=4): '

@@ -66,6 +66,27 @@ def test_filling_in_inferior_cells_keeps_the_winner(size, count, seed):
     assert min(made.values()) >= 20, made
 
 
+@pytest.mark.parametrize("size, count, seed, vc", [(4, 200, 4, False), (5, 150, 5, True)])
+def test_pruning_the_filled_cells_keeps_a_winning_move(size, count, seed, vc):
+    """With ``prune``, the moves a search keeps (``Hex.threat_defences``, else every empty
+    cell) are some of those kept without it, and hold a winning move wherever the player
+    to move wins; winning moves are left out often enough here to be tested."""
+    game = mctsfw.make_game("hex", size=size, vc=vc, prune=True)
+    plain = mctsfw.make_game("hex", size=size, vc=vc)
+    solver = HexSolver(game)
+    made = {"pruned": 0, "winning pruned": 0}
+    for state in random_positions(game, count, 3, game.num_actions - 3, seed):
+        before = set(plain.threat_defences(state) or game.legal_actions(state))
+        kept = set(game.threat_defences(state) or game.legal_actions(state))
+        assert kept and kept <= before
+        made["pruned"] += len(before - kept)
+        winning = set(solver.winning_moves(state))
+        if winning:
+            assert kept & winning, (game.render(state), cell_names(game, kept), cell_names(game, winning))
+            made["winning pruned"] += len(winning - kept)
+    assert min(made.values()) >= 20, made
+
+
 def test_the_bridge_to_the_side_is_filled_in():
     """The two cells between a second-row stone and its side are captured: an intrusion
     into one is answered in the other. Filled in, the stone is on its side."""
@@ -123,3 +144,4 @@ def test_a_search_with_vc_proves_a_ziggurat_win_pairing_cannot():
 def test_the_setting_is_named_in_the_game_only_when_on():
     assert mctsfw.make_game("hex", size=7).params() == {"size": 7}
     assert mctsfw.make_game("hex", size=7, vc=True).params() == {"size": 7, "vc": True}
+    assert mctsfw.make_game("hex", size=7, prune=True).params() == {"size": 7, "prune": True}
