@@ -23,8 +23,8 @@ positions it never had won needs a better start; one that slips late needs tacti
 
 plays no match: it takes the games a run wrote (``--json``) and asks the agent (the model
 with these search settings, ``benchmarks/search_options.py``'s, ``--pairing`` /
-``--no-pairing`` for the pairing proofs, ``--vc`` / ``--no-vc`` for H-search's, else the
-file's) for its move in each position the network slipped in (with ``--all-won``,
+``--no-pairing`` for the pairing proofs, ``--vc`` / ``--no-vc`` for H-search's, ``--prune`` /
+``--no-prune`` for the pruned cells, else the file's) for its move in each position the network slipped in (with ``--all-won``,
 in every won position the network moved from), the solver judging whether the move keeps
 the win: a quick trial of a search setting on the positions that decided the games.
 """
@@ -176,6 +176,8 @@ def main() -> None:
                         help="the game's pairing proofs on or off (games.hex.pairing; default: the file's)")
     parser.add_argument("--vc", action=argparse.BooleanOptionalAction,
                         help="the game's H-search proofs and must-play on or off (games.hex.vc; default: the file's)")
+    parser.add_argument("--prune", action=argparse.BooleanOptionalAction,
+                        help="the game's pruning of dead and captured cells on or off (games.hex.prune; default: the file's)")
     add_search_options(parser)
     args = parser.parse_args()
     check_search_options(parser, args)
@@ -185,7 +187,8 @@ def main() -> None:
     if program is None:
         parser.error("MoHex is not built: bash scripts/build_mohex.sh (docs/hex.md)")
     try:
-        settings = {k: v for k, v in (("size", args.size), ("pairing", args.pairing), ("vc", args.vc)) if v is not None}
+        settings = {k: v for k, v in (("size", args.size), ("pairing", args.pairing), ("vc", args.vc),
+                                                           ("prune", args.prune)) if v is not None}
         game = mctsfw.make_model_game(args.model, **settings)
         if game.name != "hex":
             parser.error(f"{args.model} is a network of {game.name}, not of Hex")
@@ -193,7 +196,7 @@ def main() -> None:
         data = games_file(args.positions, game) if args.positions else None
     except (ModelFileError, ValueError) as error:
         parser.error(str(error))
-    label = f"{agent.label}{search_label(args)}{', pairing' if game.pairing else ''}{', vc' if game.vc else ''}"
+    label = f"{agent.label}{search_label(args)}{', pairing' if game.pairing else ''}{', vc' if game.vc else ''}{', prune' if game.prune else ''}"
     if data is not None:
         positions = won_positions(game, data, args.all_won)
         solver = Solver(program, game.size, args.solve_seconds)
