@@ -412,12 +412,13 @@ class Hex(Game):
         cell), where any are left (``hex_vc.prune``): a move left out is then lost or no
         better than one kept. None where nothing is left out."""
         other = 3 - state[0]
-        if state[3]:
-            return None
+        pairing = self._pairing() if self.pairing and not state[3] else None
+        chains = pairing is not None and self._spans(state[other], other)
+        if state[3] or not (chains or self.vc or self.prune):
+            return None  # (before the board is made: every new node of a search asks)
         board = self.boards([state])[0]
         mask = None
-        pairing = self._pairing() if self.pairing else None
-        if pairing is not None and self._spans(state[other], other):
+        if chains:
             module, nbr, work = pairing
             mask = np.zeros(self.num_actions, np.bool_)
             if module.defences(board, self.size, state[0], nbr, *work, mask) <= 0:
