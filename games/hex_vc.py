@@ -59,31 +59,42 @@ NORTH, SOUTH, WEST, EAST, CORNER = -1, -2, -3, -4, -5
 #: what ``fill_in`` did to a cell: filled as dead, captured by the searching player,
 #: captured by the opponent
 DEAD, CAPTURED, CAPTURED_BY_THEM = 1, 2, 3
+#: ``search``'s ``rows``: the queue's length, and the first rows of the semis' carriers,
+#: the queue's and the scratch rows (the fulls' from row 0)
+USED, SEMIS, QUEUE, SCRATCH = 0, 1, 2, 3
 
 
-@njit(cache=True)
+# Every compiled function here that allocates nothing is compiled without numba's
+# reference counting (``_nrt=False``): an array passed to a function so compiled costs no
+# atomic count kept up on entry and exit, which, called in the search's inner loops, was
+# most of its time (10.8 ms an H-search on random 11x11 boards of 20 stones, 3.7 ms now,
+# the same connections).
+
+
+@njit(cache=True, _nrt=False)
+def _bits_in(x):
+    """The cells of one word."""
+    x = x - ((x >> ONE) & M1)
+    x = (x & M2) + ((x >> np.uint64(2)) & M2)
+    x = (x + (x >> np.uint64(4))) & M4
+    return int((x * H01) >> np.uint64(56))
+
+
+@njit(cache=True, _nrt=False)
 def _count(c):
     """The cells of a carrier."""
     total = 0
     for k in range(c.shape[0]):
-        x = c[k]
-        x = x - ((x >> ONE) & M1)
-        x = (x & M2) + ((x >> np.uint64(2)) & M2)
-        x = (x + (x >> np.uint64(4))) & M4
-        total += int((x * H01) >> np.uint64(56))
+        total += _bits_in(c[k])
     return total
 
 
-@njit(cache=True)
-def _within(a, b):
-    """Whether carrier ``a`` lies inside ``b``."""
-    for k in range(a.shape[0]):
-        if a[k] & ~b[k]:
-            return False
-    return True
+@njit(cache=True, _nrt=False)
+def _has(c, cell):
+    return (c[cell >> 6] >> np.uint64(cell & 63)) & ONE != np.uint64(0)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _and(out, a, b):
     """``out`` = a & b; whether any cell is left."""
     left = np.uint64(0)
@@ -93,56 +104,114 @@ def _and(out, a, b):
     return left != np.uint64(0)
 
 
-@njit(cache=True)
-def _union(out, a, b):
-    for k in range(out.shape[0]):
-        out[k] = a[k] | b[k]
+# The search keeps every carrier as a row of one array of words (``c``: the carriers of
+# each pair of points, the queue's, its scratch rows) and the helpers below take that
+# array and row numbers: a row taken out as an array of its own (``c[r]``) would cost
+# a reference count kept up as well.
 
 
-@njit(cache=True)
-def _has(c, cell):
-    return (c[cell >> 6] >> np.uint64(cell & 63)) & ONE != np.uint64(0)
+@njit(cache=True, _nrt=False)
+def _size(c, r):
+    """The cells of carrier ``r``."""
+    total = 0
+    for k in range(c.shape[1]):
+        total += _bits_in(c[r, k])
+    return total
 
 
-@njit(cache=True)
-def _keep(count, carriers, keys, i, j, new, key, most):
-    """``new`` joins the carriers of pair (i, j) unless one of them lies inside it; those
-    that hold it go; at the cap it replaces the largest, if it is smaller. Whether it joined."""
+@njit(cache=True, _nrt=False)
+def _inside(c, a, b):
+    """Whether carrier ``a`` lies inside ``b``."""
+    for k in range(c.shape[1]):
+        if c[a, k] & ~c[b, k]:
+            return False
+    return True
+
+
+@njit(cache=True, _nrt=False)
+def _apart(c, a, b):
+    """Whether carriers ``a`` and ``b`` share no cell."""
+    for k in range(c.shape[1]):
+        if c[a, k] & c[b, k]:
+            return False
+    return True
+
+
+@njit(cache=True, _nrt=False)
+def _meet(c, out, a, b):
+    """Carrier ``out`` = a & b; whether any cell is left."""
+    left = np.uint64(0)
+    for k in range(c.shape[1]):
+        c[out, k] = c[a, k] & c[b, k]
+        left |= c[out, k]
+    return left != np.uint64(0)
+
+
+@njit(cache=True, _nrt=False)
+def _join(c, out, a, b):
+    """Carrier ``out`` = a | b."""
+    for k in range(c.shape[1]):
+        c[out, k] = c[a, k] | c[b, k]
+
+
+@njit(cache=True, _nrt=False)
+def _copy(c, out, a):
+    for k in range(c.shape[1]):
+        c[out, k] = c[a, k]
+
+
+@njit(cache=True, _nrt=False)
+def _holds(c, r, cell):
+    """Whether carrier ``r`` holds ``cell``."""
+    return (c[r, cell >> 6] >> np.uint64(cell & 63)) & ONE != np.uint64(0)
+
+
+@njit(cache=True, _nrt=False)
+def _keep(count, c, base, keys, sizes, i, j, new, size, key, most):
+    """Carrier ``new`` (of ``size`` cells) joins the carriers of pair (i, j) (rows ``base +
+    slot``, ``slot`` counted from ``(i * points + j) * most``) unless one of them lies
+    inside it; those that hold it go; at the cap it replaces the largest, if it is smaller.
+    Whether it joined. (A carrier can only lie inside one no smaller than itself: the sizes,
+    kept beside the carriers, spare most of the comparisons.)"""
     m = count[i, j]
+    first = base + (i * count.shape[0] + j) * most
     for t in range(m):
-        if _within(carriers[i, j, t], new):
+        if sizes[i, j, t] <= size and _inside(c, first + t, new):
             return False
     k = 0
     for t in range(m):
-        if not _within(new, carriers[i, j, t]):
+        if sizes[i, j, t] < size or not _inside(c, new, first + t):
             if k != t:
-                carriers[i, j, k] = carriers[i, j, t]
+                _copy(c, first + k, first + t)
                 keys[i, j, k] = keys[i, j, t]
+                sizes[i, j, k] = sizes[i, j, t]
             k += 1
     m = k
     if m >= most:
-        big, size = 0, -1
+        big, largest = 0, -1
         for t in range(m):
-            s = _count(carriers[i, j, t])
-            if s > size:
-                big, size = t, s
-        if size <= _count(new):
+            if sizes[i, j, t] > largest:
+                big, largest = t, sizes[i, j, t]
+        if largest <= size:
             count[i, j] = m
             return False
         m -= 1
-        carriers[i, j, big] = carriers[i, j, m]
+        _copy(c, first + big, first + m)
         keys[i, j, big] = keys[i, j, m]
-    carriers[i, j, m] = new
+        sizes[i, j, big] = sizes[i, j, m]
+    _copy(c, first + m, new)
     keys[i, j, m] = key
+    sizes[i, j, m] = size
     count[i, j] = m + 1
     return True
 
 
-@njit(cache=True)
-def _add_full(x, y, new, fn, fc, fk, atn, atl, atf, head, enext, ex, ey, ec, used):
-    """A full connection x-y with carrier ``new``, queued for the AND rule."""
+@njit(cache=True, _nrt=False)
+def _add_full(x, y, new, size, c, fn, fk, fz, atn, atl, atf, head, enext, ex, ey, rows):
+    """A full connection x-y with carrier ``new`` (a row of ``c``) of ``size`` cells, queued
+    for the AND rule (the queue's carriers from row ``rows[QUEUE]``, ``rows[USED]`` of them)."""
     i, j = min(x, y), max(x, y)
-    if not _keep(fn, fc, fk, i, j, new, 0, MAX_FULL):
+    if not _keep(fn, c, 0, fk, fz, i, j, new, size, 0, MAX_FULL):
         return
     if not atf[x, y]:
         atf[x, y] = atf[y, x] = True
@@ -150,35 +219,44 @@ def _add_full(x, y, new, fn, fc, fk, atn, atl, atf, head, enext, ex, ey, ec, use
         atn[x] += 1
         atl[y, atn[y]] = x
         atn[y] += 1
-    e = used[0]
+    e = rows[USED]
     if e == ex.shape[0]:
         return  # (the queue is full: the connection stays, its consequences are not drawn)
-    used[0] = e + 1
+    rows[USED] = e + 1
     ex[e], ey[e] = x, y
-    ec[e] = new
-    size = _count(new)
+    _copy(c, rows[QUEUE] + e, new)
     enext[e] = head[size]
     head[size] = e
 
 
-@njit(cache=True)
-def _add_semi(x, y, new, z, fn, fc, fk, sn, sc, sk, atn, atl, atf, head, enext, ex, ey, ec, used, scratch,
-              picked):
-    """A semi connection x-y with carrier ``new`` and key ``z``; the OR rule: with each
-    set of up to three others whose carriers leave no cell common to all (and no smaller
-    such set within it), a full connection."""
+@njit(cache=True, _nrt=False)
+def _add_semi(x, y, new, size, z, c, fn, fk, fz, sn, sk, sz, atn, atl, atf, head, enext, ex, ey, rows, picked):
+    """A semi connection x-y with carrier ``new`` of ``size`` cells and key ``z``; the OR
+    rule: with each set of up to three others whose carriers leave no cell common to all
+    (and no smaller such set within it), a full connection."""
     i, j = min(x, y), max(x, y)
+    points = fn.shape[0]
+    fulls = (i * points + j) * MAX_FULL
     for t in range(fn[i, j]):
-        if _within(fc[i, j, t], new):
+        if fz[i, j, t] <= size and _inside(c, fulls + t, new):
             return
-    if not _keep(sn, sc, sk, i, j, new, z, MAX_SEMI):
+    semis = rows[SEMIS]
+    if not _keep(sn, c, semis, sk, sz, i, j, new, size, z, MAX_SEMI):
         return
     # the new semi is the last kept: combine it with sets of the others, in order, depth
-    # first (``common[d]``, ``union[d]``: of the new one and the d others picked)
+    # first (rows ``common + d``, ``union + d``: of the new one and the d others picked);
+    # none where a cell is common to all of them
     m = sn[i, j] - 1
-    common, union = scratch[:OR_DEPTH], scratch[OR_DEPTH:]
-    common[0] = new
-    union[0] = new
+    first = semis + (i * points + j) * MAX_SEMI
+    common, union = rows[SCRATCH], rows[SCRATCH] + OR_DEPTH
+    _copy(c, common + 1, first + m)
+    for a in range(m):
+        if not _meet(c, common + 1, common + 1, first + a):
+            break
+    else:
+        return
+    _copy(c, common, first + m)
+    _copy(c, union, first + m)
     d = 1
     picked[1] = -1
     while d >= 1:
@@ -187,18 +265,25 @@ def _add_semi(x, y, new, z, fn, fc, fk, sn, sc, sk, atn, atl, atf, head, enext, 
         if a >= m:
             d -= 1
             continue
-        left = _and(common[d], common[d - 1], sc[i, j, a])
-        if _within(common[d - 1], common[d]):
+        if d + 1 == OR_DEPTH:  # (the last one picked: only a set left with no common cell counts)
+            if _apart(c, common + d - 1, first + a):
+                _join(c, union + d, union + d - 1, first + a)
+                _add_full(x, y, union + d, _size(c, union + d), c, fn, fk, fz, atn, atl, atf, head, enext, ex, ey,
+                          rows)
+            continue
+        left = _meet(c, common + d, common + d - 1, first + a)
+        if _inside(c, common + d - 1, common + d):
             continue  # (no cell taken out of the common ones)
-        _union(union[d], union[d - 1], sc[i, j, a])
+        _join(c, union + d, union + d - 1, first + a)
         if not left:
-            _add_full(x, y, union[d], fn, fc, fk, atn, atl, atf, head, enext, ex, ey, ec, used)
+            _add_full(x, y, union + d, _size(c, union + d), c, fn, fk, fz, atn, atl, atf, head, enext, ex, ey,
+                      rows)
         elif d + 1 < OR_DEPTH:
             d += 1
             picked[d] = a
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _ring(n, cell, out):
     """The six around ``cell`` in turn: a cell, or the side off the board there."""
     r, c = cell // n, cell % n
@@ -215,18 +300,18 @@ def _ring(n, cell, out):
             out[d] = rr * n + cc
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _owns(x, colour):
     """Whether ring entry ``x`` (a side) is ``colour``'s side."""
     return (colour == 1 and (x == NORTH or x == SOUTH)) or (colour == 2 and (x == WEST or x == EAST))
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _solid(board, x, colour):
     return board[x] == colour if x >= 0 else _owns(x, colour)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _on(n, cell, side):
     """Whether ``cell`` lies on ``side``."""
     if side == NORTH:
@@ -238,7 +323,7 @@ def _on(n, cell, side):
     return cell % n == n - 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _useless(board, n, ring, colour, group):
     """Whether a stone of ``colour`` in the empty cell with ``ring`` around it joins
     nothing that is not joined without it: every two around it that can end up
@@ -278,14 +363,14 @@ def _useless(board, n, ring, colour, group):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _dead(board, n, cell, group, ring):
     """Whether the empty ``cell`` is dead: useless to both players, so either may have it."""
     _ring(n, cell, ring)
     return _useless(board, n, ring, 1, group) and _useless(board, n, ring, 2, group)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _label(board, n, nbr, group, stack):
     """``group[cell]``: a number shared by the cells of each group of stones."""
     group[:] = -1
@@ -417,11 +502,11 @@ def search(row, n, player, nbr, fill=True):
             point[members[t]] = pid
     points = cells + 2 + groups
     fn = np.zeros((points, points), np.int64)
-    fc = np.empty((points, points, MAX_FULL, w), np.uint64)
-    fk = np.empty((points, points, MAX_FULL), np.int64)
+    fk = np.empty((points, points, MAX_FULL), np.int64)  # (a full connection has no key)
+    fz = np.empty((points, points, MAX_FULL), np.int64)
     sn = np.zeros((points, points), np.int64)
-    sc = np.empty((points, points, MAX_SEMI, w), np.uint64)
     sk = np.empty((points, points, MAX_SEMI), np.int64)
+    sz = np.empty((points, points, MAX_SEMI), np.int64)
     atn = np.zeros(points, np.int64)
     atl = np.empty((points, points), np.int64)
     atf = np.zeros((points, points), np.bool_)
@@ -430,11 +515,16 @@ def search(row, n, player, nbr, fill=True):
     enext = np.empty(capacity, np.int64)
     ex = np.empty(capacity, np.int64)
     ey = np.empty(capacity, np.int64)
-    ec = np.empty((capacity, w), np.uint64)
-    used = np.zeros(1, np.int64)
-    scratch = np.empty((2 * OR_DEPTH, w), np.uint64)
+    # every carrier a row of ``c``: the fulls' (pair by pair), the semis', the queue's,
+    # the OR rule's scratch rows, the AND rule's new one and an empty one
+    rows = np.zeros(4, np.int64)
+    rows[SEMIS] = capacity
+    rows[QUEUE] = rows[SEMIS] + points * points * MAX_SEMI
+    rows[SCRATCH] = rows[QUEUE] + capacity
+    new, zero = rows[SCRATCH] + 2 * OR_DEPTH, rows[SCRATCH] + 2 * OR_DEPTH + 1
+    c = np.empty((zero + 1, w), np.uint64)
+    c[zero] = 0
     picked = np.empty(OR_DEPTH, np.int64)
-    zero = np.zeros(w, np.uint64)
     for a in range(cells):
         if row[a] != 0:
             continue
@@ -442,16 +532,15 @@ def search(row, n, player, nbr, fill=True):
             q = nbr[a, d]
             if q < 0 or row[q] == 3 - player:
                 continue
-            _add_full(a, q if row[q] == 0 else point[q], zero, fn, fc, fk, atn, atl, atf, head, enext, ex, ey, ec,
-                      used)
+            _add_full(a, q if row[q] == 0 else point[q], zero, 0, c, fn, fk, fz, atn, atl, atf, head, enext, ex, ey,
+                      rows)
         line = a // n if player == 1 else a % n
         if line == 0:
-            _add_full(a, start, zero, fn, fc, fk, atn, atl, atf, head, enext, ex, ey, ec, used)
+            _add_full(a, start, zero, 0, c, fn, fk, fz, atn, atl, atf, head, enext, ex, ey, rows)
         if line == n - 1:
-            _add_full(a, end, zero, fn, fc, fk, atn, atl, atf, head, enext, ex, ey, ec, used)
+            _add_full(a, end, zero, 0, c, fn, fk, fz, atn, atl, atf, head, enext, ex, ey, rows)
     if joined:
-        _add_full(start, end, zero, fn, fc, fk, atn, atl, atf, head, enext, ex, ey, ec, used)
-    new = np.empty(w, np.uint64)
+        _add_full(start, end, zero, 0, c, fn, fk, fz, atn, atl, atf, head, enext, ex, ey, rows)
     size = 0
     while True:
         while size <= cells and head[size] < 0:
@@ -461,7 +550,7 @@ def search(row, n, player, nbr, fill=True):
         e = head[size]
         head[size] = enext[e]
         x, y = ex[e], ey[e]
-        carrier = ec[e]
+        carrier = rows[QUEUE] + e
         for side in range(2):
             z, other = (x, y) if side == 0 else (y, x)
             if z == start or z == end:
@@ -471,25 +560,26 @@ def search(row, n, player, nbr, fill=True):
                 if v == other:
                     continue
                 i, j = min(z, v), max(z, v)
+                fulls = (i * points + j) * MAX_FULL
                 for t in range(fn[i, j]):
-                    c = fc[i, j, t]
-                    clash = False
-                    for q in range(w):
-                        if c[q] & carrier[q]:
-                            clash = True
-                    if clash or (other < cells and _has(c, other)) or (v < cells and _has(carrier, v)):
+                    if (not _apart(c, fulls + t, carrier) or (other < cells and _holds(c, fulls + t, other))
+                            or (v < cells and _holds(c, carrier, v))):
                         continue
-                    _union(new, carrier, c)
+                    _join(c, new, carrier, fulls + t)
+                    # (the two carriers share no cell: the sizes add)
                     if z >= cells:
-                        _add_full(other, v, new, fn, fc, fk, atn, atl, atf, head, enext, ex, ey, ec, used)
+                        _add_full(other, v, new, size + fz[i, j, t], c, fn, fk, fz, atn, atl, atf, head, enext, ex,
+                                  ey, rows)
                     else:
-                        new[z >> 6] |= ONE << np.uint64(z & 63)
-                        _add_semi(other, v, new, z, fn, fc, fk, sn, sc, sk, atn, atl, atf, head, enext, ex,
-                                  ey, ec, used, scratch, picked)
+                        c[new, z >> 6] |= ONE << np.uint64(z & 63)
+                        _add_semi(other, v, new, size + fz[i, j, t] + 1, z, c, fn, fk, fz, sn, sk, sz, atn, atl,
+                                  atf, head, enext, ex, ey, rows, picked)
+    fc = c[:capacity].reshape((points, points, MAX_FULL, w))
+    sc = c[rows[SEMIS]:rows[QUEUE]].reshape((points, points, MAX_SEMI, w))
     return fn, fc, sn, sc, sk, point, done
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _smallest(count, carriers, i, j):
     """The first of the smallest carriers of pair (i, j)."""
     best, size = 0, 1 << 30
