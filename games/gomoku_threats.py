@@ -70,7 +70,7 @@ def zobrist(cells: int) -> np.ndarray:
     return np.random.default_rng(20261129).integers(1, 2**63, size=(2, cells), dtype=np.uint64)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _lookup(keys, used, key):
     """The slot of ``key`` in the open-addressing table, or the free slot it would take."""
     mask = keys.shape[0] - 1
@@ -91,7 +91,7 @@ def _table(budget):
     return np.zeros(slots, dtype=np.uint64), np.zeros(slots, dtype=np.bool_), np.zeros(slots, dtype=np.int64)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _hash(board, cells, zobrist):
     """The Zobrist hash of the position on ``board``."""
     key = np.uint64(0)
@@ -103,7 +103,7 @@ def _hash(board, cells, zobrist):
     return key
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _completing_through(board, cell, dirs, k, colour, found):
     """The distinct empty cells on the lines through ``cell`` that complete ``k`` in a row
     for ``colour`` (windows of ``k`` with ``k - 1`` of its stones and one empty cell), at
@@ -135,7 +135,7 @@ def _completing_through(board, cell, dirs, k, colour, found):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def scan_lines(board, lines, dirs, k, own_wins, other_wins, own_fours, other_fours, stamp):
     """One pass over every window of ``k`` cells (the padded ``board``, OWN to move): the
     empty cell of each window with ``k - 1`` of one player's stones and none of the
@@ -247,7 +247,7 @@ def windows_of(size: int, k: int, length: int | None = None) -> tuple[np.ndarray
     return np.array(windows, dtype=np.int64).reshape(-1, length), through
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _place(board, windows, through, c, colour, k, counts, held, bits):
     """A stone of ``colour`` laid on the empty cell ``c`` (``EMPTY``: its stone taken
     back), with the counts of the windows through ``c`` kept, and what those windows give:
@@ -290,7 +290,7 @@ def _place(board, windows, through, c, colour, k, counts, held, bits):
                         break
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _counted_fours(board, windows, through, k, counts, held, bits, moves, threats):
     """A position's attacker moves (``Gomoku._fours``) from the kept counts (``_place``):
     -1 when OTHER has two cells that complete a line; -2 - m when the move m leaves OWN
@@ -452,7 +452,7 @@ def forced_fours_on(board, lines, windows, through, k, max_depth, budget, zobris
     return line
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _answers(board, cells, dirs, k, attacker, attacker_fours, a_stamp, defender_fours, d_stamp, hits, found, out,
              moves):
     """The attacker's threes and the answers to them (``Gomoku.open_four_moves`` and
@@ -541,7 +541,7 @@ def defences_marked(board, lines, dirs, k, fours, threes, stamp):
 W_OWN, W_OTHER, W3_OWN, W3_OTHER, FOUR, OTHER_FOUR, WIN, OTHER_WIN, THREE = range(9)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _listed(bits, row, out):
     """The cells of ``bits``' row ``row`` into ``out``, ascending; how many."""
     count = 0
@@ -591,7 +591,7 @@ def _mark(counts, held, bits, row, x, sign):
         bits[b, x >> 6] ^= np.int64(1) << (x & 63)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _lay(board, windows, through, windows3, through3, c, colour, k, counts, held, bits):
     """``_place`` for the VCT: a stone of ``colour`` laid on the empty cell ``c``
     (``EMPTY``: its stone taken back), with the counts of the windows of ``k`` and of
@@ -627,7 +627,7 @@ def _lay(board, windows, through, windows3, through3, c, colour, k, counts, held
                         _mark(counts, held, bits, THREE, x, sign)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _counted_start(board, windows, windows3, k, counts, held, bits):
     """The VCT's counts (``_lay``) of the position on ``board``, by one pass over the windows."""
     for w in range(windows.shape[0]):
@@ -674,7 +674,7 @@ def _replies(board, cells, dirs, k, counts, held, found, hits, out):
     return count
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _store(keys, used, depths, line_at, slot, key, depth, line):
     keys[slot], used[slot], depths[slot], line_at[slot] = key, True, depth, line
 
