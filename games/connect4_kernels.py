@@ -23,7 +23,7 @@ DR = np.array([0, 1, 1, 1], np.int64)  # across, up, the two diagonals
 DC = np.array([1, 0, 1, -1], np.int64)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _fours(row, rows, columns, r, c, who):
     """Whether a stone of ``who`` at (r, c) (on the board already, or not) makes four."""
     for d in range(4):
@@ -70,7 +70,7 @@ def positions(parent, action, slot, player, proven, depth, board, aux, states, l
                 player[g, node] = 3 - who
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _completing(row, aux_row, rows, columns, who, out):
     """The columns whose next stone makes four for ``who``, in ``out``; how many."""
     found = 0
@@ -129,7 +129,7 @@ def moves(slot, board, aux, leaves, judged, masks, forced, forced_move, threats,
                 forced[g, b], forced_move[g, b] = LOST_IN_2, first
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def legal(slot, aux, leaves, judged, rows, columns, out):
     """The open columns of each judged leaf as float32 rows (``Game.legal_masks``)."""
     k = 0
@@ -181,7 +181,7 @@ def playouts(slot, board, aux, leaves, judged, rng, rows, columns, values):
             values[g, b] = 0.5 if winner == 0 else 1.0 if winner == first else 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def encode_planes(slot, board, aux, leaves, judged, rows, columns, out):
     """``ConnectFour.encode_planes`` of each judged leaf: (rows, columns, 4) planes."""
     k = 0

@@ -108,20 +108,20 @@ def _before(parent, slot, hashes, g, node, out):
     return k
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _has(sorted_hashes, count, h):
     i = np.searchsorted(sorted_hashes[:count], h)
     return i < count and sorted_hashes[i] == h
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _mark(filt, h):
     """Hash ``h``'s bit set in the filter ``filt`` (``FILTER_WORDS`` uint64 words)."""
     bit = h >> FILTER_SHIFT
     filt[bit >> np.uint64(6)] |= np.uint64(1) << (bit & np.uint64(63))
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _maybe(filt, h):
     """Whether hash ``h``'s bit is set in ``filt``: False means no board it marks has it."""
     bit = h >> FILTER_SHIFT
@@ -136,7 +136,7 @@ def _leaf_filter(root_filter, path, npath, out):
         _mark(out, path[i])
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def root_filter(hashes, count, out):
     """The filter of a tree's root's earlier boards (``hashes[:count]``)."""
     out[:] = 0
@@ -144,7 +144,7 @@ def root_filter(hashes, count, out):
         _mark(out, hashes[i])
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def root_add(hashes, count, new, filt):
     """The boards ``new`` added to a root's earlier boards (``hashes[:count]``, ascending,
     kept so) and to their filter ``filt``; the new count."""
@@ -159,7 +159,7 @@ def root_add(hashes, count, new, filt):
     return count
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _legal_points(row, who, size, h, keys, point_of, root_hashes, nroot, path_hashes, npath, filt, scratch, stamp,
                   out):
     """``out[a]`` whether a stone of ``who`` is legal on point ``a`` (empty, no suicide, no
@@ -238,7 +238,7 @@ def _legal_points(row, who, size, h, keys, point_of, root_hashes, nroot, path_ha
     return count, stamp
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _own_eye(row, p, who, stride):
     """Whether empty point ``p`` is a single-point eye of ``who`` (``Go.is_own_eye``)."""
     edge = False
@@ -347,7 +347,7 @@ def playouts(parent, slot, board, aux, hashes, root_hashes, nroot, leaves, judge
             values[g, b] = 0.5 if winner == 0 else 1.0 if winner == who else 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def encode_flat(slot, board, aux, leaves, judged, size, point_of, out):
     """``Go.encode`` of each judged leaf: black's stones, white's (action order), who moves."""
     n2 = size * size
@@ -368,7 +368,7 @@ def encode_flat(slot, board, aux, leaves, judged, size, point_of, out):
             k += 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def encode_planes(parent, slot, board, aux, past, npast, leaves, judged, size, history, point_of, out):
     """``Go.encode_planes`` of each judged leaf: the stones of the player to move in its
     position and the ``history`` before it (its ancestors', then the root's past), the

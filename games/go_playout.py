@@ -29,7 +29,7 @@ from numba import njit
 EMPTY, BLACK, WHITE, BORDER = 0, 1, 2, 3
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _next_uniform(uniforms, cursor, state):
     """The next uniform number in [0, 1): from ``uniforms`` while they last, else xorshift64*."""
     if cursor[0] < uniforms.shape[0]:
@@ -44,7 +44,7 @@ def _next_uniform(uniforms, cursor, state):
     return float((x * np.uint64(2685821657736338717)) >> np.uint64(11)) / 9007199254740992.0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _slot(table, key):
     """The slot of ``key`` in the open-addressing ``table`` (a power of two long), or the
     free slot it would take."""
@@ -55,7 +55,7 @@ def _slot(table, key):
     return i
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _group_has_liberty(board, start, colour, stride, stack, mark, stamp):
     """Whether the group of ``colour`` at ``start`` touches an empty point; its stones
     searched bear ``stamp`` in ``mark`` (all of them when it has no liberty)."""
@@ -78,7 +78,7 @@ def _group_has_liberty(board, start, colour, stride, stack, mark, stamp):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def place(board, p, colour, stride, h, keys, stack, mark, taken, group, captured, stamp):
     """A stone of ``colour`` just put on ``p``: the opponent stones it captures (their
     points in ``captured``; the board left unchanged) and the Zobrist hash of the board
@@ -180,7 +180,7 @@ def legal_points(template, words, bit_of, size, player, h, seen, keys, point_of,
     return count
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _groups(board, stride, gid, nxt, libs, stones, stack):
     """Each stone's group on ``board``: ``gid[p]`` the point that names it, ``nxt`` a ring
     through its stones, ``libs[name]`` its pseudo-liberties (each stone's empty neighbours,
@@ -212,7 +212,7 @@ def _groups(board, stride, gid, nxt, libs, stones, stack):
         libs[p], stones[p] = count, n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _shared(board, gid, p, d, stride):
     """How many of ``p``'s neighbours lie in the group of its neighbour ``p + d``."""
     g = gid[p + d]
@@ -393,7 +393,7 @@ def playout(board, size, player, passes, left, h, seen, komi, keys, point_of, ac
     return played, area_winner(board, stride, komi, stack, mark, 1)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def area_winner(board, stride, komi, stack, mark, stamp):
     """The winner of the padded ``board`` by area (Tromp-Taylor): black's stones and the
     empty regions that reach black's only, less white's, less ``komi``; 1, 2, or 0 for a

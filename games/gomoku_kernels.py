@@ -35,7 +35,7 @@ DC = np.array([1, 0, 1, -1], np.int64)
 VCF_DEPTH, VCF_POSITIONS = 12, 200
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _wins_at(row, n, k, exact, cell, who):
     """Whether a stone of ``who`` on ``cell`` (there already, or not) makes ``k`` in a row
     (exactly ``k`` with ``exact``) along one of the four lines through it."""
@@ -84,7 +84,7 @@ def positions(parent, action, slot, player, proven, depth, board, aux, states, l
                     player[g, node] = 3 - who
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _completing(row, n, k, exact, who, out, tried):
     """The empty cells where a stone of ``who`` completes a line, in ``out``; how many.
     (Such a cell has a stone of ``who`` next to it: of the ``k`` - 1 others on its line,
@@ -111,7 +111,7 @@ def _completing(row, n, k, exact, who, out, tried):
     return found
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def stop_threats(row, n, k, exact, who, stones, theirs, after, tried, mask, forced, forced_move, plies, g, b):
     """Where the opponent has cells that complete its line (``theirs``): only those that
     leave it none masked; where each leaves another, the leaf lost in 2 (``LOST_IN_2``,
@@ -132,7 +132,7 @@ def stop_threats(row, n, k, exact, who, stones, theirs, after, tried, mask, forc
         forced[g, b], forced_move[g, b], plies[g, b] = LOST_IN_2, first, 2
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _padded(row, n, k, who, out):
     """The threat search's padded board of ``row`` (``gomoku_threats._board``), ``who`` OWN."""
     width = n + 1
@@ -257,7 +257,7 @@ def playouts(slot, board, aux, leaves, judged, rng, n, k, exact, values):
             values[g, b] = 0.5 if winner == 0 else 1.0 if winner == first else 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def encode_flat(slot, board, aux, leaves, judged, n, out):
     """``Gomoku.encode`` of each judged leaf: player 1's stones, player 2's, the last move, who moves."""
     n2 = n * n

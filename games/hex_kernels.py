@@ -32,7 +32,7 @@ DR = np.array([-1, -1, 0, 0, 1, 1], np.int64)
 DC = np.array([0, 1, -1, 1, -1, 0], np.int64)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _on_side(player, cell, n, end):
     """Whether ``cell`` lies on the player's start (``end`` False) or end side."""
     r, c = cell // n, cell % n
@@ -40,7 +40,7 @@ def _on_side(player, cell, n, end):
     return line == (n - 1 if end else 0)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _joins(board, n, player, cell, stack, mark, stamp):
     """Whether the group of ``player`` through ``cell`` touches both of the player's sides."""
     stack[0] = cell
@@ -81,7 +81,7 @@ def neighbour_table(n: int) -> np.ndarray:
     return table
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _reach(board, n, player, end, reach, stack, nbr):
     """``reach[cell]`` set where a stone of ``player`` there touches (or lies on) the
     player's chain from one side (``end``: the far side), or the side itself: the player's
@@ -112,7 +112,7 @@ def _reach(board, n, player, end, reach, stack, nbr):
                 reach[q] = 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _completing(board, n, player, out, near, far, stack, nbr):
     """The empty cells where one more stone of ``player`` joins its two sides, in ``out``
     (``Hex.completing_cells``); their number."""
@@ -281,7 +281,7 @@ def playouts(slot, board, aux, leaves, judged, rng, n, values):
             values[g, b] = 1.0 if winner == who else 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def encode_planes(slot, board, aux, leaves, judged, n, out):
     """``Hex.encode_planes`` of each judged leaf: (n, n, 6) planes."""
     k = 0

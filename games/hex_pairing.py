@@ -53,18 +53,18 @@ STEPS = 4096
 STEP = -2
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _set(bits, at, cell):
     """Cell ``cell`` set in the bitset at ``bits[at:]``."""
     bits[at + (cell >> 6)] |= np.uint64(1) << np.uint64(cell & 63)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _clear(bits, at, cell):
     bits[at + (cell >> 6)] &= ~(np.uint64(1) << np.uint64(cell & 63))
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _has(bits, at, cell):
     return (bits[at + (cell >> 6)] >> np.uint64(cell & 63)) & np.uint64(1) != np.uint64(0)
 
@@ -130,14 +130,14 @@ def found(work, n: int, i: int) -> tuple[int, int]:
             1 << gap if gap >= 0 else 0)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _line(cell, n, player):
     """The line of ``cell`` across the player's sides: its row for player 1, its column for
     player 2 (the sides at 0 and n - 1)."""
     return cell // n if player == 1 else cell % n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def spans(row, n, player):
     """Whether ``player``'s stones leave no two lines in a row empty between the player's
     sides (rows for player 1, columns for player 2): a link of a chain (a bridge, a gap, an
@@ -351,7 +351,7 @@ def chains(row, n, player, nbr, gaps, first, ints, bits):
     return found
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _at(n, player, side, line, pos):
     """The cell on ``line`` (0: the one along the side) counted from ``player``'s side
     ``side`` (0: the start, 1: the end), ``pos`` along it; -1 off the board. Seen from each
@@ -364,7 +364,7 @@ def _at(n, player, side, line, pos):
     return line * n + pos if player == 1 else pos * n + line
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _ladder(row, n, player, side, group, gap, nbr, ints, GID, SEEN, bits, at, w):
     """The second-line ladder of ``group``, whose one empty cell on ``side``'s first line is
     ``gap``: the opponent must block the gap, the player then steps along the second line
@@ -396,7 +396,7 @@ def _ladder(row, n, player, side, group, gap, nbr, ints, GID, SEEN, bits, at, w)
     return -1, 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _stepped(row, n, player, side, group, nbr, ints, GID, SEEN, bits, at, w):
     """A ladder of ``group`` still to be started: the group has no empty cell on ``side``'s
     first line (every one blocked), and a second-line step beside one of its second-line
@@ -423,7 +423,7 @@ def _stepped(row, n, player, side, group, nbr, ints, GID, SEEN, bits, at, w):
     return -1, 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _second_line(row, n, player):
     """Whether ``player`` has a stone on the second line from either of the player's sides."""
     for side in range(2):
@@ -433,7 +433,7 @@ def _second_line(row, n, player):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _run(row, n, player, side, j, step, nbr, ints, GID, SEEN, bits, at):
     """A ladder's steps from (1, j), ``step`` along the side: each step is a second-line cell
     with a first-line cell ahead of it (its gap, the opponent's block), until a step
@@ -465,7 +465,7 @@ def _run(row, n, player, side, j, step, nbr, ints, GID, SEEN, bits, at):
         j += step
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _rank(a, b):
     """Where node ``a``'s link to node ``b`` comes among ``a``'s links: a side's by the
     group; a group's first to the groups before it, then to the two sides, then to the
@@ -475,7 +475,7 @@ def _rank(a, b):
     return a + b if b < 2 else b + 2
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _link(ints, PAIR, ENDS, g, nlinks, a, b):
     """The link between nodes ``a`` < ``b`` made this call, or -1."""
     e = ints[PAIR + a * g + b]
@@ -484,7 +484,7 @@ def _link(ints, PAIR, ENDS, g, nlinks, a, b):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _made(ints, bits, PAIR, ENDS, COUNT, CELLS, g, w, nlinks, a, b):
     """The link between nodes ``a`` < ``b``: the one made this call, or a new one numbered
     ``nlinks`` (no cells yet), which the caller counts."""
@@ -499,7 +499,7 @@ def _made(ints, bits, PAIR, ENDS, COUNT, CELLS, g, w, nlinks, a, b):
     return e
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _lowest(bits, at, w):
     """The lowest cell of the bitset at ``bits[at:at + w]`` (-1: empty)."""
     for i in range(w):
@@ -554,7 +554,7 @@ def won_line(row, n, player, nbr, ints, bits, line):
     return k
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def defences(row, n, player, nbr, ints, bits, mask):
     """Where the opponent of ``player`` (to move) holds pairing connections with one gap
     (or none): ``mask`` (cells) the empty cells of every chain found (each chain's bridges

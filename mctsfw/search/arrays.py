@@ -180,7 +180,7 @@ class GumbelPlans:
 
 
 # ---- selection ------------------------------------------------------------------------------
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def first_play_value(value, visits, node, first_play, fpu_reduction):
     """PUCT's value of an untried move of ``node`` for its player to move."""
     if first_play == FPU_PARENT or first_play == FPU_REDUCTION:
@@ -191,7 +191,7 @@ def first_play_value(value, visits, node, first_play, fpu_reduction):
     return 0.0 if first_play == FPU_LOSS else 1.0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def best_child(visits, value, proven, depth, edge_first, tried, edge_child, node):
     """The child to play (``mcts.best_child``): a proven win (the fastest), else the most
     visited not proven lost (ties by mean value, the first), else the one that loses last."""
@@ -225,7 +225,7 @@ def best_child(visits, value, proven, depth, edge_first, tried, edge_child, node
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def root_targets(visits, value, proven, depth, edge_first, tried, edge_child, action, g, counts):
     """Tree g's root's visits by action into ``counts`` (``ArrayMCTS.targets``): its proven
     win alone where it has one, else its children's visits, those proven lost left out
@@ -246,7 +246,7 @@ def root_targets(visits, value, proven, depth, edge_first, tried, edge_child, ac
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def root_child(edge_first, tried, edge_child, action, g, move):
     """Tree g's root's child that ``move`` made, -1 where it has none."""
     start = edge_first[g, 0]
@@ -265,7 +265,7 @@ def root_child(edge_first, tried, edge_child, action, g, move):
 PLANNED, CONSIDERED, LENGTH, PLAYED, LAST_KNOWN = 0, 1, 2, 3, 4
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def gumbel_completion(vis, val, pri, prv, efirst, ecount, tri, echild, node, own, params):
     """``Gumbel.completion`` of ``node``: (the value of a move not visited, the least
     value, sigma's factor, the children's visits)."""
@@ -290,7 +290,7 @@ def gumbel_completion(vis, val, pri, prv, efirst, ecount, tri, echild, node, own
     return mixed, low, (params[0] + most) * params[1] / max(high - low, 1e-8), total
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def gumbel_q(vis, val, prv, i, mixed):
     """A child's completed value for its mover: proven, its mean, else ``mixed``."""
     if prv[i] != UNKNOWN:
@@ -298,7 +298,7 @@ def gumbel_q(vis, val, prv, i, mixed):
     return val[i] / vis[i] if vis[i] else mixed
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def gumbel_child(vis, val, pri, prv, efirst, ecount, tri, echild, epri, node, own, params, logs):
     """``Gumbel.select_child`` below the root: the edge that maximises pi'(a) - N(a) / (1 +
     sum N), the untried moves sharing their value (the head of them, of highest prior,
@@ -427,7 +427,7 @@ def root_moves(efirst, ecount, tri, echild, eact, epri, act, pri, vis, order, ac
     return count
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def gumbel_root_target(vis, val, pri, prv, dep, efirst, ecount, tri, echild, eact, epri, act, own, params, order,
                        acts, logs, visits, target):
     """``Gumbel.root_target`` of the root (node 0, with children) into ``target`` (by
@@ -461,7 +461,7 @@ def gumbel_root_target(vis, val, pri, prv, dep, efirst, ecount, tri, echild, eac
             target[acts[j]] = logs[j] / norm
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def gumbel_root_choice(vis, val, pri, prv, dep, efirst, ecount, tri, echild, act, own, gumbel, start_visits,
                        considered, m, params):
     """``Gumbel.root_choice`` (the root, node 0, with children): its proven win; else, of
@@ -579,7 +579,7 @@ def select(parent, action, prior, visits, value, edge_first, edge_count, tried, 
 
 
 # ---- expansion ----------------------------------------------------------------------------
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def rng_next(rng, g):
     """xorshift64* on ``rng[g]`` (a tree's generator, ``ArrayTree.rng``): the next 64 bits."""
     x = rng[g]
@@ -590,13 +590,13 @@ def rng_next(rng, g):
     return x * np.uint64(2685821657736338717)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def rng_below(rng, g, n):
     """A uniformly random whole number below ``n`` from ``rng[g]``."""
     return int(rng_next(rng, g) >> np.uint64(33)) % n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def best_untried_first(eact, epri, first, end):
     """PUCT's untried edges ``first:end`` of a block (in the order they were listed): the
     one of highest prior (of the ties the last listed) moved to ``first``, the others
@@ -688,7 +688,7 @@ def mix_root_noise(edge_first, edge_count, tried, edge_action, edge_prior, edge_
                    out)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def expand(parent, action, prior, visits, value, edge_first, edge_count, tried, player, mover, proven, depth,
            edge_action, edge_prior, edge_child, size, edges, leaves, judged, forced, forced_move, plies, masks,
            priors, policy, rng, order):
@@ -765,7 +765,7 @@ def expand(parent, action, prior, visits, value, edge_first, edge_count, tried, 
 
 
 # ---- values, backup and proofs --------------------------------------------------------------
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def leaves_to_judge(proven, edge_first, player, leaves, batch, judged):
     """Which leaves the evaluator judges this round: the first time each is met, not
     proven, not final, not expanded (a leaf reached twice in one round is judged once)."""
@@ -783,7 +783,7 @@ def leaves_to_judge(proven, edge_first, player, leaves, batch, judged):
             judged[g, b] = not again
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def proven_value_p1(proven, mover, g, node):
     """A proven node's result for player 1."""
     result = proven[g, node] * 0.5
@@ -811,7 +811,7 @@ def round_values(proven, mover, player, leaves, batch, judged, values):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def backup(value, mover, paths, path_len, values_p1, batch):
     """Each descent's result for player 1 added to every node on its path, for the player
     who moved into it (the visits were counted by ``select``)."""
@@ -823,7 +823,7 @@ def backup(value, mover, paths, path_len, values_p1, batch):
                 value[g, node] += v if mover[g, node] == 1 else 1.0 - v
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def prove(proven, depth, edge_first, edge_count, tried, edge_child, paths, path_len, batch):
     """Proofs back up each path that ends in a proven leaf (MCTS-Solver, ``MCTS.prove``):
     a node with a move that is a proven win for its player to move is proven lost for its
