@@ -20,9 +20,9 @@ tree) set a tree's root data. ``tests/test_array_search.py`` holds the kernels t
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from hexzero.games.go_playout import EMPTY, area_winner, place, playout
+from hexzero.mctsfw.jit import njit
 from hexzero.mctsfw.search.arrays import DRAW, LOSS, UNKNOWN, WIN, rng_next
 from hexzero.mctsfw.search.kernels import GameKernels
 

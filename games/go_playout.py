@@ -14,17 +14,16 @@ moves). Given the same uniform random numbers
 (``uniforms``) it plays exactly the reference's moves, which the tests check; otherwise
 it draws its own from a xorshift generator seeded by the caller.
 
-numba keeps the compiled kernels in ``__pycache__`` (``cache=True``), valid while this
-file's time stamp is unchanged; they name the module they were compiled in
-(``hexzero.games.go_playout``), so an edit of this file is what retires old ones. A kernel
-of another file that calls these (``go_kernels.playouts``) keeps its compiled copy of them
-until its own file changes: after an edit here, delete ``games/__pycache__/*.nb?``.
+numba keeps the compiled kernels in ``__pycache__`` (``cache=True``); ``mctsfw.jit`` renews
+them, and those of the kernels that call these (``go_kernels.playouts``), when any compiled
+file of the package changes.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from hexzero.mctsfw.jit import njit
 
 EMPTY, BLACK, WHITE, BORDER = 0, 1, 2, 3
 

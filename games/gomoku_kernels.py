@@ -22,9 +22,9 @@ kernels to the game and to the object search.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from hexzero.games.gomoku_threats import GUARD, OTHER, OWN, _dirs, defences_marked, forced_fours_on, scan_lines
+from hexzero.mctsfw.jit import njit
 from hexzero.mctsfw.search.arrays import DRAW, LOST_IN_2, SEARCH, UNKNOWN, WIN, WINS_NOW, rng_below
 from hexzero.mctsfw.search.kernels import GameKernels, empty_cells
 

@@ -39,14 +39,15 @@ windows of ``connect + 1`` cells that make three cells), where it made four pass
 the board for each move it tried (3x faster, on the root searches of a 15x15 self-play).
 The VCF keeps its own, fewer (``_place``): with ``_lay``'s its search took a third longer.
 
-numba keeps the compiled kernels in ``__pycache__`` (``cache=True``), valid while this
-file's time stamp is unchanged.
+numba keeps the compiled kernels in ``__pycache__`` (``cache=True``); ``mctsfw.jit`` renews
+them when any compiled file of the package changes.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from hexzero.mctsfw.jit import njit
 
 EMPTY, OWN, OTHER, GUARD = 0, 1, 2, 3
 MAX_LEVELS = 64

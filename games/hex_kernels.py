@@ -16,13 +16,13 @@ from __future__ import annotations
 import functools
 
 import numpy as np
-from numba import njit
 
 from hexzero.games.hex_pairing import defences, won_line
 from hexzero.games.hex_pairing import scratch as pairing_scratch
 from hexzero.games.hex_vc import must_play as vc_must_play
 from hexzero.games.hex_vc import prune as vc_prune
 from hexzero.games.hex_vc import won_line as vc_won_line
+from hexzero.mctsfw.jit import njit
 from hexzero.mctsfw.search.arrays import LOST_IN_2, SEARCH, UNKNOWN, WIN, WINS_NOW, rng_below
 from hexzero.mctsfw.search.kernels import GameKernels, empty_cells, encode_stones
 

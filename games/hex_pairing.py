@@ -43,7 +43,8 @@ arrays lie in two, ``layout`` says where.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from hexzero.mctsfw.jit import njit
 
 #: chains collected per player and position (``HexSolver``'s and the defences')
 MAX_CHAINS = 64

@@ -40,7 +40,8 @@ connections, carriers as Python ints (bit ``a`` is cell ``a``, as ``Hex``'s bitb
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from hexzero.mctsfw.jit import njit
 
 #: connections kept a pair of points (the smallest carriers found)
 MAX_FULL = 4

@@ -9,8 +9,8 @@ them. ``NimKernels`` (``Nim.kernels()``) calls them once a round;
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from hexzero.mctsfw.jit import njit
 from hexzero.mctsfw.search.arrays import LOSS, UNKNOWN, WIN, rng_below
 from hexzero.mctsfw.search.kernels import GameKernels
 

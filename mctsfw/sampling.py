@@ -15,9 +15,9 @@ import math
 from typing import Any
 
 import numpy as np
-from numba import njit
 
 from hexzero.mctsfw.game import Action
+from hexzero.mctsfw.jit import njit
 
 
 def temperature_problem(value: Any) -> str | None:

@@ -39,7 +39,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+
+from hexzero.mctsfw.jit import njit
 
 #: ``proven`` codes: the result for the node's mover
 UNKNOWN, LOSS, DRAW, WIN = -1, 0, 1, 2

@@ -98,7 +98,7 @@ class GameKernels:
 
 
 # ---- kernels many games share -----------------------------------------------------------------
-from numba import njit  # noqa: E402
+from hexzero.mctsfw.jit import njit  # noqa: E402
 
 
 @njit(cache=True)
