@@ -12,8 +12,8 @@ calls them once a round; ``tests/test_array_search.py`` holds them to the game's
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from hexzero.mctsfw.jit import njit
 from hexzero.mctsfw.search.arrays import DRAW, LOST_IN_2, SEARCH, UNKNOWN, WIN, WINS_NOW, rng_below
 from hexzero.mctsfw.search.kernels import GameKernels, encode_stones
 
@@ -21,6 +21,7 @@ TO_MOVE, WINNER, STONES, HEIGHTS = 0, 1, 2, 3
 LINE = 4
 DR = np.array([0, 1, 1, 1], np.int64)  # across, up, the two diagonals
 DC = np.array([1, 0, 1, -1], np.int64)
+ONE = np.uint64(1)
 
 
 @njit(cache=True, _nrt=False)
@@ -142,21 +143,45 @@ def legal(slot, aux, leaves, judged, rows, columns, out):
                 k += 1
 
 
+@njit(cache=True, _nrt=False)
+def _has_four(own, h):
+    """Whether the bitboard ``own`` (``ConnectFour``'s layout: ``h`` = rows + 1 bits a column,
+    bit ``c*h + r`` the cell at row r of column c) holds four in a row: the shift-and test
+    along a column (1), a row (h) and the two diagonals (h + 1, h - 1)."""
+    d = ONE
+    for step in range(4):
+        if step == 1:
+            d = h
+        elif step == 2:
+            d = h + ONE
+        elif step == 3:
+            d = h - ONE
+        pairs = own & (own >> d)
+        if pairs & (pairs >> (d + d)):
+            return True
+    return False
+
+
 @njit(cache=True)
 def playouts(slot, board, aux, leaves, judged, rng, rows, columns, values):
     """A random playout from each judged leaf (uniformly random open columns until four in
     a row or a full board, ``ConnectFour.playout``); ``values`` the result for the player
-    to move (a draw 0.5)."""
+    to move (a draw 0.5). Where a column's cells and one more fit a 64-bit word (7 x 8 at
+    most; the standard 6 x 7 takes 49 bits), the stones are two bitboards and four in a
+    row the shift-and test, as ``ConnectFour.playout``; else the four lines through each
+    new stone are walked on the board. The same random columns either way."""
     cells = rows * columns
+    bits = (rows + 1) * columns <= 64
+    h = np.uint64(rows + 1)
     row = np.empty(cells, np.int8)
     heights = np.empty(columns, np.int64)
+    free = np.empty(columns, np.uint64)  # (each column's lowest empty cell, as a bit)
     open_columns = np.empty(columns, np.int64)
     for g in range(leaves.shape[0]):
         for b in range(leaves.shape[1]):
             if not judged[g, b]:
                 continue
             s = slot[g, leaves[g, b]]
-            row[:] = board[g, s]
             first = aux[g, s, TO_MOVE]
             k = 0
             for c in range(columns):
@@ -165,19 +190,47 @@ def playouts(slot, board, aux, leaves, judged, rng, rows, columns, values):
                     open_columns[k] = c
                     k += 1
             who, winner = first, 0
-            while k > 0:
-                i = rng_below(rng, g, k)
-                c = open_columns[i]
-                r = heights[c]
-                row[r * columns + c] = who
-                heights[c] = r + 1
-                if heights[c] == rows:
-                    k -= 1
-                    open_columns[i] = open_columns[k]
-                if _fours(row, rows, columns, r, c, who):
-                    winner = who
-                    break
-                who = 3 - who
+            if bits:
+                own, other = np.uint64(0), np.uint64(0)  # the player to move's stones, the other's
+                for p in range(cells):
+                    v = board[g, s, p]
+                    if v != 0:
+                        bit = ONE << np.uint64((p % columns) * (rows + 1) + p // columns)
+                        if v == first:
+                            own |= bit
+                        else:
+                            other |= bit
+                for c in range(columns):
+                    free[c] = ONE << np.uint64(c * (rows + 1) + heights[c])
+                while k > 0:
+                    i = rng_below(rng, g, k)
+                    c = open_columns[i]
+                    own |= free[c]
+                    free[c] <<= ONE
+                    heights[c] += 1
+                    if heights[c] == rows:
+                        k -= 1
+                        open_columns[i] = open_columns[k]
+                    if _has_four(own, h):
+                        winner = who
+                        break
+                    own, other = other, own
+                    who = 3 - who
+            else:
+                row[:] = board[g, s]
+                while k > 0:
+                    i = rng_below(rng, g, k)
+                    c = open_columns[i]
+                    r = heights[c]
+                    row[r * columns + c] = who
+                    heights[c] = r + 1
+                    if heights[c] == rows:
+                        k -= 1
+                        open_columns[i] = open_columns[k]
+                    if _fours(row, rows, columns, r, c, who):
+                        winner = who
+                        break
+                    who = 3 - who
             values[g, b] = 0.5 if winner == 0 else 1.0 if winner == first else 0.0
 
 
