@@ -148,14 +148,7 @@ def _has_four(own, h):
     """Whether the bitboard ``own`` (``ConnectFour``'s layout: ``h`` = rows + 1 bits a column,
     bit ``c*h + r`` the cell at row r of column c) holds four in a row: the shift-and test
     along a column (1), a row (h) and the two diagonals (h + 1, h - 1)."""
-    d = ONE
-    for step in range(4):
-        if step == 1:
-            d = h
-        elif step == 2:
-            d = h + ONE
-        elif step == 3:
-            d = h - ONE
+    for d in (ONE, h, h + ONE, h - ONE):
         pairs = own & (own >> d)
         if pairs & (pairs >> (d + d)):
             return True
@@ -169,13 +162,12 @@ def playouts(slot, board, aux, leaves, judged, rng, rows, columns, values):
     to move (a draw 0.5). Where a column's cells and one more fit a 64-bit word (7 x 8 at
     most; the standard 6 x 7 takes 49 bits), the stones are two bitboards and four in a
     row the shift-and test, as ``ConnectFour.playout``; else the four lines through each
-    new stone are walked on the board. The same random columns either way."""
+    new stone are walked on the board."""
     cells = rows * columns
     bits = (rows + 1) * columns <= 64
     h = np.uint64(rows + 1)
     row = np.empty(cells, np.int8)
     heights = np.empty(columns, np.int64)
-    free = np.empty(columns, np.uint64)  # (each column's lowest empty cell, as a bit)
     open_columns = np.empty(columns, np.int64)
     for g in range(leaves.shape[0]):
         for b in range(leaves.shape[1]):
@@ -189,48 +181,37 @@ def playouts(slot, board, aux, leaves, judged, rng, rows, columns, values):
                 if heights[c] < rows:
                     open_columns[k] = c
                     k += 1
-            who, winner = first, 0
+            own, other = np.uint64(0), np.uint64(0)  # (bitboards: the player to move's stones, the other's)
             if bits:
-                own, other = np.uint64(0), np.uint64(0)  # the player to move's stones, the other's
                 for p in range(cells):
-                    v = board[g, s, p]
-                    if v != 0:
+                    if board[g, s, p] != 0:
                         bit = ONE << np.uint64((p % columns) * (rows + 1) + p // columns)
-                        if v == first:
+                        if board[g, s, p] == first:
                             own |= bit
                         else:
                             other |= bit
-                for c in range(columns):
-                    free[c] = ONE << np.uint64(c * (rows + 1) + heights[c])
-                while k > 0:
-                    i = rng_below(rng, g, k)
-                    c = open_columns[i]
-                    own |= free[c]
-                    free[c] <<= ONE
-                    heights[c] += 1
-                    if heights[c] == rows:
-                        k -= 1
-                        open_columns[i] = open_columns[k]
-                    if _has_four(own, h):
-                        winner = who
-                        break
-                    own, other = other, own
-                    who = 3 - who
             else:
                 row[:] = board[g, s]
-                while k > 0:
-                    i = rng_below(rng, g, k)
-                    c = open_columns[i]
-                    r = heights[c]
+            who, winner = first, 0
+            while k > 0:
+                i = rng_below(rng, g, k)
+                c = open_columns[i]
+                r = heights[c]
+                heights[c] = r + 1
+                if heights[c] == rows:
+                    k -= 1
+                    open_columns[i] = open_columns[k]
+                if bits:
+                    own |= ONE << np.uint64(c * (rows + 1) + r)
+                    four = _has_four(own, h)
+                    own, other = other, own
+                else:
                     row[r * columns + c] = who
-                    heights[c] = r + 1
-                    if heights[c] == rows:
-                        k -= 1
-                        open_columns[i] = open_columns[k]
-                    if _fours(row, rows, columns, r, c, who):
-                        winner = who
-                        break
-                    who = 3 - who
+                    four = _fours(row, rows, columns, r, c, who)
+                if four:
+                    winner = who
+                    break
+                who = 3 - who
             values[g, b] = 0.5 if winner == 0 else 1.0 if winner == first else 0.0
 
 
